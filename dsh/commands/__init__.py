@@ -1,0 +1,1 @@
+"""Slash commands: parsing, the registry, help and completion."""

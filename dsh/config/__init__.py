@@ -1,0 +1,1 @@
+"""Layered TOML config: shipped base < personal overlay < DSH_* env < flags."""

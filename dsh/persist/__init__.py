@@ -1,0 +1,1 @@
+"""Snapshots of structure and scrollback tails, and the restore states."""

@@ -1,0 +1,1 @@
+"""Resume: candidates, the picker model, preflight and handoff."""

@@ -1,0 +1,1 @@
+"""Session logs (append-only JSONL under one shared root) and the derived SQLite query index."""

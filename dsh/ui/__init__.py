@@ -1,0 +1,1 @@
+"""The prompt_toolkit application: thin views over the models."""

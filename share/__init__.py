@@ -1,0 +1,1 @@
+"""Data shipped with dsh: the base config and shell completions."""
