@@ -1,0 +1,281 @@
+"""The session snapshot on disk: the atomic writer and the forgiving loader."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from dsh.home import dsh_home_path
+from dsh.persist.records import (
+    LIFECYCLES,
+    MAX_NOTIFICATIONS,
+    SNAPSHOT_VERSION,
+    AgentInfo,
+    Notification,
+    PaneRecord,
+    Snapshot,
+    SnapshotError,
+    SnapshotVersionError,
+    TabRecord,
+    now_iso,
+    validate_id,
+    version_message,
+)
+from dsh.text import sanitize
+
+__all__ = [
+    "LIFECYCLES",
+    "MAX_NOTIFICATIONS",
+    "SNAPSHOT_VERSION",
+    "TAIL_BYTES",
+    "AgentInfo",
+    "LoadedSnapshot",
+    "Notification",
+    "PaneRecord",
+    "Snapshot",
+    "SnapshotError",
+    "SnapshotVersionError",
+    "TabRecord",
+    "load_snapshot",
+    "log_line",
+    "now_iso",
+    "state_dir",
+    "tail_path",
+    "validate_id",
+    "write_snapshot",
+]
+
+SNAPSHOT_FILE = "snapshot.json"
+HISTORY_DIR = "history"
+TAIL_SUFFIX = ".tail"
+TAIL_BYTES = 64 * 1024
+# A snapshot is structure plus short strings; anything this large was not written by dsh.
+MAX_SNAPSHOT_BYTES = 32 * 1024 * 1024
+_TMP_PREFIX = ".tmp-"
+# A temp file older than this was left by a writer that died mid-write.
+_STALE_TMP_SECONDS = 60.0
+
+
+# --- paths --------------------------------------------------------------------------------------------------
+
+
+def state_dir(session_id: str) -> Path:
+    """`$DSH_HOME/state/<session-id>/` (not created); the id is validated, never used as a path."""
+    return dsh_home_path("state", validate_id(session_id))
+
+
+def tail_path(session_id: str, pane_id: str) -> Path:
+    """Where one pane's scrollback tail is kept."""
+    return state_dir(session_id) / HISTORY_DIR / (validate_id(pane_id, "pane id") + TAIL_SUFFIX)
+
+
+# --- writing ------------------------------------------------------------------------------------------------
+
+
+def _fsync_dir(path: Path) -> None:
+    # Some filesystems refuse fsync on a directory; the rename is still atomic there.
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    """Replace `path` with `data` so a reader sees the old or the new file, never a part of one."""
+    fd, tmp = tempfile.mkstemp(prefix=_TMP_PREFIX + path.name + ".", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _same_content(path: Path, data: bytes) -> bool:
+    try:
+        if path.stat().st_size != len(data):
+            return False
+        return path.read_bytes() == data
+    except OSError:
+        return False
+
+
+def _remove_stale(folder: Path, keep_tails: set[str] | None) -> None:
+    """Remove temp files left by a writer that died, and (with keep_tails) tails of panes now gone."""
+    now = time.time()
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        name = entry.name
+        with contextlib.suppress(OSError):
+            if name.startswith(_TMP_PREFIX):
+                if now - entry.stat(follow_symlinks=False).st_mtime > _STALE_TMP_SECONDS:
+                    os.unlink(entry.path)
+            elif keep_tails is not None and name.endswith(TAIL_SUFFIX) and name not in keep_tails:
+                os.unlink(entry.path)
+
+
+def write_snapshot(snapshot: Snapshot, tails: Mapping[str, bytes]) -> None:
+    """Write `snapshot.json` and each pane's tail atomically; remove tails of panes no longer present.
+
+    Tails go first, so a snapshot on disk never names a pane whose tail is older than itself.
+    Raises SnapshotError for a tail of an unknown or invalid pane id, OSError when the disk refuses.
+    """
+    folder = state_dir(snapshot.session_id)
+    history = folder / HISTORY_DIR
+    history.mkdir(mode=0o700, parents=True, exist_ok=True)
+    pane_ids = {pane.id for pane in snapshot.panes}
+    for pane_id, data in tails.items():
+        validate_id(pane_id, "pane id")
+        if pane_id not in pane_ids:
+            raise SnapshotError(f"tail for pane {pane_id}, which is not in the snapshot")
+        if not isinstance(data, bytes | bytearray | memoryview):
+            raise SnapshotError(f"tail for pane {pane_id}: expected bytes, got {type(data).__name__}")
+        chunk = bytes(data[-TAIL_BYTES:])
+        path = history / (pane_id + TAIL_SUFFIX)
+        if not _same_content(path, chunk):
+            _atomic_write(path, chunk)
+    _fsync_dir(history)
+    payload = json.dumps(snapshot.to_dict(), ensure_ascii=True, indent=1).encode("ascii") + b"\n"
+    _atomic_write(folder / SNAPSHOT_FILE, payload)
+    _fsync_dir(folder)
+    _remove_stale(history, {pane_id + TAIL_SUFFIX for pane_id in pane_ids})
+    _remove_stale(folder, None)
+
+
+# --- loading ------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class LoadedSnapshot:
+    """The result of loading: a snapshot or None, the tails, and what the user must be told."""
+
+    snapshot: Snapshot | None
+    tails: dict[str, bytes] = field(default_factory=dict)
+    error: str | None = None
+    backup: Path | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def log_line(message: str) -> None:
+    """Append one line to `$DSH_HOME/log/dsh.log`; logging never fails the caller."""
+    with contextlib.suppress(Exception):
+        folder = dsh_home_path("log")
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        with open(folder / "dsh.log", "a", encoding="utf-8") as handle:
+            handle.write(f"{now_iso()} {sanitize(message)}\n")
+
+
+def _backup_corrupt(path: Path) -> Path:
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    target = path.with_name(f"{path.name}.corrupt-{stamp}")
+    n = 1
+    while target.exists():
+        target = path.with_name(f"{path.name}.corrupt-{stamp}-{n}")
+        n += 1
+    os.replace(path, target)
+    _fsync_dir(path.parent)
+    return target
+
+
+def _parse(raw: bytes) -> Snapshot:
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise SnapshotError(f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise SnapshotError(f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+    except RecursionError:
+        raise SnapshotError("not valid JSON (nested too deeply)") from None
+    # The version is checked before anything else, so a newer format is refused, never half-read.
+    version = data.get("version") if isinstance(data, dict) else None
+    if isinstance(version, int) and not isinstance(version, bool) and version > SNAPSHOT_VERSION:
+        raise SnapshotVersionError(version_message(version))
+    try:
+        return Snapshot.from_dict(data)
+    except RecursionError:
+        raise SnapshotError("nested too deeply") from None
+
+
+def _load_tails(session_id: str, snapshot: Snapshot, notes: list[str]) -> dict[str, bytes]:
+    tails: dict[str, bytes] = {}
+    for pane in snapshot.panes:
+        path = tail_path(session_id, pane.id)
+        try:
+            with open(path, "rb") as handle:
+                size = os.fstat(handle.fileno()).st_size
+                if size > TAIL_BYTES:
+                    handle.seek(size - TAIL_BYTES)
+                tails[pane.id] = handle.read(TAIL_BYTES)
+        except FileNotFoundError:
+            tails[pane.id] = b""
+            notes.append(f"pane {pane.id}: no saved output")
+        except OSError as exc:
+            tails[pane.id] = b""
+            notes.append(f"pane {pane.id}: saved output unreadable ({exc.strerror or exc})")
+            log_line(f"snapshot {session_id}: tail {path} unreadable: {exc}")
+    return tails
+
+
+def load_snapshot(session_id: str) -> LoadedSnapshot:
+    """Load a session's snapshot and tails.
+
+    Missing: `snapshot=None, error=None`. Corrupt: the file is moved to `snapshot.json.corrupt-<ts>`,
+    logged, and `error` says so. Newer format: SnapshotVersionError, nothing touched.
+    """
+    folder = state_dir(session_id)
+    path = folder / SNAPSHOT_FILE
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_SNAPSHOT_BYTES + 1)
+    except FileNotFoundError:
+        return LoadedSnapshot(snapshot=None)
+    except OSError as exc:
+        return _corrupt(session_id, path, f"cannot be read ({exc.strerror or exc})")
+    try:
+        if len(raw) > MAX_SNAPSHOT_BYTES:
+            raise SnapshotError(f"larger than {MAX_SNAPSHOT_BYTES // (1024 * 1024)} MiB")
+        snapshot = _parse(raw)
+        if snapshot.session_id != session_id:
+            raise SnapshotError(f"it belongs to session {sanitize(snapshot.session_id)}")
+    except SnapshotVersionError as exc:
+        log_line(f"snapshot {path}: refused: {exc}")
+        raise SnapshotVersionError(f"cannot restore session {session_id}: {exc}") from None
+    except SnapshotError as exc:
+        return _corrupt(session_id, path, str(exc))
+    notes: list[str] = []
+    tails = _load_tails(session_id, snapshot, notes)
+    return LoadedSnapshot(snapshot=snapshot, tails=tails, notes=notes)
+
+
+def _corrupt(session_id: str, path: Path, reason: str) -> LoadedSnapshot:
+    reason = sanitize(reason, 300)
+    try:
+        backup: Path | None = _backup_corrupt(path)
+    except OSError as exc:
+        backup = None
+        moved = f"it could not be moved aside ({exc.strerror or exc}) and will be overwritten"
+    else:
+        moved = f"it was moved to {backup}"
+    message = (
+        f"The saved layout of session {session_id} is damaged ({reason}); {moved}. "
+        "This session starts with an empty layout."
+    )
+    log_line(f"snapshot {path}: corrupt: {reason}; backup: {backup}")
+    return LoadedSnapshot(snapshot=None, error=message, backup=backup)
