@@ -1,0 +1,192 @@
+"""Load the layered config: shipped base < personal $DSH_HOME/config.toml < DSH_* env < -o flags."""
+
+from __future__ import annotations
+
+import importlib.resources
+import os
+import re
+import tomllib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from dsh.config.env import ENV_KEYS
+from dsh.config.keys import ConfigKeyError, coerce_like, join_key, parse_value, split_key
+from dsh.config.model import Config
+from dsh.home import dsh_home, dsh_home_path
+
+PERSONAL_NAME = "config.toml"
+_AT_LINE = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
+_AT_END = re.compile(r"\s*\(at end of document\)\s*$")
+
+
+def base_config_text() -> tuple[str, str]:
+    """(text, where) of the shipped base config."""
+    resource = importlib.resources.files("dsh.share") / "config.toml"
+    return resource.read_text(encoding="utf-8"), str(resource)
+
+
+def personal_config_path() -> Path:
+    return dsh_home_path(PERSONAL_NAME)
+
+
+def parse_toml_file(path: Path) -> tuple[dict[str, Any] | None, str | None]:
+    """(document, None), or (None, a message naming the file and line) when it cannot be used.
+
+    A missing file is an empty document.
+    """
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return {}, None
+    except OSError as exc:
+        reason = "is a directory" if isinstance(exc, IsADirectoryError) else (exc.strerror or str(exc))
+        return None, f"{path}: cannot read: {reason}"
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        return None, f"{path}:{line}: not UTF-8 text"
+    try:
+        return tomllib.loads(text), None
+    except tomllib.TOMLDecodeError as exc:
+        return None, toml_error_message(path, text, exc)
+
+
+def toml_error_message(path: Path | str, text: str, exc: tomllib.TOMLDecodeError) -> str:
+    message = str(exc)
+    found = _AT_LINE.search(message)
+    if found:
+        line = int(found.group(1))
+        message = message[: found.start()]
+    else:
+        line = text.count("\n") + 1
+        message = _AT_END.sub("", message)
+    return f"{path}:{line}: syntax error: {message}"
+
+
+class _Layers:
+    """Deep-merges layers into one dict, recording each leaf's origin and refusing type clashes."""
+
+    def __init__(self, base: dict[str, Any], base_origin: str) -> None:
+        self.base = base
+        self.data: dict[str, Any] = {}
+        self.origins: dict[tuple[str, ...], str] = {}
+        self.warnings: list[str] = []
+        self._merge(self.data, base, (), base_origin, check=False)
+
+    def overlay(self, doc: dict[str, Any], origin: str) -> None:
+        self._merge(self.data, doc, (), origin, check=True)
+
+    def set(self, parts: tuple[str, ...], value: Any, origin: str, label: str) -> None:
+        node = self.data
+        for i, part in enumerate(parts[:-1]):
+            child = node.get(part)
+            if child is None:
+                child = node[part] = {}
+            elif not isinstance(child, dict):
+                self.warnings.append(f"{label}: {join_key(parts[: i + 1])} is not a table; ignored")
+                return
+            node = child
+        fitted = self._fit(parts, value, node.get(parts[-1]), label)
+        if fitted is not _SKIP:
+            node[parts[-1]] = fitted
+            self.origins[parts] = origin
+
+    def _merge(self, into: dict[str, Any], doc: dict[str, Any], at: tuple[str, ...], origin: str,
+               check: bool) -> None:
+        for key, value in doc.items():
+            parts = (*at, key)
+            current = into.get(key)
+            if isinstance(value, dict):
+                if current is None:
+                    current = into[key] = {}
+                if not isinstance(current, dict):
+                    self.warnings.append(f"{origin}: {join_key(parts)} must be a value, not a table; ignored")
+                    continue
+                self._merge(current, value, parts, origin, check)
+                continue
+            fitted = self._fit(parts, value, current, origin) if check else value
+            if fitted is not _SKIP:
+                into[key] = fitted
+                self.origins[parts] = origin
+
+    def _fit(self, parts: tuple[str, ...], value: Any, current: Any, label: str) -> Any:
+        if isinstance(current, dict):
+            self.warnings.append(f"{label}: {join_key(parts)} is a table, not a value; ignored")
+            return _SKIP
+        fitted, why = coerce_like(value, _lookup(self.base, parts))
+        if why is not None:
+            self.warnings.append(f"{label}: {join_key(parts)}: {why}, got {value!r}; ignored")
+            return _SKIP
+        return fitted
+
+
+_SKIP = object()
+
+
+def _lookup(doc: dict[str, Any], parts: tuple[str, ...]) -> Any:
+    node: Any = doc
+    for part in parts:
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def load_config(flags: Sequence[str] = (), env: Mapping[str, str] | None = None) -> Config:
+    """The effective config. Problems in any layer become `Config.warnings`; the other layers still count."""
+    env = os.environ if env is None else env
+    warnings: list[str] = []
+    try:
+        base_text, base_where = base_config_text()
+        base = tomllib.loads(base_text)
+    except (OSError, tomllib.TOMLDecodeError, ModuleNotFoundError) as exc:
+        warnings.append(f"shipped base config cannot be read ({exc}); using built-in defaults")
+        base, base_where = {}, "built-in"
+    layers = _Layers(base, f"base: {base_where}")
+    layers.warnings[:0] = warnings
+
+    personal = personal_config_path()
+    doc, problem = parse_toml_file(personal)
+    if problem is not None:
+        layers.warnings.append(f"{problem}; using the other layers")
+    elif doc:
+        layers.overlay(doc, f"personal: {personal}")
+
+    for name, key in ENV_KEYS.items():
+        if name in env:
+            layers.set(split_key(key), parse_value(env[name]), f"env: {name}", f"{name}={env[name]}")
+
+    for flag in flags:
+        key, sep, text = flag.partition("=")
+        if not sep or not key.strip():
+            layers.warnings.append(f"-o {flag}: expected KEY=VALUE; ignored")
+            continue
+        try:
+            parts = split_key(key)
+        except ConfigKeyError as exc:
+            layers.warnings.append(f"-o {flag}: {exc}; ignored")
+            continue
+        layers.set(parts, parse_value(text), f"flag: -o {flag}", f"-o {flag}")
+
+    return Config(data=layers.data, origins=layers.origins, warnings=layers.warnings)
+
+
+def session_root(config: Config) -> Path:
+    """The absolute session root; a relative `store.root` resolves under DSH_HOME."""
+    raw = config.get("store.root")
+    if not isinstance(raw, str) or not raw.strip():
+        raw = "sessions"
+    path = Path(os.path.expanduser(raw))
+    if not path.is_absolute():
+        path = dsh_home() / path
+    return Path(os.path.normpath(path))
+
+
+def base_default(dotted_key: str) -> Any:
+    """The shipped default of a key, or None."""
+    try:
+        return _lookup(tomllib.loads(base_config_text()[0]), split_key(dotted_key))
+    except (OSError, tomllib.TOMLDecodeError, ConfigKeyError):
+        return None

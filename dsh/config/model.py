@@ -1,0 +1,66 @@
+"""The merged config: values by dotted key, the layer each came from, and the warnings met loading it."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from dsh.config.keys import ConfigKeyError, split_key
+
+
+@dataclass
+class Config:
+    data: dict[str, Any]
+    origins: dict[tuple[str, ...], str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    def get(self, dotted_key: str, default: Any = None) -> Any:
+        try:
+            parts = split_key(dotted_key)
+        except ConfigKeyError:
+            return default
+        node: Any = self.data
+        for part in parts:
+            if not isinstance(node, dict) or part not in node:
+                return default
+            node = node[part]
+        return node
+
+    def origin(self, dotted_key: str) -> str:
+        """The layer a value came from (`base: <file>`, `personal: <file>`, `env: DSH_X`, `flag: -o ...`).
+
+        For a table, the highest layer among its values; `unset` when the key has no value.
+        """
+        try:
+            parts = split_key(dotted_key)
+        except ConfigKeyError:
+            return "unset"
+        if parts in self.origins:
+            return self.origins[parts]
+        found = [origin for key, origin in self.origins.items() if key[: len(parts)] == parts]
+        if not found:
+            return "unset" if self.get(dotted_key) is None else "base"
+        return max(found, key=_layer_rank)
+
+    def workspace(self, cwd: str) -> dict[str, Any]:
+        """The `[workspace."<abs path>"]` table for `cwd` (keys may use `~`, a trailing slash); {} if none."""
+        tables = self.data.get("workspace")
+        if not isinstance(tables, dict):
+            return {}
+        want = os.path.normpath(os.path.abspath(cwd))
+        merged: dict[str, Any] = {}
+        for key, table in tables.items():
+            if not isinstance(table, dict) or not isinstance(key, str):
+                continue
+            if os.path.normpath(os.path.expanduser(key)) == want:
+                merged.update(table)
+        return merged
+
+
+_RANKS = ("base", "personal", "env", "flag")
+
+
+def _layer_rank(origin: str) -> int:
+    layer = origin.split(":", 1)[0]
+    return _RANKS.index(layer) if layer in _RANKS else -1
