@@ -87,8 +87,9 @@ def test_tiny_area_never_raises_and_stays_inside(width: int, height: int) -> Non
 
 
 def test_small_area_keeps_panes_at_the_minimum_when_it_can() -> None:
-    # 21 columns hold three panes of 5 plus two borders only if the big one gives way
-    layout = layout_rects(Split("row", [Leaf("a"), Leaf("b"), Leaf("c")], [10.0, 1.0, 1.0]), Rect(0, 0, 17, 5))
+    # 17 columns hold three panes of 5 plus two borders only if the big one gives way
+    heavy_first = Split("row", [Leaf("a"), Leaf("b"), Leaf("c")], [10.0, 1.0, 1.0])
+    layout = layout_rects(heavy_first, Rect(0, 0, 17, 5))
     assert [layout.rects[p].width for p in "abc"] == [5, 5, 5]
     assert not layout.too_small
 
@@ -144,7 +145,12 @@ def test_neighbor_prefers_most_overlap_when_centre_is_on_a_border() -> None:
     rects = {"a": Rect(0, 0, 10, 10), "b": Rect(11, 0, 10, 5), "c": Rect(11, 6, 10, 4)}
     assert neighbor(rects, "a", "right") == "b"
     # centre row 5.5 in no pane: d overlaps most
-    rects = {"a": Rect(0, 0, 10, 11), "b": Rect(11, 0, 10, 3), "c": Rect(11, 4, 10, 1), "d": Rect(11, 6, 10, 5)}
+    rects = {
+        "a": Rect(0, 0, 10, 11),
+        "b": Rect(11, 0, 10, 3),
+        "c": Rect(11, 4, 10, 1),
+        "d": Rect(11, 6, 10, 5),
+    }
     assert neighbor(rects, "a", "right") == "d"
 
 
@@ -156,10 +162,8 @@ def test_neighbor_prefers_the_nearest_pane() -> None:
 
 def test_neighbor_deep_nesting() -> None:
     # a | (b / (c | (d / e)))
-    root = Split(
-        "row",
-        [Leaf("a"), Split("column", [Leaf("b"), Split("row", [Leaf("c"), Split("column", [Leaf("d"), Leaf("e")])])])],
-    )
+    d_over_e = Split("column", [Leaf("d"), Leaf("e")])
+    root = Split("row", [Leaf("a"), Split("column", [Leaf("b"), Split("row", [Leaf("c"), d_over_e])])])
     rects = layout_rects(root, Rect(0, 0, 120, 40)).rects
     assert neighbor(rects, "e", "up") == "d"
     assert neighbor(rects, "d", "up") == "b"
