@@ -1,0 +1,430 @@
+"""The derived query index: session summaries in SQLite, refreshed from the logs by (path, size, mtime).
+
+The logs are the truth. The index can be deleted at any time; it is rebuilt when missing, when its
+schema version differs, or when SQLite says it is corrupt. Refreshes from several processes serialize
+on SQLite's write lock (WAL mode: readers are never blocked) and each re-checks the files under that lock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TextIO, TypeVar
+
+from dsh.store.ids import InvalidSessionId, is_valid_session_id, validate_session_id
+from dsh.store.log import LOG_SUFFIX, LogError, live_pid, parse_log
+from dsh.store.summary import Digest, Summary, digest
+from dsh.store.workspace import workspace_partition
+
+SCHEMA_VERSION = 1
+BUSY_TIMEOUT_SECONDS = 30.0
+WARNINGS_PER_FILE = 5
+
+_COLUMNS = (
+    "path",
+    "root",
+    "size",
+    "mtime_ns",
+    "id",
+    "cwd",
+    "workspace",
+    "title",
+    "explicit_title",
+    "first_input",
+    "created_at",
+    "updated_at",
+    "event_count",
+    "input_count",
+    "pane_count",
+    "closed",
+    "archived",
+    "unresumable_reason",
+    "preview",
+)
+
+_SCHEMA = f"""
+CREATE TABLE sessions (
+    path TEXT PRIMARY KEY,
+    root TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    id TEXT NOT NULL,
+    cwd TEXT,
+    workspace TEXT NOT NULL,
+    title TEXT NOT NULL,
+    explicit_title TEXT,
+    first_input TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    event_count INTEGER NOT NULL,
+    input_count INTEGER NOT NULL,
+    pane_count INTEGER NOT NULL,
+    closed INTEGER NOT NULL,
+    archived INTEGER NOT NULL,
+    unresumable_reason TEXT,
+    preview TEXT NOT NULL
+);
+CREATE INDEX sessions_by_time ON sessions (root, updated_at DESC, id DESC);
+CREATE INDEX sessions_by_workspace ON sessions (root, workspace);
+CREATE INDEX sessions_by_id ON sessions (id);
+PRAGMA user_version = {SCHEMA_VERSION};
+"""
+
+_SELECT = "SELECT " + ", ".join(_COLUMNS[4:]) + ", path FROM sessions"
+_UPSERT = (
+    f"INSERT OR REPLACE INTO sessions ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' for _ in _COLUMNS)})"
+)
+
+Stat = tuple[int, int]
+T = TypeVar("T")
+
+
+class SessionIndex:
+    """Summaries of every log under `root`, kept in the SQLite file `db_path`."""
+
+    def __init__(
+        self,
+        db_path: Path,
+        root: Path,
+        *,
+        progress: TextIO | None = None,
+        progress_after: float = 1.0,
+    ) -> None:
+        self.db_path = Path(db_path)
+        self.root = Path(root)
+        self._root_key = str(self.root)
+        self._progress = progress if progress is not None else sys.stderr
+        self._progress_after = progress_after
+        self._conn: sqlite3.Connection | None = None
+        self._pending: list[str] = []
+
+    # -- connection, schema, recovery ------------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._conn is not None:
+            return self._conn
+        try:
+            conn = self._open(self.db_path)
+        except sqlite3.OperationalError as exc:
+            if "unable to open" not in str(exc):
+                raise
+            self._pending.append(
+                f"{self.db_path}: cannot open the session index ({exc}); using a temporary one in memory"
+            )
+            conn = self._open(Path(":memory:"))
+        except sqlite3.DatabaseError as exc:
+            self._pending.append(_unreadable(self.db_path, exc))
+            self._remove_db()
+            conn = self._open(self.db_path)
+        self._conn = conn
+        return conn
+
+    def _open(self, path: Path) -> sqlite3.Connection:
+        conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
+        try:
+            if str(path) != ":memory:":
+                with contextlib.suppress(OSError):
+                    os.chmod(path, 0o600)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            self._ensure_schema(conn)
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _ensure_schema(self, conn: sqlite3.Connection) -> None:
+        if conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION and self._has_table(conn):
+            return
+        with _write(conn):
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version == SCHEMA_VERSION and self._has_table(conn):
+                return  # another process set it up while we waited for the lock
+            objects = conn.execute(
+                "SELECT type, name FROM sqlite_master"
+                " WHERE name NOT LIKE 'sqlite_%' AND type IN ('table', 'view')"
+            ).fetchall()
+            if objects:
+                self._pending.append(
+                    f"{self.db_path}: session index schema {version} is not {SCHEMA_VERSION}; rebuilding it"
+                )
+            for kind, name in objects:
+                conn.execute(f'DROP {kind.upper()} IF EXISTS "{name}"')
+            # One statement at a time: executescript() would commit the open transaction first.
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+
+    @staticmethod
+    def _has_table(conn: sqlite3.Connection) -> bool:
+        sql = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sessions'"
+        return conn.execute(sql).fetchone() is not None
+
+    def _remove_db(self) -> None:
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            with contextlib.suppress(FileNotFoundError, IsADirectoryError):
+                os.unlink(f"{self.db_path}{suffix}")
+
+    def _recover(self, exc: sqlite3.DatabaseError) -> None:
+        """SQLite found the file damaged mid-use: drop it and start over from the logs."""
+        self._pending.append(_unreadable(self.db_path, exc))
+        self.close()
+        self._remove_db()
+
+    def close(self) -> None:
+        if self._conn is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._conn.close()
+            self._conn = None
+
+    def _retrying(self, action: Callable[[sqlite3.Connection], T]) -> T:
+        try:
+            return action(self._connect())
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise
+            self._recover(exc)
+        except sqlite3.DatabaseError as exc:
+            self._recover(exc)
+        return action(self._connect())
+
+    # -- refresh -----------------------------------------------------------------------------------
+
+    def refresh(self) -> list[str]:
+        """Bring the index up to date with the logs; returns warnings (each names its file)."""
+        warnings: list[str] = []
+        try:
+            self._retrying(lambda conn: self._refresh(conn, warnings))
+        except sqlite3.Error as exc:
+            warnings.append(f"{self.db_path}: session index not refreshed: {exc}")
+        out = self._pending + warnings
+        self._pending = []
+        return out
+
+    def _refresh(self, conn: sqlite3.Connection, warnings: list[str]) -> None:
+        found = self._scan(warnings)
+        known = self._known(conn)
+        changed = [path for path, stat in found.items() if known.get(path) != stat]
+        removed = [path for path in known if path not in found]
+        if not changed and not removed:
+            return
+        with _write(conn):
+            # Another process may have done part of the work while we waited for the lock.
+            known = self._known(conn)
+            rows = self._parse_changed(changed, known, warnings)
+            conn.executemany(_UPSERT, rows)
+            gone = [(path,) for path in removed if path in known and not os.path.lexists(path)]
+            conn.executemany("DELETE FROM sessions WHERE path = ?", gone)
+
+    def _known(self, conn: sqlite3.Connection) -> dict[str, Stat]:
+        rows = conn.execute("SELECT path, size, mtime_ns FROM sessions WHERE root = ?", (self._root_key,))
+        return {path: (size, mtime) for path, size, mtime in rows}
+
+    def _scan(self, warnings: list[str]) -> dict[str, Stat]:
+        found: dict[str, Stat] = {}
+        try:
+            partitions = list(os.scandir(self.root))
+        except FileNotFoundError:
+            return found
+        except OSError as exc:
+            warnings.append(f"{self.root}: cannot list the session root: {exc.strerror or exc}")
+            return found
+        for part in partitions:
+            try:
+                if not part.is_dir():
+                    continue
+                entries = list(os.scandir(part.path))
+            except OSError as exc:
+                warnings.append(f"{part.path}: cannot list: {exc.strerror or exc}")
+                continue
+            for entry in entries:
+                name = entry.name
+                if not name.endswith(LOG_SUFFIX):
+                    continue
+                if not is_valid_session_id(name[: -len(LOG_SUFFIX)]):
+                    warnings.append(f"{entry.path}: file name is not a valid session id; skipped")
+                    continue
+                try:
+                    if entry.is_dir():
+                        warnings.append(f"{entry.path}: a directory where a session log should be; skipped")
+                        continue
+                    if not entry.is_file():
+                        warnings.append(f"{entry.path}: not a regular file; skipped")
+                        continue
+                    st = entry.stat()
+                except OSError as exc:
+                    warnings.append(f"{entry.path}: cannot stat: {exc.strerror or exc}")
+                    continue
+                found[entry.path] = (st.st_size, st.st_mtime_ns)
+        return found
+
+    def _parse_changed(
+        self, changed: list[str], known: dict[str, Stat], warnings: list[str]
+    ) -> list[tuple[object, ...]]:
+        rows: list[tuple[object, ...]] = []
+        started = time.monotonic()
+        last_shown = 0.0
+        shown = False
+        stream = self._progress
+        tty = _isatty(stream)
+        for number, path in enumerate(changed, start=1):
+            now = time.monotonic()
+            if tty and now - started >= self._progress_after and now - last_shown >= 0.1:
+                stream.write(f"\rdsh: indexing sessions {number}/{len(changed)}")
+                stream.flush()
+                last_shown, shown = now, True
+            row = self._parse_one(path, known, warnings)
+            if row is not None:
+                rows.append(row)
+        if shown:
+            stream.write("\r\x1b[K")
+            stream.flush()
+        return rows
+
+    def _parse_one(self, path: str, known: dict[str, Stat], warnings: list[str]) -> tuple[object, ...] | None:
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError as exc:
+            if not isinstance(exc, FileNotFoundError):
+                warnings.append(f"{path}: cannot read: {exc.strerror or exc}")
+            return None
+        try:
+            st = os.fstat(fd)
+            if (st.st_size, st.st_mtime_ns) == known.get(path):
+                return None
+            with os.fdopen(os.dup(fd), "rb") as fh:
+                data = fh.read()
+        except OSError as exc:
+            warnings.append(f"{path}: cannot read: {exc.strerror or exc}")
+            return None
+        finally:
+            os.close(fd)
+        log = Path(path)
+        try:
+            contents = parse_log(log, data)
+        except LogError as exc:  # pragma: no cover - parse_log reports problems as warnings
+            warnings.append(str(exc))
+            return None
+        _add_warnings(warnings, contents.warnings)
+        sid = log.name[: -len(LOG_SUFFIX)]
+        header_id = contents.header.get("id") if contents.header else None
+        if header_id is not None and header_id != sid:
+            warnings.append(f"{path}:1: header id {header_id!r} differs from the file name; listed as {sid}")
+        d = digest(sid, log, contents, st.st_mtime)
+        # Stat taken before the read: if the log grew meanwhile, the next refresh sees a new size.
+        return (
+            d.path,
+            self._root_key,
+            st.st_size,
+            st.st_mtime_ns,
+            d.id,
+            d.cwd,
+            d.workspace,
+            d.title,
+            d.explicit_title,
+            d.first_input,
+            d.created_at,
+            d.updated_at,
+            d.event_count,
+            d.input_count,
+            d.pane_count,
+            int(d.closed),
+            int(d.archived),
+            d.unresumable_reason,
+            json.dumps(list(d.preview), ensure_ascii=False),
+        )
+
+    # -- queries -----------------------------------------------------------------------------------
+
+    def summaries(self, *, cwd: str | None = None, include_archived: bool = False) -> list[Summary]:
+        """Sessions newest first: those of `cwd`'s workspace, or of every workspace when cwd is None."""
+        sql = _SELECT + " WHERE root = ?"
+        params: list[object] = [self._root_key]
+        if cwd is not None:
+            sql += " AND (workspace = ? OR cwd = ?)"
+            params += [workspace_partition(cwd), cwd]
+        if not include_archived:
+            sql += " AND archived = 0"
+        sql += " ORDER BY updated_at DESC, id DESC"
+        try:
+            rows = self._retrying(lambda conn: conn.execute(sql, params).fetchall())
+        except sqlite3.Error as exc:
+            self._pending.append(f"{self.db_path}: session index cannot be read: {exc}")
+            return []
+        return [_summary(row) for row in rows]
+
+    def get(self, session_id: str) -> Summary | None:
+        """The session with this id (the newest, if copies of it sit in two workspaces), or None.
+
+        Raises InvalidSessionId for a malformed id: ids are checked on every read path.
+        """
+        validate_session_id(session_id)
+        sql = _SELECT + " WHERE root = ? AND id = ? ORDER BY updated_at DESC LIMIT 1"
+        try:
+            rows = self._retrying(lambda conn: conn.execute(sql, (self._root_key, session_id)).fetchall())
+        except sqlite3.Error as exc:
+            self._pending.append(f"{self.db_path}: session index cannot be read: {exc}")
+            return None
+        return _summary(rows[0]) if rows else None
+
+
+def _summary(row: tuple) -> Summary:  # type: ignore[type-arg]
+    (sid, cwd, workspace, title, explicit_title, first_input, created_at, updated_at, event_count,
+     input_count, pane_count, closed, archived, reason, preview, path) = row
+    d = Digest(
+        id=sid,
+        path=path,
+        cwd=cwd,
+        workspace=workspace,
+        title=title,
+        explicit_title=explicit_title,
+        first_input=first_input,
+        created_at=created_at,
+        updated_at=updated_at,
+        event_count=event_count,
+        input_count=input_count,
+        pane_count=pane_count,
+        closed=bool(closed),
+        archived=bool(archived),
+        unresumable_reason=reason,
+        preview=tuple(json.loads(preview)),
+    )
+    # Liveness is never cached: a closed log is not live; any other is asked of its lock right now.
+    return d.summary(None if d.closed else live_pid(Path(path)))
+
+
+def _unreadable(db_path: Path, exc: Exception) -> str:
+    return f"{db_path}: session index unreadable ({exc}); rebuilding it from the logs"
+
+
+def _add_warnings(into: list[str], found: list[str]) -> None:
+    into.extend(found[:WARNINGS_PER_FILE])
+    if len(found) > WARNINGS_PER_FILE:
+        into.append(f"… and {len(found) - WARNINGS_PER_FILE} more problems in the same log")
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+@contextlib.contextmanager
+def _write(conn: sqlite3.Connection) -> Iterator[None]:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+__all__ = ["SCHEMA_VERSION", "InvalidSessionId", "SessionIndex", "Summary"]

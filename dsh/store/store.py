@@ -1,0 +1,73 @@
+"""The store as the app uses it: the one session root, its index, new sessions, and finding a log by id."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dsh.config import Config, session_root
+from dsh.home import dsh_home_path
+from dsh.store.ids import validate_session_id
+from dsh.store.index import SessionIndex
+from dsh.store.log import LOG_SUFFIX, SessionLog
+from dsh.store.summary import Summary
+
+INDEX_NAME = "session-query.db"
+LEGACY_DIR = ".sessions"
+
+
+class Store:
+    """Sessions under `session_root(config)`, indexed in `$DSH_HOME/session-query.db`."""
+
+    def __init__(self, config: Config, *, index_path: Path | None = None) -> None:
+        self.config = config
+        self.root = session_root(config)
+        self.index = SessionIndex(index_path or dsh_home_path(INDEX_NAME), self.root)
+        # Warnings met by refreshes (a bad log line, a rebuilt index); callers show them as they see fit.
+        self.warnings: list[str] = []
+
+    def refresh(self) -> list[str]:
+        found = self.index.refresh()
+        self.warnings.extend(found)
+        return found
+
+    def create_session(self, cwd: str) -> SessionLog:
+        return SessionLog.create(self.root, cwd)
+
+    def summaries(self, *, cwd: str | None = None, include_archived: bool = False) -> list[Summary]:
+        """Refresh, then list: `cwd`'s workspace, or every workspace when cwd is None; newest first."""
+        self.refresh()
+        return self.index.summaries(cwd=cwd, include_archived=include_archived)
+
+    def get(self, session_id: str) -> Summary | None:
+        self.refresh()
+        return self.index.get(session_id)
+
+    def find_log(self, session_id: str, launch_dir: Path | None = None) -> Path | None:
+        """The log of `session_id`: the shared root first, then the launch dir's legacy `.sessions/`.
+
+        Raises InvalidSessionId for a malformed id, so a typed id never becomes a path.
+        """
+        validate_session_id(session_id)
+        name = session_id + LOG_SUFFIX
+        known = self.index.get(session_id)
+        if known is not None and Path(known.path).is_file():
+            return Path(known.path)
+        candidates: list[Path] = []
+        if self.root.is_dir():
+            candidates.extend(sorted(self.root.glob(f"*/{name}")))
+        if launch_dir is not None:
+            legacy = Path(launch_dir) / LEGACY_DIR
+            candidates.append(legacy / name)
+            if legacy.is_dir():
+                candidates.extend(sorted(legacy.glob(f"*/{name}")))
+        for path in candidates:
+            if path.is_file():
+                return path
+        return None
+
+    def close(self) -> None:
+        self.index.close()
+
+
+def open_store(config: Config) -> Store:
+    return Store(config)

@@ -1,0 +1,187 @@
+"""What a listing knows about one session: the Summary record, and how a log's contents become one."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dsh.store.log import LogContents
+from dsh.store.timefmt import iso_from_epoch
+from dsh.store.workspace import workspace_label
+
+NO_WORKSPACE_REASON = "session has no recorded workspace"
+NO_HEADER_REASON = "log has no readable session header"
+UNTITLED = "untitled"
+PREVIEW_LINES = 5
+# Titles and inputs are kept this long in the index; a 5 MB paste is not a title.
+TEXT_MAX = 500
+
+# The keys of Summary.to_json(), in order: a stable contract documented in dsh(1).
+JSON_KEYS = (
+    "id",
+    "path",
+    "cwd",
+    "workspace",
+    "workspace_label",
+    "title",
+    "explicit_title",
+    "first_input",
+    "created_at",
+    "updated_at",
+    "event_count",
+    "input_count",
+    "pane_count",
+    "live_pid",
+    "archived",
+    "unresumable_reason",
+    "preview",
+)
+
+
+@dataclass(frozen=True)
+class Summary:
+    id: str
+    path: str
+    cwd: str | None
+    workspace: str
+    workspace_label: str
+    title: str
+    explicit_title: str | None
+    first_input: str | None
+    created_at: str
+    updated_at: str
+    event_count: int
+    input_count: int
+    pane_count: int
+    live_pid: int | None
+    archived: bool
+    unresumable_reason: str | None
+    preview: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        out = {key: getattr(self, key) for key in JSON_KEYS}
+        out["preview"] = list(self.preview)
+        return out
+
+
+@dataclass(frozen=True)
+class Digest:
+    """What the index stores of a log: a Summary less its liveness, which is checked at query time."""
+
+    id: str
+    path: str
+    cwd: str | None
+    workspace: str
+    title: str
+    explicit_title: str | None
+    first_input: str | None
+    created_at: str
+    updated_at: str
+    event_count: int
+    input_count: int
+    pane_count: int
+    closed: bool
+    archived: bool
+    unresumable_reason: str | None
+    preview: tuple[str, ...]
+
+    def summary(self, live_pid: int | None) -> Summary:
+        return Summary(
+            id=self.id,
+            path=self.path,
+            cwd=self.cwd,
+            workspace=self.workspace,
+            workspace_label=workspace_label(self.cwd),
+            title=self.title,
+            explicit_title=self.explicit_title,
+            first_input=self.first_input,
+            created_at=self.created_at,
+            updated_at=self.updated_at,
+            event_count=self.event_count,
+            input_count=self.input_count,
+            pane_count=self.pane_count,
+            live_pid=live_pid,
+            archived=self.archived,
+            unresumable_reason=self.unresumable_reason,
+            preview=self.preview,
+        )
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= TEXT_MAX else text[: TEXT_MAX - 1] + "…"
+
+
+def _text(value: object) -> str | None:
+    return _clip(value) if isinstance(value, str) else None
+
+
+def unresumable_reason(header: dict[str, Any] | None) -> str | None:
+    if header is None:
+        return NO_HEADER_REASON
+    cwd = header.get("cwd")
+    if not isinstance(cwd, str) or not cwd:
+        return NO_WORKSPACE_REASON
+    if not os.path.isabs(cwd):
+        return f"recorded workspace {_clip(cwd)!r} is not an absolute path"
+    return None
+
+
+def digest(session_id: str, path: Path, contents: LogContents, mtime: float) -> Digest:
+    """Fold a log's events into a Digest. Events of unknown types count but change nothing else."""
+    header = contents.header
+    cwd = header.get("cwd") if header is not None else None
+    cwd = cwd if isinstance(cwd, str) and cwd else None
+    explicit_title: str | None = None
+    first_input: str | None = None
+    inputs: list[str] = []
+    panes: set[str] = set()
+    closed = False
+    archived = False
+    last_at: str | None = None
+    first_at: str | None = None
+    for event in contents.events:
+        kind = event["type"]
+        at = event.get("at")
+        if isinstance(at, str):
+            last_at = at
+            first_at = first_at or at
+        if kind == "input":
+            text = _text(event.get("text"))
+            if text is not None:
+                inputs.append(text)
+                if first_input is None:
+                    first_input = text
+        elif kind == "title":
+            explicit_title = _text(event.get("title")) or None
+        elif kind == "pane_opened":
+            panes.add(str(event.get("pane_id")))
+        elif kind == "pane_exited":
+            panes.discard(str(event.get("pane_id")))
+        elif kind == "close":
+            closed = True
+        elif kind == "resume":
+            closed = False
+        elif kind == "archive":
+            archived = bool(event.get("archived", True))
+    created = header.get("created_at") if header is not None else None
+    created_at = created if isinstance(created, str) else first_at or iso_from_epoch(mtime)
+    return Digest(
+        id=session_id,
+        path=str(path),
+        cwd=cwd,
+        workspace=path.parent.name,
+        title=explicit_title or first_input or UNTITLED,
+        explicit_title=explicit_title,
+        first_input=first_input,
+        created_at=created_at,
+        updated_at=last_at or created_at,
+        event_count=len(contents.events),
+        input_count=len(inputs),
+        pane_count=len(panes),
+        closed=closed,
+        archived=archived,
+        unresumable_reason=unresumable_reason(header),
+        preview=tuple(inputs[-PREVIEW_LINES:]),
+    )

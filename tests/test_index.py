@@ -1,0 +1,359 @@
+"""The derived SQLite index: summaries, scope, incremental refresh, rebuilds, and bad logs."""
+
+from __future__ import annotations
+
+import io
+import json
+import multiprocessing
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+import dsh.store.index as index_mod
+from dsh.store.ids import InvalidSessionId
+from dsh.store.index import SCHEMA_VERSION, SessionIndex
+from dsh.store.log import SessionLog, append_event
+from dsh.store.summary import JSON_KEYS, NO_WORKSPACE_REASON
+from dsh.store.workspace import workspace_partition
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    return tmp_path / "sessions"
+
+
+@pytest.fixture
+def index(tmp_path: Path, root: Path) -> SessionIndex:
+    idx = SessionIndex(tmp_path / "session-query.db", root)
+    yield idx
+    idx.close()
+
+
+def make(root: Path, cwd: str, *inputs: str, title: str | None = None, close: bool = True) -> SessionLog:
+    log = SessionLog.create(root, cwd)
+    for text in inputs:
+        log.append("input", text=text)
+    if title is not None:
+        log.set_title(title)
+    if close:
+        log.close()
+    return log
+
+
+def raw_log(root: Path, cwd: str, sid: str, data: bytes) -> Path:
+    path = root / workspace_partition(cwd) / f"{sid}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return path
+
+
+def header(sid: str, cwd: str | None = "/w", at: str = "2026-01-01T00:00:00.000Z") -> bytes:
+    record = {"type": "session", "version": 1, "id": sid, "created_at": at, "dsh": "0.1.0"}
+    if cwd is not None:
+        record["cwd"] = cwd
+    return json.dumps(record).encode() + b"\n"
+
+
+def event(kind: str, at: str = "2026-01-01T00:00:01.000Z", **fields: object) -> bytes:
+    return json.dumps({"type": kind, "at": at, **fields}).encode() + b"\n"
+
+
+def test_summary_fields_from_events(index: SessionIndex, root: Path) -> None:
+    log = SessionLog.create(root, "/w/proj")
+    for i in range(7):
+        log.append("input", text=f"cmd {i}")
+    log.append("pane_opened", pane_id="p1", argv=["sh"])
+    log.append("pane_opened", pane_id="p2", argv=["claude"])
+    log.append("pane_exited", pane_id="p1", status=0)
+    log.append("mystery", data=1)
+    log.close()
+    assert index.refresh() == []
+    (s,) = index.summaries()
+    assert s.id == log.id and s.path == str(log.path) and s.cwd == "/w/proj"
+    assert s.workspace == workspace_partition("/w/proj") and s.workspace_label == "/w/proj"
+    assert s.title == "cmd 0" and s.explicit_title is None and s.first_input == "cmd 0"
+    assert (s.event_count, s.input_count, s.pane_count) == (12, 7, 1)
+    assert s.preview == ("cmd 2", "cmd 3", "cmd 4", "cmd 5", "cmd 6")
+    assert s.live_pid is None and s.archived is False and s.unresumable_reason is None
+    assert s.created_at <= s.updated_at
+    assert list(s.to_json()) == list(JSON_KEYS)
+    assert s.to_json()["preview"] == list(s.preview)
+    json.dumps(s.to_json())
+
+
+def test_titles_explicit_then_first_input_then_untitled(index: SessionIndex, root: Path) -> None:
+    a = make(root, "/w", "first", "second", title="named")
+    b = make(root, "/w", "only input")
+    c = make(root, "/w")
+    index.refresh()
+    titles = {s.id: (s.title, s.explicit_title) for s in index.summaries()}
+    assert titles == {a.id: ("named", "named"), b.id: ("only input", None), c.id: ("untitled", None)}
+
+
+def test_newest_first_and_workspace_scope(index: SessionIndex, root: Path) -> None:
+    raw_log(root, "/a_b", "old", header("old", "/a_b") + event("input", "2026-01-01T00:00:01.000Z", text="x"))
+    raw_log(root, "/a-b", "mid", header("mid", "/a-b") + event("input", "2026-01-02T00:00:01.000Z", text="y"))
+    raw_log(root, "/a_b", "new", header("new", "/a_b") + event("input", "2026-01-03T00:00:01.000Z", text="z"))
+    index.refresh()
+    assert [s.id for s in index.summaries()] == ["new", "mid", "old"]
+    assert [s.id for s in index.summaries(cwd="/a_b")] == ["new", "old"]
+    assert [s.id for s in index.summaries(cwd="/a-b")] == ["mid"]
+    assert index.summaries(cwd="/elsewhere") == []
+
+
+def test_live_closed_and_crashed(index: SessionIndex, root: Path) -> None:
+    live = make(root, "/w", "a", close=False)
+    closed = make(root, "/w", "b")
+    crashed = raw_log(root, "/w", "crashed", header("crashed") + event("input", text="c"))
+    index.refresh()
+    pids = {s.id: s.live_pid for s in index.summaries()}
+    assert pids == {live.id: os.getpid(), closed.id: None, "crashed": None}
+    assert crashed.exists()
+    live.close()
+    index.refresh()
+    assert index.get(live.id).live_pid is None  # type: ignore[union-attr]
+
+
+def test_archived_hidden_unless_asked(index: SessionIndex, root: Path) -> None:
+    a = make(root, "/w", "a")
+    b = make(root, "/w", "b")
+    append_event(a.path, "archive", archived=True)
+    index.refresh()
+    assert [s.id for s in index.summaries()] == [b.id]
+    assert {s.id: s.archived for s in index.summaries(include_archived=True)} == {a.id: True, b.id: False}
+    append_event(a.path, "archive", archived=False)
+    index.refresh()
+    assert len(index.summaries()) == 2
+
+
+def test_refresh_is_incremental_by_size_and_mtime(
+    index: SessionIndex, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    logs = [make(root, f"/w{i}", "x") for i in range(5)]
+    parsed: list[Path] = []
+    real = index_mod.parse_log
+
+    def counting(path: Path, data: bytes):  # type: ignore[no-untyped-def]
+        parsed.append(path)
+        return real(path, data)
+
+    monkeypatch.setattr(index_mod, "parse_log", counting)
+    index.refresh()
+    assert len(parsed) == 5
+    parsed.clear()
+    index.refresh()
+    assert parsed == []
+    append_event(logs[2].path, "input", text="more")
+    index.refresh()
+    assert parsed == [logs[2].path]
+    assert index.get(logs[2].id).input_count == 2  # type: ignore[union-attr]
+    logs[3].path.unlink()
+    index.refresh()
+    assert index.get(logs[3].id) is None and len(index.summaries()) == 4
+
+
+def test_deleting_the_index_loses_nothing(tmp_path: Path, index: SessionIndex, root: Path) -> None:
+    for i in range(3):
+        make(root, f"/w/{i}", f"in {i}", title=f"t{i}")
+    index.refresh()
+    before = [s.to_json() for s in index.summaries()]
+    index.close()
+    for name in os.listdir(tmp_path):
+        if name.startswith("session-query.db"):
+            os.unlink(tmp_path / name)
+    again = SessionIndex(tmp_path / "session-query.db", root)
+    assert again.refresh() == []
+    assert [s.to_json() for s in again.summaries()] == before
+    again.close()
+
+
+def test_corrupt_index_is_rebuilt(tmp_path: Path, root: Path) -> None:
+    make(root, "/w", "a")
+    db = tmp_path / "session-query.db"
+    db.write_bytes(b"this is not an sqlite database at all" * 100)
+    idx = SessionIndex(db, root)
+    warnings = idx.refresh()
+    assert len(warnings) == 1 and warnings[0].startswith(f"{db}: session index unreadable")
+    assert "rebuilding it from the logs" in warnings[0]
+    assert len(idx.summaries()) == 1
+    idx.close()
+
+
+def test_wrong_schema_index_is_rebuilt(tmp_path: Path, root: Path) -> None:
+    make(root, "/w", "a")
+    db = tmp_path / "session-query.db"
+    conn = sqlite3.connect(db)
+    conn.execute("CREATE TABLE sessions (path TEXT, something_else INTEGER)")
+    conn.execute("INSERT INTO sessions VALUES ('x', 1)")
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 7}")
+    conn.commit()
+    conn.close()
+    idx = SessionIndex(db, root)
+    warnings = idx.refresh()
+    wrong = SCHEMA_VERSION + 7
+    assert warnings == [f"{db}: session index schema {wrong} is not {SCHEMA_VERSION}; rebuilding it"]
+    assert [s.first_input for s in idx.summaries()] == ["a"]
+    idx.close()
+    conn = sqlite3.connect(db)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    conn.close()
+
+
+def test_index_path_unusable_falls_back_to_memory(tmp_path: Path, root: Path) -> None:
+    make(root, "/w", "a")
+    db = tmp_path / "session-query.db"
+    db.mkdir()
+    idx = SessionIndex(db, root)
+    warnings = idx.refresh()
+    assert len(warnings) == 1 and warnings[0].startswith(f"{db}: cannot open the session index")
+    assert len(idx.summaries()) == 1
+    idx.close()
+
+
+def test_bad_logs_are_reported_and_others_still_listed(
+    index: SessionIndex, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    good = make(root, "/w", "good one")
+    files = {
+        "torn": header("torn") + event("input", text="kept") + b'{"type": "in',
+        "mid": header("mid") + b"{{{{\n" + event("input", text="after"),
+        "latin": header("latin") + b'{"type": "input", "text": "caf\xe9"}\n',
+        "huge": header("huge") + event("input", text="y" * (5 << 20)),
+        "empty": b"",
+        "nocwd": header("nocwd", cwd=None) + event("input", text="q"),
+        "rel": header("rel", cwd="some/dir") + event("input", text="r"),
+        "unread": header("unread"),
+    }
+    paths = {sid: raw_log(root, "/w", sid, data) for sid, data in files.items()}
+    folder = root / workspace_partition("/w") / "adir.jsonl"
+    folder.mkdir()
+    badname = raw_log(root, "/w", "..evil", header("evil"))
+    real_open = os.open
+
+    def deny(path, flags, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if str(path) == str(paths["unread"]):
+            raise PermissionError(13, "Permission denied")
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(index_mod.os, "open", deny)
+    warnings = index.refresh()
+    text = "\n".join(warnings)
+    assert f"{paths['torn']}:3: torn last line" in text
+    assert f"{paths['mid']}:2: malformed line skipped" in text
+    assert f"{paths['latin']}:2: invalid UTF-8" in text
+    assert f"{paths['empty']}: empty log" in text
+    assert f"{paths['unread']}: cannot read: Permission denied" in text
+    assert f"{folder}: a directory where a session log should be" in text
+    assert f"{badname}: file name is not a valid session id" in text
+    by_id = {s.id: s for s in index.summaries()}
+    assert set(by_id) == {good.id, "torn", "mid", "latin", "huge", "empty", "nocwd", "rel"}
+    assert by_id["torn"].first_input == "kept" and by_id["mid"].first_input == "after"
+    assert by_id["latin"].first_input == "caf\ufffd"
+    assert len(by_id["huge"].title) == 500 and by_id["huge"].title.endswith("…")
+    assert by_id["nocwd"].unresumable_reason == NO_WORKSPACE_REASON
+    assert by_id["nocwd"].workspace_label == "(no workspace)"
+    assert "not an absolute path" in str(by_id["rel"].unresumable_reason)
+    assert by_id["empty"].unresumable_reason == "log has no readable session header"
+    for sid, data in files.items():
+        assert paths[sid].read_bytes() == data
+    # The unreadable log is retried (and reported) on every refresh until it can be read.
+    assert any("Permission denied" in w for w in index.refresh())
+    monkeypatch.setattr(index_mod.os, "open", real_open)
+    index.refresh()
+    assert "unread" in {s.id for s in index.summaries()}
+
+
+def test_header_id_differs_from_file_name(index: SessionIndex, root: Path) -> None:
+    path = raw_log(root, "/w", "named", header("other"))
+    warnings = index.refresh()
+    assert warnings == [f"{path}:1: header id 'other' differs from the file name; listed as named"]
+    assert [s.id for s in index.summaries()] == ["named"]
+
+
+def test_get_validates_ids(index: SessionIndex, root: Path) -> None:
+    log = make(root, "/w", "a")
+    index.refresh()
+    assert index.get(log.id).id == log.id  # type: ignore[union-attr]
+    assert index.get("nope") is None
+    with pytest.raises(InvalidSessionId):
+        index.get("../etc/passwd")
+
+
+def test_missing_root_is_an_empty_listing(index: SessionIndex) -> None:
+    assert index.refresh() == [] and index.summaries() == []
+
+
+def test_rows_of_another_root_are_not_listed(tmp_path: Path, root: Path) -> None:
+    other = tmp_path / "other-root"
+    make(root, "/w", "a")
+    make(other, "/w", "b")
+    db = tmp_path / "session-query.db"
+    first, second = SessionIndex(db, root), SessionIndex(db, other)
+    first.refresh()
+    second.refresh()
+    assert [s.first_input for s in first.summaries()] == ["a"]
+    assert [s.first_input for s in second.summaries()] == ["b"]
+    first.refresh()
+    assert [s.first_input for s in second.summaries()] == ["b"]
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_cold_build_progress_only_on_a_terminal(tmp_path: Path, root: Path) -> None:
+    for i in range(3):
+        make(root, f"/w/{i}", "a")
+    tty, plain = _Tty(), io.StringIO()
+    SessionIndex(tmp_path / "a.db", root, progress=tty, progress_after=0).refresh()
+    SessionIndex(tmp_path / "b.db", root, progress=plain, progress_after=0).refresh()
+    assert "dsh: indexing sessions 1/3" in tty.getvalue() and tty.getvalue().endswith("\r\x1b[K")
+    assert plain.getvalue() == ""
+
+
+def _writer(root: str, db: str, tag: str, count: int, barrier: multiprocessing.synchronize.Barrier) -> None:
+    idx = SessionIndex(Path(db), Path(root))
+    logs = []
+    for i in range(count):
+        log = SessionLog.create(Path(root), f"/proj/{tag}/{i % 4}")
+        log.append("input", text=f"{tag}-{i}")
+        logs.append(log)
+        if i % 5 == 0:
+            idx.refresh()
+    for log in logs:
+        log.append("input", text="second")
+        log.close()
+    barrier.wait(timeout=60)
+    for _ in range(3):
+        problems = idx.refresh()
+        assert problems == [], problems
+    idx.close()
+
+
+def test_two_processes_writing_and_refreshing_at_once(tmp_path: Path, root: Path) -> None:
+    ctx = multiprocessing.get_context("spawn")
+    barrier = ctx.Barrier(2)
+    db = tmp_path / "session-query.db"
+    procs = [
+        ctx.Process(target=_writer, args=(str(root), str(db), tag, 40, barrier)) for tag in ("left", "right")
+    ]
+    for proc in procs:
+        proc.start()
+    for proc in procs:
+        proc.join(timeout=120)
+        assert proc.exitcode == 0
+    conn = sqlite3.connect(db)
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    conn.close()
+    # No refresh here: what the two processes left in the index must already be complete.
+    idx = SessionIndex(db, root)
+    rows = idx.summaries()
+    assert len(rows) == 80
+    assert {s.first_input for s in rows} == {f"{t}-{i}" for t in ("left", "right") for i in range(40)}
+    assert all(s.input_count == 2 and s.event_count == 3 and s.live_pid is None for s in rows)
+    assert idx.refresh() == []
+    idx.close()
