@@ -387,3 +387,27 @@ def test_sigkill_mid_write_always_leaves_a_loadable_snapshot() -> None:
         assert loaded.snapshot is not None
         assert loaded.notes == []  # every pane the snapshot names has its tail on disk
         assert loaded.tails.keys() == {p.id for p in loaded.snapshot.panes}
+
+
+def test_an_unchanged_tail_is_not_rewritten() -> None:
+    write_snapshot(snapshot([pane(), agent_pane()]), {"p1": b"same", "p2": b"old"})
+    before = {p: tail_path(SID, p).stat().st_ino for p in ("p1", "p2")}
+    write_snapshot(snapshot([pane(), agent_pane()]), {"p1": b"same", "p2": b"new"})
+    assert tail_path(SID, "p1").stat().st_ino == before["p1"]
+    assert tail_path(SID, "p2").stat().st_ino != before["p2"]
+    assert tail_path(SID, "p2").read_bytes() == b"new"
+
+
+def test_temp_files_left_by_a_dead_writer_are_cleaned_up_later() -> None:
+    write_snapshot(snapshot(), {"p1": b"x"})
+    folder = state_dir(SID)
+    old = folder / ".tmp-snapshot.json.dead"
+    fresh = folder / ".tmp-snapshot.json.busy"
+    old_tail = folder / "history" / ".tmp-p1.tail.dead"
+    for path in (old, fresh, old_tail):
+        path.write_bytes(b"partial")
+    for path in (old, old_tail):
+        os.utime(path, (time.time() - 3600, time.time() - 3600))
+    write_snapshot(snapshot(), {"p1": b"y"})
+    assert not old.exists() and not old_tail.exists()
+    assert fresh.exists()  # it may belong to a writer still running
