@@ -335,3 +335,13 @@ def test_tabs_next_prev_select_rename() -> None:
     lone = TabSet()
     lone.new_tab("p1")
     assert not lone.next_tab() and not lone.prev_tab()
+
+
+def test_focus_last_toggles_between_two_panes() -> None:
+    tabs = two_by_two()
+    tabs.focus("p4")
+    assert tabs.focus_last() and tabs.active_pane == "p1"
+    assert tabs.focus_last() and tabs.active_pane == "p4"
+    lone = TabSet()
+    lone.new_tab("x")
+    assert not lone.focus_last()

@@ -277,6 +277,14 @@ class TabSet:
             self.focus(target)
         return target is not None
 
+    def focus_last(self) -> bool:
+        """Focus the pane that was active before this one (tmux `last-pane`); False when there is none."""
+        tab = self.active_tab
+        if not tab.last_active:
+            return False
+        self.focus(tab.last_active[0])
+        return True
+
     def toggle_zoom(self) -> bool:
         """Zoom the active pane to the whole tab, or unzoom; gives the new state; a lone pane never zooms."""
         tab = self.active_tab
