@@ -1,0 +1,278 @@
+"""TermScreen emulation: one test per capability, feeding bytes and reading cells, attrs and cursor."""
+
+from __future__ import annotations
+
+from dsh.term.screen import TITLE_MAX, TermScreen
+
+
+def make(cols: int = 20, rows: int = 5, **kw) -> TermScreen:
+    return TermScreen(cols, rows, **kw)
+
+
+def row(screen: TermScreen, y: int) -> str:
+    return screen.display[y].rstrip()
+
+
+def texts(lines) -> list[str]:
+    return ["".join(line[x].data for x in sorted(line)).rstrip() for line in lines]
+
+
+def test_plain_text_and_crlf() -> None:
+    s = make()
+    s.feed(b"hello\r\nworld")
+    assert row(s, 0) == "hello"
+    assert row(s, 1) == "world"
+    assert (s.cursor.x, s.cursor.y) == (5, 1)
+
+
+def test_16_256_and_true_colour_and_text_attributes() -> None:
+    s = make()
+    s.feed(b"\x1b[31;44mA\x1b[0m\x1b[38;5;196mB\x1b[48;2;1;2;3mC\x1b[0m"
+           b"\x1b[1mD\x1b[0m\x1b[2mE\x1b[0m\x1b[3mF\x1b[0m\x1b[4mG\x1b[0m\x1b[7mH\x1b[0m\x1b[91mI")
+    line = s.buffer[0]
+    assert (line[0].fg, line[0].bg) == ("red", "blue")
+    assert line[1].fg == "ff0000"
+    assert (line[2].fg, line[2].bg) == ("ff0000", "010203")
+    assert line[3].bold and not line[3].dim
+    assert line[4].dim and not line[4].bold
+    assert line[5].italics
+    assert line[6].underscore
+    assert line[7].reverse
+    assert line[8].fg == "brightred"
+    s.feed(b"\x1b[1;2m\x1b[22mJ")
+    assert not s.buffer[0][9].bold and not s.buffer[0][9].dim
+
+
+def test_colon_separated_sgr() -> None:
+    s = make()
+    s.feed(b"\x1b[38:2::10:20:30mA\x1b[48:5:21mB\x1b[38:2:1:2:3mC\x1b[4:3mD\x1b[4:0mE")
+    line = s.buffer[0]
+    assert line[0].fg == "0a141e"
+    assert line[1].bg == "0000ff"
+    assert line[2].fg == "010203"
+    assert line[3].underscore
+    assert not line[4].underscore
+    assert row(s, 0) == "ABCDE"
+
+
+def test_private_csi_is_not_sgr() -> None:
+    s = make()
+    s.feed(b"\x1b[>4;2m\x1b[?4m\x1b[=5mx")
+    cell = s.buffer[0][0]
+    assert cell.data == "x"
+    assert not cell.underscore and not cell.blink and not cell.italics
+
+
+def test_wide_and_combining_characters() -> None:
+    s = make()
+    s.feed("日本e\u0301x".encode())
+    line = s.buffer[0]
+    assert [line[x].data for x in range(5)] == ["日", "", "本", "", "é"]
+    assert line[5].data == "x"
+    assert s.cursor.x == 6
+    s.feed("中\u0301".encode())  # combining after a wide character joins the wide one
+    assert s.buffer[0][6].data.startswith("中")
+
+
+def test_wide_character_at_the_right_edge_wraps() -> None:
+    s = make(cols=5)
+    s.feed("abcd中".encode())
+    assert row(s, 0) == "abcd"
+    assert s.buffer[1][0].data == "中"
+
+
+def _alt_round_trip(enter: bytes, leave: bytes) -> None:
+    s = make(rows=3)
+    s.feed(b"one\r\ntwo\r\nthree\r\nfour")
+    history_before = texts(s.history)
+    cells_before = [dict(line) for line in s.buffer]
+    cursor_before = (s.cursor.x, s.cursor.y)
+    s.feed(enter)
+    assert s.alternate_screen
+    assert all(row(s, y) == "" for y in range(3))
+    s.feed(b"\x1b[HVIM\r\n1\r\n2\r\n3\r\n4\r\n5")
+    assert row(s, 2) == "5"
+    s.feed(leave)
+    assert not s.alternate_screen
+    assert [dict(line) for line in s.buffer] == cells_before
+    assert texts(s.history) == history_before  # the alternate screen never reaches history
+    if enter == b"\x1b[?1049h":
+        assert (s.cursor.x, s.cursor.y) == cursor_before
+
+
+def test_alternate_screen_1049_round_trip() -> None:
+    _alt_round_trip(b"\x1b[?1049h", b"\x1b[?1049l")
+
+
+def test_alternate_screen_1047_round_trip() -> None:
+    _alt_round_trip(b"\x1b[?1047h", b"\x1b[?1047l")
+
+
+def test_alternate_screen_47_round_trip() -> None:
+    _alt_round_trip(b"\x1b[?47h", b"\x1b[?47l")
+
+
+def test_history_is_bounded_by_scrollback() -> None:
+    s = make(rows=2, scrollback=3)
+    s.feed(b"\r\n".join(b"%d" % i for i in range(10)))
+    assert texts(s.history) == ["5", "6", "7"]
+    assert [row(s, 0), row(s, 1)] == ["8", "9"]
+
+
+def test_resize_keeps_history_and_cursor() -> None:
+    s = make(rows=5)
+    s.feed(b"\r\n".join(b"L%d" % i for i in range(5)))
+    assert s.cursor.y == 4
+    s.resize(lines=2)
+    assert texts(s.history) == ["L0", "L1", "L2"]
+    assert [row(s, 0), row(s, 1)] == ["L3", "L4"]
+    assert (s.cursor.x, s.cursor.y) == (2, 1)
+    s.feed(b"!")
+    assert row(s, 1) == "L4!"
+    s.resize(lines=5)
+    assert [row(s, y) for y in range(5)] == ["L0", "L1", "L2", "L3", "L4!"]
+    assert s.cursor.y == 4
+    assert len(s.history) == 0
+
+
+def test_resize_narrower_and_wider() -> None:
+    s = make(cols=10, rows=2)
+    s.feed(b"0123456789")
+    s.resize(columns=4)
+    assert row(s, 0) == "0123"
+    assert s.cursor.x == 3
+    s.resize(columns=12)
+    s.feed(b"\r\tX")
+    assert s.buffer[0][8].data == "X"
+
+
+def test_resize_in_alternate_screen_keeps_main_screen() -> None:
+    s = make(rows=4)
+    s.feed(b"a\r\nb\r\nc\r\nd\x1b[?1049h")
+    s.resize(lines=2)
+    s.feed(b"\x1b[?1049l")
+    assert [row(s, 0), row(s, 1)] == ["c", "d"]
+    assert texts(s.history) == ["a", "b"]
+
+
+def test_csi_s_and_t_scroll() -> None:
+    s = make(rows=4)
+    s.feed(b"a\r\nb\r\nc\r\nd\x1b[2S")
+    assert [row(s, y) for y in range(4)] == ["c", "d", "", ""]
+    s.feed(b"\x1b[T")
+    assert [row(s, y) for y in range(4)] == ["", "c", "d", ""]
+    assert (s.cursor.x, s.cursor.y) == (1, 3)
+
+
+def test_malformed_and_unknown_sequences_never_stop_the_feed() -> None:
+    s = make()
+    s.feed(b"\x1b[1;2;3;4;5A\x1b[5;5;5;5;5;5H\x1b[?1;2;3;4mX\x1b[99999999999z\x1b[1\x18Y"
+           b"\x1b[12$\x1b[!p\x1b[ q\x1bPq#0;2;0;0;0\x1b\\\x1b_apc\x1b\\\x1b[?2026$p\x1b%G\x1b(0Z\xc2\x9b5mW")
+    s.feed(b"\x1b[1;1H\x1b[2Khello")
+    assert row(s, 0) == "hello"
+    assert s.cursor.x == 5
+
+
+def test_cursor_position_and_device_attribute_replies() -> None:
+    replies: list[str] = []
+    s = make(write_process_input=replies.append)
+    s.feed(b"\x1b[3;7H\x1b[6n\x1b[c\x1b[>c\x1b[5n\x1b[?6n")
+    assert replies[0] == "\x1b[3;7R"
+    assert replies[1].startswith("\x1b[?") and replies[1].endswith("c")
+    assert replies[2].startswith("\x1b[>") and replies[2].endswith("c")
+    assert replies[3] == "\x1b[0n"
+    assert replies[4] == "\x1b[?3;7R"
+
+
+def test_title_is_sanitized_and_capped() -> None:
+    s = make()
+    s.feed(b"\x1b]0;build \x1b[31m\x07")
+    assert s.title == "build ^[[31m"
+    s.feed(b"\x1b]2;" + b"t" * 10_000 + b"\x1b\\after")
+    assert len(s.title) == TITLE_MAX
+    assert s.title.endswith("…")
+    assert row(s, 0) == "after"
+
+
+def test_title_split_across_feeds() -> None:
+    s = make()
+    s.feed(b"\x1b]2;hel")
+    s.feed(b"lo\x07x")
+    assert s.title == "hello"
+    assert row(s, 0) == "x"
+
+
+def test_unterminated_huge_osc_is_dropped_not_buffered() -> None:
+    s = make()
+    s.feed(b"\x1b]2;" + b"z" * 200_000)
+    s.feed(b"z" * 1000 + b"\x07ok")
+    assert row(s, 0) == "ok"
+    assert s.title == ""
+
+
+def test_osc7_sets_cwd() -> None:
+    s = make()
+    s.feed(b"\x1b]7;file://host/home/me/my%20dir\x1b\\")
+    assert s.cwd == "/home/me/my dir"
+    s.feed(b"\x1b]7;http://evil/x\x07\x1b]7;file://h/rel%00x\x07")
+    assert s.cwd == "/home/me/my dir"
+
+
+def test_bell_sets_attention() -> None:
+    s = make()
+    assert not s.attention
+    s.feed(b"x\x07")
+    assert s.attention
+    assert s.bell_count == 1
+    assert row(s, 0) == "x"
+
+
+def test_modes_bracketed_paste_app_cursor_mouse_cursor() -> None:
+    s = make()
+    assert not s.bracketed_paste and not s.app_cursor and not s.mouse_tracking and s.cursor_visible
+    s.feed(b"\x1b[?2004h\x1b[?1h\x1b[?1000;1006h\x1b[?25l")
+    assert s.bracketed_paste and s.app_cursor and s.mouse_tracking and s.mouse_sgr
+    assert not s.cursor_visible
+    s.feed(b"\x1b[?2004l\x1b[?1l\x1b[?1000;1006l\x1b[?25h")
+    assert not s.bracketed_paste and not s.app_cursor and not s.mouse_tracking and s.cursor_visible
+
+
+def test_invalid_utf8_is_replaced() -> None:
+    s = make()
+    s.feed(b"a\xff\xfeb\xc3")
+    s.feed(b"\xa9")
+    assert row(s, 0) == "a\ufffd\ufffdbé"
+
+
+def test_megabyte_line_without_newline() -> None:
+    s = make(cols=80, rows=24, scrollback=100)
+    s.feed(b"x" * 1_000_000 + b"END")
+    assert row(s, 23).endswith("END")
+    assert len(s.history) == 100
+
+
+def test_any_split_of_a_stream_gives_the_same_screen() -> None:
+    data = ("\x1b[1;31mred\x1b[0m\r\n\x1b]2;ti\x1b[1mtle\x07日本\x1b[?1049h\x1b[5;3Hin alt\x1b[?1049l"
+            "\x1b[38:2::1:2:3mrgb\x1b[2;4r\x1b[3;1H\r\n\r\nq\x1b[r é").encode()
+    whole = make()
+    whole.feed(data)
+    for cut in range(1, len(data)):
+        s = make()
+        s.feed(data[:cut])
+        s.feed(data[cut:])
+        assert s.display == whole.display, cut
+        assert [tuple(s.buffer[y][x]) for y in range(5) for x in range(20)] == \
+               [tuple(whole.buffer[y][x]) for y in range(5) for x in range(20)]
+        assert s.title == whole.title
+        assert (s.cursor.x, s.cursor.y) == (whole.cursor.x, whole.cursor.y)
+
+
+def test_insert_delete_lines_and_scroll_region() -> None:
+    s = make(rows=5)
+    s.feed(b"a\r\nb\r\nc\r\nd\r\ne\x1b[2;4r\x1b[4;1H\r\nX")
+    assert [row(s, y) for y in range(5)] == ["a", "c", "d", "X", "e"]
+    assert len(s.history) == 0  # a scroll inside a region is not history
+    s.feed(b"\x1b[r\x1b[2;1H\x1b[L")
+    assert [row(s, y) for y in range(5)] == ["a", "", "c", "d", "X"]
+    s.feed(b"\x1b[M\x1b[M")
+    assert [row(s, y) for y in range(5)] == ["a", "d", "X", "", ""]
