@@ -200,3 +200,32 @@ def test_complete_quoted_word() -> None:
 
     items = reg.complete('/open "my p')
     assert items == [CompletionItem("'my project'", -5, "my project", "")]
+
+
+def test_run_line_refuses_shell_and_empty_lines() -> None:
+    reg = make_registry()
+    with pytest.raises(CommandError, match="not a command line"):
+        run(reg.run_line(None, "//x"))
+    with pytest.raises(CommandError, match="command name"):
+        run(reg.run_line(None, "   "))
+
+
+def test_handler_command_error_is_folded_to_one_line() -> None:
+    reg = Registry()
+
+    @reg.command("loud")
+    def loud(ctx: Any, args: list[str]) -> None:
+        """Complain on two lines."""
+        raise CommandError("first\nsecond")
+
+    @reg.command("calm")
+    def calm(ctx: Any, args: list[str]) -> None:
+        """Complain on one line."""
+        raise CommandError("no such pane")
+
+    with pytest.raises(CommandError) as info:
+        run(reg.dispatch(None, "loud", []))
+    assert str(info.value) == "first second"
+    with pytest.raises(CommandError) as info:
+        run(reg.dispatch(None, "calm", []))
+    assert str(info.value) == "no such pane" and info.value.__cause__ is None

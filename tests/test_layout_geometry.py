@@ -177,3 +177,7 @@ def test_neighbor_deep_nesting() -> None:
 def test_neighbor_skips_squeezed_out_panes() -> None:
     rects = {"a": Rect(0, 0, 5, 5), "b": Rect(6, 0, 0, 5), "c": Rect(7, 0, 5, 5)}
     assert neighbor(rects, "a", "right") == "c"
+
+
+def test_distribute_survives_zero_weights() -> None:
+    assert distribute(10, [0.0, 0.0], [0, 0]) == [5, 5]

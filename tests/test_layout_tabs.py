@@ -345,3 +345,32 @@ def test_focus_last_toggles_between_two_panes() -> None:
     lone = TabSet()
     lone.new_tab("x")
     assert not lone.focus_last()
+
+
+def test_split_before_in_other_orientation_nests_new_pane_first() -> None:
+    tabs = TabSet()
+    tabs.new_tab("p1")
+    tabs.split("p2", "row")
+    tabs.split("p3", "column", pane_id="p1", before=True)
+    root = tabs.active_tab.root
+    assert isinstance(root, Split)
+    assert pane_ids(root) == ["p3", "p1", "p2"]
+    rects = tabs.rects(AREA).rects
+    assert rects["p3"].y == 0 and rects["p1"].y > rects["p3"].bottom - 1
+    assert tabs.active_pane == "p3"
+
+
+def test_resize_ends_zoom() -> None:
+    tabs = two_by_two()
+    tabs.toggle_zoom()
+    assert tabs.resize("down", 1, AREA) == 1
+    assert not tabs.active_tab.zoomed
+    assert len(tabs.rects(AREA).rects) == 4
+
+
+def test_zero_minimum_is_raised_to_one_cell() -> None:
+    tabs = TabSet(min_width=0, min_height=0)
+    tabs.new_tab("p1")
+    tabs.split("p2", "row")
+    assert tabs.resize("left", 500, AREA) == 39
+    assert tabs.rects(AREA).rects["p1"].width == 1

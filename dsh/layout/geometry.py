@@ -85,7 +85,10 @@ def distribute(total: int, weights: Sequence[float], minimums: Sequence[int]) ->
             break
         remaining = total - sum(pinned.values())
         weight_sum = sum(weights[i] for i in free)
-        ideal = {i: remaining * weights[i] / weight_sum for i in free}
+        if weight_sum > 0:
+            ideal = {i: remaining * weights[i] / weight_sum for i in free}
+        else:  # weights are repaired on load; this only guards a hand-built tree
+            ideal = {i: remaining / len(free) for i in free}
         short = [i for i in free if ideal[i] < minimums[i]]
         if not short:
             break

@@ -78,8 +78,8 @@ class TabSet:
     def __init__(self, *, min_width: int = MIN_WIDTH, min_height: int = MIN_HEIGHT) -> None:
         self.tabs: list[Tab] = []
         self.active_index = 0
-        self.min_width = min_width
-        self.min_height = min_height
+        self.min_width = max(1, min_width)
+        self.min_height = max(1, min_height)
         self._tab_history: list[str] = []  # previously active tab ids, most recent first
 
     # --- looking things up -------------------------------------------------------------------------

@@ -160,9 +160,3 @@ def swap_panes(root: Node, first: str, second: str) -> None:
         raise LayoutError(f"no pane {missing!r} in this tab")
     a.pane_id, b.pane_id = b.pane_id, a.pane_id
 
-
-def depth(node: Node) -> int:
-    """How many splits deep the tree goes (a lone leaf is 0)."""
-    if isinstance(node, Leaf):
-        return 0
-    return 1 + max(depth(child) for child in node.children)
