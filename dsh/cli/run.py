@@ -1,9 +1,120 @@
-"""`dsh` with no subcommand: check the terminal, then start (or resume) the full-screen app."""
+"""`dsh` with no subcommand: check the terminal, open or resume a session, run the app, then hand off."""
 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
+from pathlib import Path
+
+
+def _fail(message: str, code: int = 1) -> int:
+    print(f"dsh: {message}", file=sys.stderr)
+    return code
 
 
 def run_app(args: argparse.Namespace) -> int:
-    raise NotImplementedError
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return _fail("needs a terminal: stdin and stdout must be a TTY (try `dsh sessions` for a listing)", 2)
+
+    from dsh.config import load_config
+    from dsh.home import HomeError, dsh_home
+
+    try:
+        dsh_home()
+    except HomeError as exc:
+        return _fail(str(exc), 2)
+    config = load_config(args.options)
+    for warning in config.warnings:
+        print(f"dsh: {warning}", file=sys.stderr)
+
+    from dsh.persist.snapshot import SnapshotVersionError, load_snapshot
+    from dsh.store.ids import InvalidSessionId, validate_session_id
+    from dsh.store.log import LogError, SessionBusy, SessionLog, read_log
+    from dsh.store.store import Store
+    from dsh.ui.app import Announcement, DshApp, DshOptions
+
+    store = Store(config)
+    launch_dir = Path.cwd()
+    announcements = [Announcement(w, error=True) for w in config.warnings]
+    handoff_from = os.environ.pop("DSH_HANDOFF_FROM", None)
+
+    target_id: str | None = None
+    if args.resume:
+        try:
+            target_id = validate_session_id(args.resume)
+        except InvalidSessionId as exc:
+            return _fail(str(exc), 2)
+    elif args.continue_:
+        store.index.refresh()
+        newest = store.summaries(cwd=str(launch_dir))
+        if not newest:
+            return _fail(f"no session to continue in {launch_dir} (dsh sessions --all lists every workspace)")
+        target_id = newest[0].id
+
+    loaded = None
+    title: str | None = None
+    if target_id is not None:
+        path = store.find_log(target_id, launch_dir)
+        if path is None:
+            return _fail(f"no session {target_id} (dsh sessions --all lists every session)")
+        try:
+            contents = read_log(path)
+        except LogError as exc:
+            return _fail(str(exc))
+        header = contents.header or {}
+        cwd = header.get("cwd")
+        if not isinstance(cwd, str) or not cwd:
+            return _fail(f"cannot resume {target_id}: session has no recorded workspace")
+        if not os.path.isabs(cwd):
+            return _fail(f"cannot resume {target_id}: its recorded workspace {cwd!r} is not an absolute path")
+        try:
+            os.chdir(cwd)
+        except OSError as exc:
+            return _fail(f"cannot resume {target_id}: cannot enter {cwd}: {exc.strerror or exc}")
+        try:
+            loaded = load_snapshot(target_id)
+        except SnapshotVersionError as exc:
+            return _fail(str(exc))
+        try:
+            log = SessionLog.open_existing(path)
+        except SessionBusy as exc:
+            return _fail(f"session {target_id} is open in another dsh (pid {exc.pid})")
+        except (LogError, OSError) as exc:
+            return _fail(f"cannot resume {target_id}: {exc}")
+        for event in contents.events:
+            if event.get("type") == "title" and isinstance(event.get("title"), str):
+                title = event["title"]
+        if loaded is not None and loaded.error:
+            announcements.append(Announcement(loaded.error, error=True))
+        if handoff_from and os.path.realpath(handoff_from) != os.path.realpath(cwd):
+            announcements.append(Announcement(f"moved to {cwd} (from {handoff_from}) — resumed {target_id}"))
+        else:
+            announcements.append(Announcement(f"resumed session {target_id} in {cwd}"))
+        session_cwd = cwd
+    else:
+        session_cwd = str(launch_dir)
+        try:
+            log = store.create_session(session_cwd)
+        except OSError as exc:
+            return _fail(f"cannot create a session under {store.root}: {exc}")
+
+    options = DshOptions(
+        config=config,
+        store=store,
+        log=log,
+        cwd=session_cwd,
+        loaded=loaded,
+        announcements=announcements,
+        open_picker=args.resume == "",
+    )
+    import asyncio
+
+    app = DshApp(options)
+    app.session_title = title
+    result = asyncio.run(app.run_async())
+    if result.exec_argv:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execve(result.exec_argv[0], result.exec_argv, result.exec_env or dict(os.environ))
+    return result.exit_code

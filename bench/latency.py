@@ -1,0 +1,175 @@
+"""Keystroke echo latency and start-up time of the installed dsh, driven in a real PTY.
+
+Prints p50/p99 echo latency on the REPL prompt and inside a pane, idle and while another pane floods
+output (`cat` of a 20 MB log, in a loop), and the time from spawn to the first frame. The reference,
+measured in the same run, is the same echo through a bare PTY running `cat` (what the kernel and
+Python's reading cost, without dsh).
+
+    python bench/latency.py [--samples N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import select
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import ptyprocess
+
+TARGET_P99_MS = 50.0
+TARGET_START_MS = 400.0
+
+
+def dsh_argv() -> list[str]:
+    script = Path(sys.executable).parent / "dsh"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "dsh"]
+
+
+def drain(proc: ptyprocess.PtyProcess, seconds: float) -> bytes:
+    out = bytearray()
+    end = time.perf_counter() + seconds
+    while True:
+        left = end - time.perf_counter()
+        if left <= 0:
+            return bytes(out)
+        ready, _, _ = select.select([proc.fd], [], [], left)
+        if ready:
+            try:
+                out += os.read(proc.fd, 1 << 16)
+            except OSError:
+                return bytes(out)
+
+
+def wait_for(proc: ptyprocess.PtyProcess, needle: bytes, timeout: float = 15.0) -> float:
+    """Seconds until `needle` shows up in the output."""
+    start = time.perf_counter()
+    seen = bytearray()
+    while time.perf_counter() - start < timeout:
+        ready, _, _ = select.select([proc.fd], [], [], 0.05)
+        if ready:
+            try:
+                seen += os.read(proc.fd, 1 << 16)
+            except OSError:
+                break
+            if needle in seen:
+                return time.perf_counter() - start
+            del seen[: max(0, len(seen) - 4096)]
+    raise TimeoutError(f"no {needle!r} within {timeout}s")
+
+
+def echo_latencies(proc: ptyprocess.PtyProcess, samples: int, *, erase: bytes) -> list[float]:
+    """Type a letter, time until the terminal shows it, erase it; repeat."""
+    times: list[float] = []
+    letters = b"qzxjkvwy"
+    for i in range(samples):
+        ch = letters[i % len(letters) : i % len(letters) + 1]
+        drain(proc, 0.01)
+        start = time.perf_counter()
+        os.write(proc.fd, ch)
+        seen = bytearray()
+        while time.perf_counter() - start < 5:
+            ready, _, _ = select.select([proc.fd], [], [], 0.5)
+            if ready:
+                try:
+                    seen += os.read(proc.fd, 1 << 16)
+                except OSError:
+                    break
+                if ch in seen:
+                    times.append(time.perf_counter() - start)
+                    break
+        os.write(proc.fd, erase)
+    return times
+
+
+def summary(times: list[float]) -> tuple[float, float]:
+    ms = sorted(t * 1000 for t in times)
+    if not ms:
+        return float("nan"), float("nan")
+    p50 = statistics.median(ms)
+    p99 = ms[min(len(ms) - 1, round(0.99 * (len(ms) - 1)))]
+    return p50, p99
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--samples", type=int, default=100)
+    args = parser.parse_args()
+
+    home = tempfile.mkdtemp(prefix="dsh-bench-home-")
+    work = tempfile.mkdtemp(prefix="dsh-bench-work-")
+    env = dict(os.environ, DSH_HOME=home, SHELL="/bin/sh", TERM="xterm-256color")
+    log = Path(work) / "big.log"
+    with log.open("w") as f:
+        line = "2026-11-29 20:00:00 INFO build step compiled module with some warnings and notes\n"
+        f.write(line * (20_000_000 // len(line)))
+
+    # Reference: a bare PTY running cat echoes a key with no dsh in between.
+    ref = ptyprocess.PtyProcess.spawn(["cat"], env=env, dimensions=(30, 100))
+    ref_times = echo_latencies(ref, args.samples, erase=b"\n")
+    ref.terminate(force=True)
+    ref_p50, ref_p99 = summary(ref_times)
+
+    # Start-up: spawn to the first frame (the status line).
+    starts = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        proc = ptyprocess.PtyProcess.spawn(dsh_argv(), env=env, cwd=work, dimensions=(30, 100))
+        wait_for(proc, b"PROMPT")
+        starts.append(time.perf_counter() - t0)
+        os.write(proc.fd, b"/quit\r")
+        drain(proc, 0.3)
+        proc.terminate(force=True)
+    start_ms = statistics.median(starts) * 1000
+
+    proc = ptyprocess.PtyProcess.spawn(dsh_argv(), env=env, cwd=work, dimensions=(40, 140))
+    wait_for(proc, b"PROMPT")
+    drain(proc, 0.5)
+    prompt_idle = echo_latencies(proc, args.samples, erase=b"\x7f")
+
+    os.write(proc.fd, b"\x1d")  # C-]: into the pane (sh echoes typed keys)
+    drain(proc, 0.3)
+    pane_idle = echo_latencies(proc, args.samples, erase=b"\x7f")
+    os.write(proc.fd, b"\x1d")
+    drain(proc, 0.3)
+
+    # Flood: a second pane cats the 20 MB log in a loop; focus comes back to the first pane.
+    os.write(proc.fd, f"/split -h sh -c 'while :; do cat {log}; done'\r".encode())
+    drain(proc, 0.5)
+    os.write(proc.fd, b"/focus left\r")
+    drain(proc, 0.5)
+    prompt_flood = echo_latencies(proc, args.samples, erase=b"\x7f")
+    os.write(proc.fd, b"\x1d")
+    drain(proc, 0.3)
+    pane_flood = echo_latencies(proc, args.samples, erase=b"\x7f")
+    os.write(proc.fd, b"\x1d/quit\r")
+    drain(proc, 0.5)
+    proc.terminate(force=True)
+    shutil.rmtree(home, ignore_errors=True)
+    shutil.rmtree(work, ignore_errors=True)
+
+    print(f"reference (bare PTY + cat) echo: p50 {ref_p50:.2f} ms  p99 {ref_p99:.2f} ms")
+    print(f"start-up to first frame: {start_ms:.0f} ms (target <= {TARGET_START_MS:.0f} ms)")
+    for name, times in (
+        ("prompt, idle", prompt_idle),
+        ("pane, idle", pane_idle),
+        ("prompt, under flood", prompt_flood),
+        ("pane, under flood", pane_flood),
+    ):
+        p50, p99 = summary(times)
+        ok = "ok" if p99 <= TARGET_P99_MS else "OVER"
+        print(
+            f"{name:<22} p50 {p50:6.1f} ms  p99 {p99:6.1f} ms  ({len(times)}/{args.samples} echoed)"
+            f"  p99 x{p99 / ref_p99 if ref_p99 else float('nan'):.0f} of reference"
+            f"  [{ok} vs {TARGET_P99_MS:.0f} ms]"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

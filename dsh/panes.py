@@ -1,0 +1,54 @@
+"""Pane records of a running session: what each pane runs, where, its terminal and its restore state."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from dsh.persist.snapshot import AgentInfo
+from dsh.persist.states import PaneState
+from dsh.term.terminal import Terminal
+from dsh.text import sanitize
+
+
+def utc_now_iso() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+@dataclass
+class Pane:
+    """One pane slot. Its terminal always exists: a tombstone's terminal holds the saved tail, unstarted."""
+
+    id: str
+    argv: list[str]
+    cwd: str
+    env: dict[str, str]
+    terminal: Terminal
+    state: PaneState = PaneState.LIVE
+    created_at: str = field(default_factory=utc_now_iso)
+    agent: AgentInfo | None = None
+    started_at: float | None = None
+    saved_title: str | None = None
+    attention: bool = False
+    last_message: str | None = None
+    exit_status: int | None = None
+    # The argv a key press starts in a tombstone (a fresh shell, or the agent's resume argv).
+    start_argv: list[str] | None = None
+
+    @property
+    def title(self) -> str:
+        title = self.terminal.title if self.state is PaneState.LIVE or self.terminal.title else None
+        if not title:
+            title = self.saved_title
+        if not title:
+            title = os.path.basename(self.argv[0]) if self.argv else "pane"
+        return sanitize(title, max_len=120)
+
+    @property
+    def is_tombstone(self) -> bool:
+        return self.state in (PaneState.RESTORED, PaneState.RESUMABLE, PaneState.EXITED)
+
+    @property
+    def running(self) -> bool:
+        return self.state is PaneState.LIVE and self.terminal.running

@@ -1,0 +1,1070 @@
+"""The dsh application: tabs of panes, the REPL prompt, the picker; glue between the models and the screen."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.document import Document
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, Window
+from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
+from prompt_toolkit.layout.processors import BeforeInput
+from prompt_toolkit.styles import Style
+
+from dsh.agents.registry import adapter_by_kind, adapter_for_argv
+from dsh.commands.keymap import Keymap, key_display
+from dsh.commands.parse import parse_line
+from dsh.commands.registry import CommandError, Registry
+from dsh.config import Config
+from dsh.home import dsh_home_path
+from dsh.layout.geometry import Rect
+from dsh.layout.ids import next_id
+from dsh.layout.serialize import tabset_to_dict
+from dsh.layout.tabs import TabSet
+from dsh.panes import Pane, utc_now_iso
+from dsh.persist.env import filter_env
+from dsh.persist.scheduler import SnapshotScheduler
+from dsh.persist.snapshot import (
+    SNAPSHOT_VERSION,
+    AgentInfo,
+    LoadedSnapshot,
+    Notification,
+    PaneRecord,
+    Snapshot,
+    TabRecord,
+)
+from dsh.persist.states import PaneState, restored_state
+from dsh.store.log import SessionLog
+from dsh.store.store import Store
+from dsh.store.workspace import workspace_label, workspace_partition
+from dsh.term.terminal import Terminal
+from dsh.text import sanitize
+from dsh.ui.completion import RegistryCompleter
+from dsh.ui.panes_view import PanesContainer, PaneSlot
+from dsh.ui.terminal_control import TerminalControl
+
+STYLE = Style.from_dict(
+    {
+        "tabbar": "bg:#303030 #d0d0d0",
+        "tabbar.active": "bg:#5f87af #ffffff bold",
+        "status": "bg:#303030 #d0d0d0",
+        "status.mode": "bg:#5f87af #ffffff bold",
+        "status.warn": "bg:#af5f00 #ffffff bold",
+        "pane.header": "bg:#262626 #a8a8a8",
+        "pane.header.active": "bg:#5f87af #ffffff bold",
+        "pane.header.inside": "bg:#87af5f #000000 bold",
+        "pane.state.live": "",
+        "pane.state.restored": "bg:#875f87 #ffffff bold",
+        "pane.state.resumable": "bg:#af8700 #000000 bold",
+        "pane.state.exited": "bg:#870000 #ffffff bold",
+        "pane.border": "#585858",
+        "message": "#ffaf00",
+        "message.error": "#ff5f5f bold",
+        "prompt": "#5fafff bold",
+        "help": "",
+        "picker.match": "#ffaf00 bold underline",
+        "picker.scope": "bold",
+        "picker.dim": "#767676",
+        "picker.footer": "#8a8a8a",
+    }
+)
+
+MIN_COLS = 20
+MIN_ROWS = 8
+
+
+@dataclass
+class AppResult:
+    """What the app asks its launcher to do when the loop has ended and the terminal is restored."""
+
+    exit_code: int = 0
+    exec_argv: list[str] | None = None
+    exec_env: dict[str, str] | None = None
+
+
+@dataclass
+class _AgentProbe:
+    next_try: float = 0.0
+    tries: int = 0
+
+
+@dataclass
+class Announcement:
+    text: str
+    error: bool = False
+
+
+@dataclass
+class DshOptions:
+    config: Config
+    store: Store
+    log: SessionLog
+    cwd: str
+    loaded: LoadedSnapshot | None = None
+    announcements: list[Announcement] = field(default_factory=list)
+    open_picker: bool = False
+    keymap_warnings: list[str] = field(default_factory=list)
+
+
+class DshApp:
+    """One running dsh session: the models, the prompt_toolkit Application, and the glue between."""
+
+    def __init__(self, options: DshOptions) -> None:
+        self.config = options.config
+        self.store = options.store
+        self.log = options.log
+        self.cwd = options.cwd
+        self.session_title: str | None = None
+        self.tabs = TabSet()
+        self.panes: dict[str, Pane] = {}
+        self.slots: dict[str, PaneSlot] = {}
+        self.mode = "prompt"  # prompt | pane | picker | help | copy
+        self.prefix_pending = False
+        self.auto_entered = False
+        self.message: Announcement | None = None
+        self.area = Rect(0, 1, 80, 20)
+        self.too_small = False
+        self.notifications: list[Notification] = []
+        self.result = AppResult()
+        self._agent_probes: dict[str, _AgentProbe] = {}
+        self._closing = False
+        self._pending_prompt_action: Callable[[str], None] | None = None
+        self._prompt_label = "dsh› "
+        self.scrollback = int(self.config.get("term.scrollback", 10000) or 10000)
+        self.tail_bytes = int(self.config.get("term.tail_bytes", 65536) or 65536)
+        self.term_name = str(self.config.get("term.term", "xterm-256color") or "xterm-256color")
+
+        from dsh.ui.commands_builtin import build_registry
+
+        self.registry: Registry = build_registry()
+        keys_table = self.config.get("keys", {}) or {}
+        if not isinstance(keys_table, dict):
+            keys_table = {}
+        table = dict(keys_table)
+        prefix = self.config.get("ui.prefix")
+        if prefix and "prefix" not in table:
+            table["prefix"] = prefix
+        self.keymap, warnings = Keymap.from_config(
+            table, known_commands=set(self.registry.names()), source=str(dsh_home_path("config.toml"))
+        )
+        self.escape_key = str(self.config.get("ui.escape_key", "c-]") or "c-]")
+
+        self.picker: Any = None
+        self.picker_view: Any = None
+        self.help_lines: list[str] = []
+        self.help_scroll = 0
+
+        self.prompt_buffer = Buffer(
+            name="prompt",
+            multiline=False,
+            history=self._make_history(),
+            completer=RegistryCompleter(self.registry, self),
+            complete_while_typing=Condition(lambda: self.prompt_buffer.text.startswith("/")),
+            accept_handler=self._accept_line,
+        )
+        self._build_layout()
+        from dsh.ui.keys import build_key_bindings
+
+        self.application: Application[AppResult] = Application(
+            layout=self.layout,
+            key_bindings=build_key_bindings(self),
+            style=STYLE,
+            full_screen=True,
+            mouse_support=Condition(lambda: bool(self.config.get("ui.mouse", True))),
+            min_redraw_interval=1 / 60,
+            max_render_postpone_time=0.05,
+            refresh_interval=None,
+        )
+        self.application.ttimeoutlen = 0.05
+        self.application.timeoutlen = 0.05
+        self.scheduler = SnapshotScheduler(
+            self._build_snapshot,
+            interval=float(self.config.get("snapshot.debounce_seconds", 2.0) or 2.0),
+        )
+        for warning in options.keymap_warnings + warnings:
+            self.announce(warning, error=True)
+        for item in options.announcements:
+            self.announce(item.text, error=item.error)
+        if options.loaded is not None and options.loaded.snapshot is not None:
+            self._restore(options.loaded)
+        if not self.panes:
+            self.open_tab(None)
+        self._open_picker_on_start = options.open_picker
+
+    # -- small helpers ---------------------------------------------------------------
+    def _make_history(self) -> History:
+        try:
+            path = dsh_home_path("history", workspace_partition(self.cwd))
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            return FileHistory(str(path))
+        except OSError:
+            return InMemoryHistory()
+
+    def announce(self, text: str, *, error: bool = False) -> None:
+        self.message = Announcement(sanitize(text, max_len=400), error)
+        self.invalidate()
+
+    def invalidate(self) -> None:
+        app = getattr(self, "application", None)
+        if app is not None and app.is_running:
+            app.invalidate()
+
+    @property
+    def active_pane(self) -> Pane | None:
+        pane_id = self.tabs.active_pane if self.tabs.tabs else None
+        return self.panes.get(pane_id) if pane_id else None
+
+    def default_shell_argv(self) -> list[str]:
+        shell = os.environ.get("SHELL") or "/bin/sh"
+        return [shell, "-l"]
+
+    # -- layout ------------------------------------------------------------------------
+    def _build_layout(self) -> None:
+        self.tabbar = Window(FormattedTextControl(self._tabbar_fragments), height=1, style="class:tabbar")
+        self.panes_view = PanesContainer(self._pane_rects, self._visible_slots, on_area=self._set_area)
+        self.help_window = Window(
+            FormattedTextControl(self._help_fragments, focusable=True, show_cursor=False),
+            style="class:help",
+        )
+        self.picker_holder = Window()  # replaced by the picker view when it opens
+        from prompt_toolkit.layout import DynamicContainer
+
+        body = DynamicContainer(self._body)
+        self.status = Window(FormattedTextControl(self._status_fragments), height=1, style="class:status")
+        self.message_window = ConditionalContainer(
+            Window(FormattedTextControl(self._message_fragments), height=1),
+            filter=Condition(lambda: self.message is not None),
+        )
+        self.prompt_window = Window(
+            BufferControl(
+                self.prompt_buffer,
+                input_processors=[BeforeInput(lambda: self._prompt_label, style="class:prompt")],
+            ),
+            height=1,
+            dont_extend_height=True,
+        )
+        root = HSplit([self.tabbar, body, self.status, self.message_window, self.prompt_window])
+        from prompt_toolkit.layout import CompletionsMenu, Float, FloatContainer
+
+        self.layout = Layout(
+            FloatContainer(
+                root,
+                floats=[Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8))],
+            ),
+            focused_element=self.prompt_window,
+        )
+
+    def _body(self) -> Any:
+        if self.mode == "picker" and self.picker_view is not None:
+            return self.picker_view.container
+        if self.mode == "help":
+            return self.help_window
+        return self.panes_view
+
+    def _set_area(self, area: Rect) -> None:
+        if area != self.area:
+            self.area = area
+
+    def _pane_rects(self, area: Rect) -> dict[str, Rect]:
+        if not self.tabs.tabs:
+            self.too_small = False
+            return {}
+        layout = self.tabs.rects(area)
+        self.too_small = layout.too_small
+        return layout.rects
+
+    def _visible_slots(self) -> list[PaneSlot]:
+        if not self.tabs.tabs:
+            return []
+        tab = self.tabs.active_tab
+        return [self.slots[pid] for pid in tab.pane_ids() if pid in self.slots]
+
+    def _tabbar_fragments(self) -> StyleAndTextTuples:
+        out: StyleAndTextTuples = []
+        for index, tab in enumerate(self.tabs.tabs):
+            style = "class:tabbar.active" if index == self.tabs.active_index else "class:tabbar"
+            label = sanitize(tab.title or f"tab {index + 1}", max_len=30)
+            attention = any(
+                self.panes[p].attention for p in tab.pane_ids() if p in self.panes
+            )
+            out.append((style, f" {index}:{label}{'!' if attention else ''} "))
+            out.append(("class:tabbar", " "))
+        return out
+
+    def _pane_header(self, pane_id: str) -> Callable[[], StyleAndTextTuples]:
+        def fragments() -> StyleAndTextTuples:
+            pane = self.panes.get(pane_id)
+            if pane is None:
+                return []
+            active = self.tabs.tabs and self.tabs.active_pane == pane_id
+            if active and self.mode in ("pane", "copy"):
+                style = "class:pane.header.inside"
+            elif active:
+                style = "class:pane.header.active"
+            else:
+                style = "class:pane.header"
+            marker = "▶ " if active else "  "
+            out: StyleAndTextTuples = [(style, f"{marker}{pane.id} {pane.title}")]
+            state = self.pane_state_label(pane)
+            out.append((style, "  "))
+            out.append((f"class:pane.state.{state.lower().split()[0]}", f" {state} "))
+            hint = self._pane_hint(pane)
+            if hint:
+                out.append((style, f"  {hint}"))
+            if pane.attention:
+                out.append((style, "  (!)"))
+            if pane.terminal.scroll_offset:
+                out.append((style, f"  [history -{pane.terminal.scroll_offset}]"))
+            out.append((style, " " * 400))
+            return out
+
+        return fragments
+
+    def pane_state_label(self, pane: Pane) -> str:
+        if pane.state is PaneState.LIVE:
+            if pane.terminal.exit_status is not None and not pane.terminal.running:
+                return f"EXITED {pane.terminal.exit_status}"
+            return "LIVE"
+        return pane.state.name
+
+    def _pane_hint(self, pane: Pane) -> str:
+        if pane.state is PaneState.RESUMABLE and pane.agent is not None:
+            return f"Enter: resume {pane.agent.kind}"
+        if pane.state in (PaneState.RESTORED, PaneState.EXITED):
+            return "Enter: start a shell here"
+        return ""
+
+    def _status_fragments(self) -> StyleAndTextTuples:
+        pane = self.active_pane
+        mode_label = {
+            "prompt": "PROMPT",
+            "pane": "IN PANE",
+            "picker": "RESUME",
+            "help": "HELP",
+            "copy": "COPY",
+        }.get(self.mode, self.mode.upper())
+        if self.prefix_pending:
+            mode_label = f"{self.keymap.prefix.upper()}…"
+        title = sanitize(self.session_title or "untitled", max_len=40)
+        state = self.pane_state_label(pane) if pane else "-"
+        hint = self._key_hint()
+        text = f" {workspace_label(self.cwd)} · {title} · {state} "
+        out: StyleAndTextTuples = [("class:status.mode", f" {mode_label} "), ("class:status", text)]
+        if self.too_small or self.area.width < MIN_COLS or self.area.height < MIN_ROWS - 4:
+            out.append(("class:status.warn", " window too small "))
+        out.append(("class:status", f" {hint}"))
+        return out
+
+    def _key_hint(self) -> str:
+        esc = key_display(self.escape_key)
+        prefix = key_display(self.keymap.prefix)
+        if self.mode == "pane":
+            return f"{esc}: back to prompt · {prefix} ?: keys"
+        if self.mode == "copy":
+            return "↑↓ PgUp PgDn scroll · / search · n next · q quit copy mode"
+        if self.mode == "help":
+            return "↑↓ PgUp PgDn scroll · q/Esc close"
+        return f"{esc}: into pane · {prefix} ?: keys · /help"
+
+    def _message_fragments(self) -> StyleAndTextTuples:
+        if self.message is None:
+            return []
+        style = "class:message.error" if self.message.error else "class:message"
+        return [(style, " " + self.message.text)]
+
+    def _help_fragments(self) -> StyleAndTextTuples:
+        return [("", "\n".join(self.help_lines[self.help_scroll :]))]
+
+    def scroll_help(self, delta: int) -> None:
+        self.help_scroll = max(0, min(self.help_scroll + delta, max(0, len(self.help_lines) - 3)))
+        self.invalidate()
+
+    # -- panes ---------------------------------------------------------------------------
+    def _new_pane_id(self) -> str:
+        return next_id("p", set(self.panes))
+
+    def _spawn_env(self, pane_id: str) -> dict[str, str]:
+        env = dict(os.environ)
+        env.pop("DSH_HANDOFF_FROM", None)
+        env["TERM"] = self.term_name
+        env["DSH_SESSION_ID"] = self.log.id
+        env["DSH_PANE_ID"] = pane_id
+        return env
+
+    def _estimate_size(self) -> tuple[int, int]:
+        try:
+            size = self.application.output.get_size()
+            rows, cols = max(2, size.rows - 5), max(10, size.columns)
+        except Exception:
+            rows, cols = 24, 80
+        return rows, cols
+
+    def _make_terminal(self, pane_id: str, argv: list[str], cwd: str, env: dict[str, str],
+                       rows: int, cols: int) -> Terminal:
+        return Terminal(
+            argv,
+            cwd=cwd,
+            env=env,
+            rows=rows,
+            cols=cols,
+            scrollback=self.scrollback,
+            tail_bytes=self.tail_bytes,
+            term=self.term_name,
+            on_change=lambda: self._on_pane_output(pane_id),
+            on_exit=lambda status: self._on_pane_exit(pane_id, status),
+            on_title=lambda title: self.invalidate(),
+            on_bell=lambda: self._on_bell(pane_id),
+            on_alt_screen=lambda on: self._on_alt_screen(pane_id, on),
+        )
+
+    def _register_slot(self, pane: Pane) -> None:
+        control = TerminalControl(pane.terminal, on_click=lambda: self.click_pane(pane.id))
+        body = Window(control, wrap_lines=False)
+        header = Window(FormattedTextControl(self._pane_header(pane.id)), height=1)
+        self.slots[pane.id] = PaneSlot(pane.id, header, body)
+
+    def create_pane(self, argv: list[str] | None, cwd: str | None = None) -> Pane:
+        pane_id = self._new_pane_id()
+        argv = list(argv) if argv else self.default_shell_argv()
+        cwd = cwd or self.cwd
+        env = self._spawn_env(pane_id)
+        agent: AgentInfo | None = None
+        adapter = adapter_for_argv(argv)
+        if adapter is not None:
+            try:
+                argv, session_id = adapter.prepare_launch(argv, env=env)
+            except Exception as exc:  # an adapter must never keep a pane from starting
+                session_id = None
+                self.announce(f"{adapter.kind}: {exc}", error=True)
+            agent = AgentInfo(
+                kind=adapter.kind,
+                session_id=session_id,
+                resume_argv=adapter.resume_argv(session_id) if session_id else None,
+                model=None,
+            )
+        rows, cols = self._estimate_size()
+        terminal = self._make_terminal(pane_id, argv, cwd, env, rows, cols)
+        pane = Pane(id=pane_id, argv=argv, cwd=cwd, env=env, terminal=terminal, agent=agent)
+        self.panes[pane_id] = pane
+        self._register_slot(pane)
+        return pane
+
+    def start_pane(self, pane: Pane) -> None:
+        pane.started_at = time.time()
+        pane.terminal.start()
+        try:
+            self.log.append("pane_opened", pane_id=pane.id, argv=pane.argv)
+        except OSError as exc:
+            self.announce(f"session log: {exc}", error=True)
+        self.scheduler.structural_change()
+
+    def open_tab(self, argv: list[str] | None) -> Pane:
+        pane = self.create_pane(argv)
+        self.tabs.new_tab(pane.id)
+        self.start_pane(pane)
+        self._after_structure_change()
+        return pane
+
+    def split(self, orientation: str, argv: list[str] | None) -> Pane:
+        current = self.active_pane
+        cwd = current.terminal.cwd if current is not None and current.terminal.cwd else self.cwd
+        pane = self.create_pane(argv, cwd=cwd)
+        if not self.tabs.tabs:
+            self.tabs.new_tab(pane.id)
+        else:
+            self.tabs.split(pane.id, orientation)
+        self.start_pane(pane)
+        self._after_structure_change()
+        return pane
+
+    def close_pane(self, pane_id: str | None = None) -> None:
+        pane_id = pane_id or self.tabs.active_pane
+        pane = self.panes.get(pane_id) if pane_id else None
+        if pane is None:
+            return
+        result = self.tabs.close_pane(pane.id)
+        pane.terminal.kill()
+        self.panes.pop(pane.id, None)
+        self.slots.pop(pane.id, None)
+        if result.last_tab_closed:
+            self.quit()
+            return
+        self._after_structure_change()
+
+    def _after_structure_change(self) -> None:
+        if self.mode == "pane":
+            self._focus_active_body()
+        self.scheduler.structural_change()
+        self.invalidate()
+
+    def click_pane(self, pane_id: str) -> None:
+        if pane_id not in self.panes:
+            return
+        self.tabs.focus(pane_id)
+        self.enter_pane()
+
+    def focus_direction(self, direction: str) -> None:
+        if direction in ("next", "prev"):
+            self.tabs.focus_next() if direction == "next" else self.tabs.focus_prev()
+        else:
+            self.tabs.focus_direction(direction, self.area)
+        self._after_focus_change()
+
+    def _after_focus_change(self) -> None:
+        pane = self.active_pane
+        if pane is not None and pane.attention:
+            pane.attention = False
+            self._mark_notifications_read(pane.id)
+        if self.mode == "pane":
+            self._focus_active_body()
+        self.invalidate()
+
+    # -- keyboard focus: prompt <-> pane -------------------------------------------------
+    def _focus_active_body(self) -> None:
+        pane = self.active_pane
+        if pane is not None and pane.id in self.slots:
+            try:
+                self.layout.focus(self.slots[pane.id].body)
+            except ValueError:
+                pass
+
+    def enter_pane(self, *, auto: bool = False) -> None:
+        pane = self.active_pane
+        if pane is None:
+            return
+        self.mode = "pane"
+        self.auto_entered = auto
+        self._focus_active_body()
+        self.invalidate()
+
+    def enter_prompt(self) -> None:
+        self.mode = "prompt"
+        self.auto_entered = False
+        self.layout.focus(self.prompt_window)
+        self.invalidate()
+
+    def toggle_prompt_pane(self) -> None:
+        if self.mode == "pane":
+            self.enter_prompt()
+        elif self.mode == "prompt":
+            self.enter_pane()
+
+    # -- terminal callbacks ---------------------------------------------------------------
+    def _on_pane_output(self, pane_id: str) -> None:
+        self.scheduler.mark_dirty()
+        self.invalidate()
+
+    def _on_bell(self, pane_id: str) -> None:
+        pane = self.panes.get(pane_id)
+        if pane is None:
+            return
+        if pane_id != self.tabs.active_pane or self.mode not in ("pane",):
+            pane.attention = True
+            self.notifications.append(
+                Notification(at=utc_now_iso(), pane_id=pane_id, text=f"bell in {pane.title}", read_at=None)
+            )
+            del self.notifications[:-200]
+            self.scheduler.mark_dirty()
+        self.invalidate()
+
+    def _mark_notifications_read(self, pane_id: str) -> None:
+        now = utc_now_iso()
+        for i, note in enumerate(self.notifications):
+            if note.pane_id == pane_id and note.read_at is None:
+                self.notifications[i] = Notification(note.at, note.pane_id, note.text, now)
+
+    def _on_alt_screen(self, pane_id: str, on: bool) -> None:
+        if pane_id != self.tabs.active_pane:
+            return
+        if on and self.mode == "prompt":
+            self.enter_pane(auto=True)
+        elif not on and self.mode == "pane" and self.auto_entered:
+            self.enter_prompt()
+
+    def _on_pane_exit(self, pane_id: str, status: int) -> None:
+        pane = self.panes.get(pane_id)
+        if pane is None:
+            return
+        pane.exit_status = status
+        try:
+            self.log.append("pane_exited", pane_id=pane_id, status=status)
+        except OSError:
+            pass
+        if pane.start_argv is not None and status != 0 and pane.state is PaneState.LIVE:
+            # A resume that failed at once leaves the tombstone as it was, so the user can try again.
+            pane.state = pane.restore_state_before_start or PaneState.RESTORED  # type: ignore[attr-defined]
+            self.announce(f"{pane.id}: {pane.title} ended with status {status}", error=True)
+        if self.mode == "pane" and pane_id == self.tabs.active_pane:
+            self.enter_prompt()
+        self.scheduler.structural_change()
+        if not any(p.running or p.is_tombstone for p in self.panes.values()):
+            self.quit()
+        self.invalidate()
+
+    # -- tombstones ------------------------------------------------------------------------
+    def start_tombstone(self, pane: Pane) -> None:
+        if not pane.is_tombstone:
+            return
+        if pane.state is PaneState.RESUMABLE and pane.agent and pane.agent.resume_argv:
+            argv = list(pane.agent.resume_argv)
+        else:
+            argv = self.default_shell_argv()
+        cwd = pane.cwd
+        if not os.path.isdir(cwd):
+            self.announce(f"{pane.id}: saved directory {cwd} is gone; starting in {self.cwd}", error=True)
+            cwd = self.cwd
+        previous = pane.state
+        rows, cols = pane.terminal.rows, pane.terminal.cols
+        tail = pane.terminal.tail()
+        env = self._spawn_env(pane.id)
+        terminal = self._make_terminal(pane.id, argv, cwd, env, rows, cols)
+        if tail:
+            terminal.feed(tail)
+            terminal.feed(b"\r\n")
+        pane.terminal = terminal
+        pane.argv = argv
+        pane.cwd = cwd
+        pane.env = env
+        pane.start_argv = argv
+        pane.restore_state_before_start = previous  # type: ignore[attr-defined]
+        pane.state = PaneState.LIVE
+        self._register_slot(pane)
+        self.start_pane(pane)
+        if pane.id == self.tabs.active_pane:
+            self.enter_pane()
+        self.invalidate()
+
+    # -- prompt ------------------------------------------------------------------------------
+    def _accept_line(self, buffer: Buffer) -> bool:
+        line = buffer.text
+        if self._pending_prompt_action is not None:
+            action, self._pending_prompt_action = self._pending_prompt_action, None
+            self._prompt_label = "dsh› "
+            action(line)
+            return False
+        self.handle_line(line)
+        return bool(line.strip())
+
+    def ask(self, label: str, action: Callable[[str], None], default: str = "") -> None:
+        """Use the prompt line to ask for a value (tab rename, search)."""
+        self._pending_prompt_action = action
+        self._prompt_label = label
+        self.enter_prompt()
+        self.prompt_buffer.set_document(Document(default, len(default)), bypass_readonly=True)
+
+    def handle_line(self, line: str) -> None:
+        self.message = None
+        try:
+            parsed = parse_line(line)
+        except CommandError as exc:
+            self.announce(str(exc), error=True)
+            return
+        if parsed.kind == "empty":
+            pane = self.active_pane
+            if pane is not None and pane.is_tombstone:
+                self.start_tombstone(pane)
+            elif pane is not None and pane.running:
+                pane.terminal.write(b"\r")
+            return
+        try:
+            self.log.append("input", text=line)
+        except OSError as exc:
+            self.announce(f"session log: {exc}", error=True)
+        if parsed.kind == "command":
+            self.run_command(parsed.name, parsed.args)
+            return
+        pane = self.active_pane
+        if pane is None:
+            self.announce("no pane to send that line to: /new opens one", error=True)
+            return
+        if pane.is_tombstone:
+            self.announce(f"{pane.id} is {pane.state.name}: Enter on an empty line starts it", error=True)
+            return
+        if not pane.running:
+            self.announce(f"{pane.id} has exited: /close it, or /split to open a new pane", error=True)
+            return
+        if pane.terminal.scroll_offset:
+            pane.terminal.scroll_to_bottom()
+        pane.terminal.write(parsed.text.encode("utf-8", "replace") + b"\r")
+        self.scheduler.mark_dirty()
+
+    def run_command_line(self, line: str) -> None:
+        try:
+            parsed = parse_line(line if line.startswith("/") else "/" + line)
+        except CommandError as exc:
+            self.announce(str(exc), error=True)
+            return
+        if parsed.kind == "command":
+            self.run_command(parsed.name, parsed.args)
+
+    def run_command(self, name: str, args: list[str]) -> None:
+        """Run a command on the loop; the registry turns every failure into one CommandError line."""
+        task = asyncio.ensure_future(self.registry.dispatch(self, name, args))
+
+        def done(t: asyncio.Future[Any]) -> None:
+            if not t.cancelled() and t.exception() is not None:
+                self.announce(str(t.exception()), error=True)
+            self.invalidate()
+
+        task.add_done_callback(done)
+
+    # -- help ---------------------------------------------------------------------------------
+    def show_help(self, topic: str | None = None) -> None:
+        lines: list[str] = []
+        if topic in (None, "keys"):
+            lines.append(f"Keys (prefix {key_display(self.keymap.prefix)}, then the key):")
+            for key, command, summary in self.keymap.describe(self.registry):
+                shown = f"/{command}" if command else ""
+                lines.append(f"  {key:<16} {shown:<24} {summary}")
+            shown = key_display(self.escape_key)
+            lines.append(f"  {shown:<16} {'':<24} move the keyboard between prompt and pane")
+            lines.append("")
+        if topic != "keys":
+            lines.append(self.registry.help_text(topic) if topic else self.registry.help_text())
+        self.help_lines = "\n".join(lines).splitlines()
+        self.help_scroll = 0
+        self.mode = "help"
+        self.layout.focus(self.help_window)
+        self.invalidate()
+
+    def close_overlay(self) -> None:
+        self.mode = "prompt"
+        self.picker_view = None
+        self.enter_prompt()
+
+    # -- copy mode ------------------------------------------------------------------------------
+    def enter_copy_mode(self) -> None:
+        if self.active_pane is None:
+            return
+        self.mode = "copy"
+        self._focus_active_body()
+        self.invalidate()
+
+    def leave_copy_mode(self) -> None:
+        pane = self.active_pane
+        if pane is not None:
+            pane.terminal.scroll_to_bottom()
+        self.enter_prompt()
+
+    def search_history(self, text: str, *, backwards: bool = True) -> None:
+        pane = self.active_pane
+        if pane is None or not text:
+            return
+        self._last_search = text
+        if not pane.terminal.search(text, backwards=backwards):
+            self.announce(f"not found: {text}")
+        self.invalidate()
+
+    # -- sessions and resume ------------------------------------------------------------------------
+    def set_session_title(self, title: str) -> None:
+        self.session_title = title
+        self.log.set_title(title)
+        self.scheduler.structural_change()
+        self.invalidate()
+
+    def open_picker(self) -> None:
+        from dsh.resume.candidates import Candidate
+        from dsh.resume.picker import PickerModel
+        from dsh.ui.picker_view import PickerView
+
+        try:
+            warnings = self.store.refresh()
+            summaries = self.store.index.summaries(cwd=None)
+        except Exception as exc:
+            self.announce(f"cannot read the session store: {exc}", error=True)
+            return
+        for warning in warnings[:1]:
+            self.announce(warning, error=True)
+        candidates = [
+            Candidate.from_summary(s, current_session_id=self.log.id, own_pid=os.getpid()) for s in summaries
+        ]
+        self.picker = PickerModel(candidates, current_cwd=self.cwd, now=time.time())
+        self.picker_view = PickerView(
+            self.picker,
+            on_resume=self._resume_candidate,
+            on_close=self.close_overlay,
+            on_rename=self._rename_candidate,
+            on_archive=self._archive_candidate,
+            on_message=lambda text: self.announce(text, error=True),
+        )
+        self.mode = "picker"
+        self.layout.focus(self.picker_view.container)
+        self.invalidate()
+
+    def _rename_candidate(self, candidate: Any, title: str) -> None:
+        from dsh.store.log import append_event
+
+        if candidate.id == self.log.id:
+            self.set_session_title(title)
+            return
+        path = self.store.find_log(candidate.id)
+        if path is None:
+            self.announce(f"session {candidate.id} is gone", error=True)
+            return
+        try:
+            append_event(path, "title", title=title)
+        except OSError as exc:
+            self.announce(f"cannot rename: {exc}", error=True)
+
+    def _archive_candidate(self, candidate: Any) -> None:
+        from dsh.store.log import append_event
+
+        path = self.store.find_log(candidate.id)
+        if path is None:
+            self.announce(f"session {candidate.id} is gone", error=True)
+            return
+        try:
+            append_event(path, "archive", archived=True)
+            self.announce(f"archived {candidate.id} (dsh sessions --archived lists it)")
+        except OSError as exc:
+            self.announce(f"cannot archive: {exc}", error=True)
+
+    def _resume_candidate(self, candidate: Any) -> None:
+        from dsh.resume.handoff import HandoffError, handoff
+        from dsh.resume.preflight import PreflightError, preflight
+        from dsh.store.log import read_header
+
+        try:
+            resolved = preflight(
+                candidate, find_log=lambda sid: self.store.find_log(sid), read_header=read_header
+            )
+            handoff(resolved, _Host(self))
+        except (PreflightError, HandoffError) as exc:
+            self.announce(str(exc), error=True)
+
+    # -- snapshot -------------------------------------------------------------------------------------
+    def _build_snapshot(self) -> tuple[Snapshot, dict[str, bytes]]:
+        self._probe_agents()
+        tabs = [
+            TabRecord(
+                id=tab.id,
+                title=tab.title or "",
+                layout=layout,
+                active_pane=tab.active_pane,
+                zoomed=tab.zoomed,
+            )
+            for tab, layout in zip(self.tabs.tabs, tabset_to_dict(self.tabs)["tabs"], strict=True)
+        ]
+        panes: list[PaneRecord] = []
+        tails: dict[str, bytes] = {}
+        for pane in self.panes.values():
+            tab = self.tabs.tab_of(pane.id)
+            running = pane.running
+            waiting = pane.state in (PaneState.RESTORED, PaneState.RESUMABLE)
+            lifecycle = "running" if running or waiting else "exited"
+            panes.append(
+                PaneRecord(
+                    id=pane.id,
+                    tab=tab.id if tab is not None else "",
+                    title=pane.title,
+                    cwd=pane.terminal.cwd or pane.cwd,
+                    argv=list(pane.argv),
+                    env=filter_env(pane.env),
+                    rows=pane.terminal.rows,
+                    cols=pane.terminal.cols,
+                    agent=pane.agent,
+                    lifecycle=lifecycle,
+                    exit_status=pane.terminal.exit_status if not running else None,
+                    attention=pane.attention,
+                    last_message=pane.last_message,
+                    created_at=pane.created_at,
+                )
+            )
+            tails[pane.id] = pane.terminal.tail()
+        snapshot = Snapshot(
+            version=SNAPSHOT_VERSION,
+            saved_at=utc_now_iso(),
+            session_id=self.log.id,
+            tabs=tabs,
+            active_tab=self.tabs.active_index,
+            panes=panes,
+            notifications=list(self.notifications[-200:]),
+        )
+        return snapshot, tails
+
+    def _probe_agents(self) -> None:
+        now = time.time()
+        for pane in self.panes.values():
+            agent = pane.agent
+            if agent is None or agent.session_id or not pane.running or pane.started_at is None:
+                continue
+            probe = self._agent_probes.setdefault(pane.id, _AgentProbe())
+            if now < probe.next_try:
+                continue
+            probe.tries += 1
+            probe.next_try = now + min(30.0, 2.0 * probe.tries)
+            adapter = adapter_by_kind(agent.kind)
+            if adapter is None:
+                continue
+            try:
+                session_id = adapter.find_session_id(pane.cwd, pane.started_at - 1.0, pane.env)
+            except Exception:
+                session_id = None
+            if session_id:
+                pane.agent = AgentInfo(
+                    kind=agent.kind,
+                    session_id=session_id,
+                    resume_argv=adapter.resume_argv(session_id),
+                    model=agent.model,
+                )
+
+    def _restore(self, loaded: LoadedSnapshot) -> None:
+        snapshot = loaded.snapshot
+        assert snapshot is not None
+        records = {record.id: record for record in snapshot.panes}
+        try:
+            self.tabs = TabSet.from_dict(
+                {"version": 1, "active_index": snapshot.active_tab, "tabs": [t.layout for t in snapshot.tabs]}
+            )
+        except Exception as exc:
+            self.announce(f"saved layout could not be restored ({exc}); starting fresh", error=True)
+            self.tabs = TabSet()
+            return
+        self.notifications = list(snapshot.notifications)
+        auto = bool(self.config.workspace(self.cwd).get("auto_resume", False))
+        rows, cols = self._estimate_size()
+        for pane_id in self.tabs.pane_ids():
+            record = records.get(pane_id)
+            if record is None:
+                continue
+            state = restored_state(record)
+            argv = list(record.argv) or self.default_shell_argv()
+            terminal = self._make_terminal(
+                pane_id, argv, record.cwd, self._spawn_env(pane_id), record.rows or rows, record.cols or cols
+            )
+            tail = loaded.tails.get(pane_id, b"")
+            if tail:
+                terminal.feed(tail)
+            pane = Pane(
+                id=pane_id,
+                argv=argv,
+                cwd=record.cwd,
+                env=dict(record.env),
+                terminal=terminal,
+                state=state,
+                created_at=record.created_at,
+                agent=record.agent,
+                saved_title=record.title,
+                attention=record.attention,
+                last_message=record.last_message,
+                exit_status=record.exit_status,
+            )
+            self.panes[pane_id] = pane
+            self._register_slot(pane)
+        # Drop layout leaves whose pane record is missing, so the tree only holds real panes.
+        for pane_id in list(self.tabs.pane_ids()):
+            if pane_id not in self.panes:
+                result = self.tabs.close_pane(pane_id)
+                if result.last_tab_closed:
+                    self.tabs = TabSet()
+                    break
+        self._auto_resume = auto
+
+    def _auto_resume_panes(self) -> None:
+        for pane in list(self.panes.values()):
+            if pane.state is PaneState.RESUMABLE and pane.agent and pane.agent.resume_argv:
+                adapter = adapter_by_kind(pane.agent.kind)
+                if adapter is not None:
+                    self.start_tombstone(pane)
+        self.enter_prompt()
+
+    # -- lifetime ---------------------------------------------------------------------------------------
+    def flush_and_close(self) -> None:
+        if self._closing:
+            return
+        self._closing = True
+        try:
+            self.scheduler.flush()
+        except Exception as exc:
+            self.announce(f"snapshot not saved: {exc}", error=True)
+        self.scheduler.close()
+        for pane in self.panes.values():
+            pane.terminal.kill()
+        try:
+            self.log.close()
+        except OSError:
+            pass
+
+    def quit(self, exit_code: int = 0) -> None:
+        self.flush_and_close()
+        self.result.exit_code = exit_code
+        if self.application.is_running and not self.application.future.done():
+            self.application.exit(result=self.result)
+
+    def _on_signal(self, signum: int) -> None:
+        self.quit(128 + signum)
+
+    async def run_async(self) -> AppResult:
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            try:
+                loop.add_signal_handler(signum, self._on_signal, signum)
+            except (NotImplementedError, RuntimeError):
+                pass
+
+        def ticker() -> None:
+            if self._closing:
+                return
+            try:
+                self.scheduler.tick()
+            except Exception as exc:
+                self.announce(f"snapshot not saved: {exc}", error=True)
+            loop.call_later(0.5, ticker)
+
+        def pre_run() -> None:
+            if getattr(self, "_auto_resume", False):
+                self._auto_resume_panes()
+            self.scheduler.structural_change()
+            if self._open_picker_on_start:
+                self.open_picker()
+            loop.call_later(0.5, ticker)
+
+        try:
+            result = await self.application.run_async(pre_run=pre_run)
+        finally:
+            self.flush_and_close()
+            for signum in (signal.SIGTERM, signal.SIGHUP):
+                try:
+                    loop.remove_signal_handler(signum)
+                except (NotImplementedError, RuntimeError):
+                    pass
+        return result or self.result
+
+
+class _Host:
+    """The handoff host: the running app, torn down only after the directory change succeeded."""
+
+    def __init__(self, app: DshApp) -> None:
+        self.app = app
+        self.from_cwd = app.cwd
+
+    def flush_and_close(self) -> None:
+        self.app.flush_and_close()
+
+    def restore_terminal(self) -> None:
+        # prompt_toolkit restores the terminal when the Application returns; exec happens after that.
+        pass
+
+    def exec_resume(self, session_id: str, from_cwd: str | None = None) -> None:
+        from dsh.resume.handoff import exec_argv
+
+        env = dict(os.environ)
+        env["DSH_HANDOFF_FROM"] = from_cwd or self.from_cwd
+        self.app.result.exec_argv = exec_argv(session_id)
+        self.app.result.exec_env = env
+        if self.app.application.is_running and not self.app.application.future.done():
+            self.app.application.exit(result=self.app.result)
+
+
+__all__ = ["Announcement", "AppResult", "DshApp", "DshOptions", "Path"]

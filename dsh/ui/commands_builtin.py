@@ -1,0 +1,192 @@
+"""The built-in slash commands: one handler each, help from the docstring, completion from the table."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from dsh.commands.registry import CommandError, Registry, UsageError
+
+if TYPE_CHECKING:
+    from dsh.ui.app import DshApp
+
+DIRECTIONS = ("left", "right", "up", "down")
+FOCUS_TARGETS = [*DIRECTIONS, "next", "prev", "last"]
+
+
+def _agent_names(ctx: object, args: list[str]) -> list[str]:
+    from dsh.agents.registry import AGENT_NAMES
+
+    return list(AGENT_NAMES) if len(args) <= 1 else []
+
+
+def build_registry() -> Registry:
+    registry = Registry()
+    command = registry.command
+
+    @command("help", usage="/help [keys|COMMAND]", args=lambda ctx, args: ["keys", *ctx.registry.names()])
+    def help_(app: DshApp, args: list[str]) -> None:
+        """Show every command and key binding (or one command's help).
+
+        `/help keys` lists the key bindings only, read from the keymap itself.
+        """
+        if len(args) > 1:
+            raise UsageError("too many arguments")
+        topic = args[0].lstrip("/") if args else None
+        if topic and topic != "keys" and registry.get(topic) is None:
+            raise CommandError(f"no command /{topic} — /help lists commands")
+        app.show_help(topic)
+
+    @command("quit", usage="/quit", aliases=("exit",))
+    def quit_(app: DshApp, args: list[str]) -> None:
+        """Save the session and leave dsh (panes end; /resume or dsh --continue brings the layout back)."""
+        app.quit()
+
+    @command("new", usage="/new [CMD ...]")
+    def new(app: DshApp, args: list[str]) -> None:
+        """Open a new tab running CMD (default: your login shell)."""
+        app.open_tab(args or None)
+
+    @command("split", usage="/split [-h|-v] [CMD ...]", args=["-h", "-v"])
+    def split(app: DshApp, args: list[str]) -> None:
+        """Split the active pane: -h side by side, -v stacked (default), running CMD or your shell."""
+        orientation = "column"
+        if args and args[0] in ("-h", "-v"):
+            orientation = "row" if args[0] == "-h" else "column"
+            args = args[1:]
+        elif args and args[0].startswith("-") and len(args[0]) > 1:
+            raise UsageError(f"unknown option {args[0]}")
+        app.split(orientation, args or None)
+
+    @command("close", usage="/close")
+    def close(app: DshApp, args: list[str]) -> None:
+        """Close the active pane (its program ends); the last pane of the last tab ends dsh."""
+        if args:
+            raise UsageError("/close takes no arguments")
+        app.close_pane()
+
+    @command("focus", usage="/focus left|right|up|down|next|prev|last", args=FOCUS_TARGETS)
+    def focus(app: DshApp, args: list[str]) -> None:
+        """Move focus to the pane on that side (geometric), the next/previous one, or the last one used."""
+        if len(args) != 1 or args[0] not in (*DIRECTIONS, "next", "prev", "last"):
+            raise UsageError("say which way")
+        if args[0] == "last":
+            app.tabs.focus_last()
+            app._after_focus_change()
+        else:
+            app.focus_direction(args[0])
+
+    @command("zoom", usage="/zoom")
+    def zoom(app: DshApp, args: list[str]) -> None:
+        """Toggle zoom: the active pane fills the tab."""
+        app.tabs.toggle_zoom()
+        app._after_structure_change()
+
+    @command("resize", usage="/resize left|right|up|down [CELLS]", args=list(DIRECTIONS))
+    def resize(app: DshApp, args: list[str]) -> None:
+        """Move the active pane's border on that side by CELLS (default 5)."""
+        if not args or args[0] not in DIRECTIONS or len(args) > 2:
+            raise UsageError("say which border")
+        try:
+            cells = int(args[1]) if len(args) == 2 else 5
+        except ValueError:
+            raise UsageError(f"not a number of cells: {args[1]}") from None
+        app.tabs.resize(args[0], cells, app.area)
+        app._after_structure_change()
+
+    @command("swap", usage="/swap next|prev|left|right|up|down", args=["next", "prev", *DIRECTIONS])
+    def swap(app: DshApp, args: list[str]) -> None:
+        """Swap the active pane with its neighbour."""
+        if len(args) != 1:
+            raise UsageError("say which neighbour")
+        app.tabs.swap(args[0], app.area) if args[0] in DIRECTIONS else app.tabs.swap(args[0])
+        app._after_structure_change()
+
+    @command("tab", usage="/tab next|prev|select N|rename [NAME]", args=["next", "prev", "select", "rename"])
+    def tab(app: DshApp, args: list[str]) -> None:
+        """Switch tabs, or rename the active tab (asks for the name when none is given)."""
+        if not args:
+            raise UsageError("say what to do")
+        verb, rest = args[0], args[1:]
+        if verb == "next":
+            app.tabs.next_tab()
+        elif verb == "prev":
+            app.tabs.prev_tab()
+        elif verb == "select":
+            if len(rest) != 1 or not rest[0].isdigit():
+                raise UsageError("/tab select takes a tab number")
+            index = int(rest[0])
+            if index >= len(app.tabs.tabs):
+                raise CommandError(f"no tab {index} (there are {len(app.tabs.tabs)})")
+            app.tabs.select_tab(index)
+        elif verb == "rename":
+            if rest:
+                app.tabs.rename_tab(" ".join(rest))
+            else:
+                current = app.tabs.active_tab.title or ""
+                app.ask("tab name: ", lambda name: _rename_tab(app, name), default=current)
+                return
+        else:
+            raise UsageError(f"unknown tab action {verb}")
+        app._after_focus_change()
+        app.scheduler.structural_change()
+
+    @command("rename", usage="/rename TITLE")
+    def rename(app: DshApp, args: list[str]) -> None:
+        """Set this session's title (shown by /resume and dsh sessions; kept in the session log)."""
+        if not args:
+            raise UsageError("give the new title")
+        app.set_session_title(" ".join(args))
+        app.announce(f"session renamed: {' '.join(args)}")
+
+    @command("sessions", usage="/sessions")
+    def sessions(app: DshApp, args: list[str]) -> None:
+        """List sessions (this workspace first; Tab shows every workspace)."""
+        app.open_picker()
+
+    @command("resume", usage="/resume")
+    def resume(app: DshApp, args: list[str]) -> None:
+        """Pick a session from any workspace and move there (Tab toggles this workspace / all)."""
+        app.open_picker()
+
+    @command("copy", usage="/copy")
+    def copy(app: DshApp, args: list[str]) -> None:
+        """Scroll and search the active pane's history (q leaves)."""
+        app.enter_copy_mode()
+
+    @command("start", usage="/start")
+    def start(app: DshApp, args: list[str]) -> None:
+        """Start a restored pane: resume its agent, or a fresh shell in its saved directory."""
+        pane = app.active_pane
+        if pane is None or not pane.is_tombstone:
+            raise CommandError("the active pane is not a restored pane")
+        app.start_tombstone(pane)
+
+    @command("agent", usage="/agent NAME [ARGS ...]", args=_agent_names)
+    def agent(app: DshApp, args: list[str]) -> None:
+        """Open a pane running an AI coding agent (claude, codex, opencode, cursor-agent) here."""
+        from dsh.agents.registry import AGENT_NAMES
+
+        if not args:
+            raise UsageError("name the agent")
+        if args[0] not in AGENT_NAMES:
+            raise CommandError(f"unknown agent {args[0]} — one of {', '.join(AGENT_NAMES)}")
+        app.split("row", args)
+
+    @command("prompt", usage="/prompt")
+    def prompt(app: DshApp, args: list[str]) -> None:
+        """Put the keyboard on the REPL prompt."""
+        app.enter_prompt()
+
+    @command("pane", usage="/pane")
+    def pane(app: DshApp, args: list[str]) -> None:
+        """Put the keyboard inside the active pane (every key goes to its program)."""
+        app.enter_pane()
+
+    return registry
+
+
+def _rename_tab(app: DshApp, name: str) -> None:
+    if name.strip():
+        app.tabs.rename_tab(name.strip())
+        app.scheduler.structural_change()
+    app.invalidate()

@@ -1,0 +1,239 @@
+"""Key bindings: the prefix table, direct bindings, and routing every other key to the right place."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
+
+from dsh.commands.keymap import key_sequence
+
+if TYPE_CHECKING:
+    from dsh.ui.app import DshApp
+
+
+def build_key_bindings(app: DshApp) -> KeyBindings:
+    kb = KeyBindings()
+    keymap = app.keymap
+
+    prefix_pending = Condition(lambda: app.prefix_pending)
+    no_prefix = ~prefix_pending
+    in_prompt = Condition(lambda: app.mode == "prompt")
+    in_pane = Condition(lambda: app.mode == "pane")
+    in_copy = Condition(lambda: app.mode == "copy")
+    in_help = Condition(lambda: app.mode == "help")
+    in_work = Condition(lambda: app.mode in ("prompt", "pane"))
+    pane_is_tombstone = Condition(lambda: bool(app.active_pane and app.active_pane.is_tombstone))
+
+    # -- the prefix ------------------------------------------------------------------------
+    @kb.add(*key_sequence(keymap.prefix), filter=in_work & no_prefix, eager=True)
+    def _prefix(event: KeyPressEvent) -> None:
+        app.prefix_pending = True
+        app.invalidate()
+
+    @kb.add(*key_sequence(keymap.prefix), filter=prefix_pending, eager=True)
+    def _prefix_twice(event: KeyPressEvent) -> None:
+        # Pressed twice, the prefix goes through to the pane (tmux send-prefix).
+        app.prefix_pending = False
+        pane = app.active_pane
+        if pane is not None and pane.running:
+            pane.terminal.send_key(keymap.prefix)
+        app.invalidate()
+
+    def bind_prefix(key: str, command_line: str) -> None:
+        @kb.add(*key_sequence(key), filter=prefix_pending, eager=True)
+        def _run(event: KeyPressEvent) -> None:
+            app.prefix_pending = False
+            app.run_command_line(command_line)
+            app.invalidate()
+
+    for key, command_line in keymap.prefix_bindings.items():
+        if key == keymap.prefix:
+            continue
+        bind_prefix(key, command_line)
+
+    @kb.add(Keys.Any, filter=prefix_pending)
+    def _unbound_after_prefix(event: KeyPressEvent) -> None:
+        app.prefix_pending = False
+        name = event.key_sequence[0].key if event.key_sequence else "?"
+        app.announce(f"no binding for {keymap.prefix} {name} — {keymap.prefix} ? lists the keys")
+
+    # -- direct bindings (no prefix) ---------------------------------------------------------
+    def bind_direct(key: str, command_line: str) -> None:
+        @kb.add(*key_sequence(key), filter=in_work & no_prefix, eager=True)
+        def _run(event: KeyPressEvent) -> None:
+            app.run_command_line(command_line)
+
+    for key, command_line in keymap.direct_bindings.items():
+        bind_direct(key, command_line)
+
+    @kb.add(*key_sequence(app.escape_key), filter=in_work & no_prefix, eager=True)
+    def _toggle(event: KeyPressEvent) -> None:
+        app.toggle_prompt_pane()
+
+    # -- inside a pane: every other key goes to the child -----------------------------------
+    @kb.add("enter", filter=in_pane & no_prefix & pane_is_tombstone)
+    def _start_tombstone(event: KeyPressEvent) -> None:
+        pane = app.active_pane
+        if pane is not None:
+            app.start_tombstone(pane)
+
+    @kb.add(Keys.Any, filter=in_pane & no_prefix)
+    def _to_pane(event: KeyPressEvent) -> None:
+        pane = app.active_pane
+        if pane is None or not pane.running:
+            return
+        if pane.terminal.scroll_offset:
+            pane.terminal.scroll_to_bottom()
+        for press in event.key_sequence:
+            pane.terminal.send_key(press.key, press.data)
+
+    @kb.add(Keys.BracketedPaste, filter=in_pane & no_prefix)
+    def _paste(event: KeyPressEvent) -> None:
+        pane = app.active_pane
+        if pane is not None and pane.running:
+            pane.terminal.paste(event.data)
+
+    # -- on the prompt ------------------------------------------------------------------------
+    @kb.add("c-c", filter=in_prompt & no_prefix)
+    def _interrupt(event: KeyPressEvent) -> None:
+        buffer = app.prompt_buffer
+        if buffer.text:
+            buffer.reset()
+            app._pending_prompt_action = None
+            app._prompt_label = "dsh› "
+            return
+        pane = app.active_pane
+        if pane is not None and pane.running:
+            pane.terminal.write(b"\x03")
+
+    asking = Condition(lambda: app._pending_prompt_action is not None)
+
+    @kb.add("escape", filter=in_prompt & no_prefix & asking)
+    def _cancel_ask(event: KeyPressEvent) -> None:
+        app._pending_prompt_action = None
+        app._prompt_label = "dsh› "
+        app.prompt_buffer.reset()
+        app.invalidate()
+
+    @kb.add("pageup", filter=in_prompt & no_prefix)
+    def _prompt_pageup(event: KeyPressEvent) -> None:
+        pane = app.active_pane
+        if pane is not None:
+            pane.terminal.scroll_by(max(1, pane.terminal.rows // 2))
+            app.invalidate()
+
+    @kb.add("pagedown", filter=in_prompt & no_prefix)
+    def _prompt_pagedown(event: KeyPressEvent) -> None:
+        pane = app.active_pane
+        if pane is not None:
+            pane.terminal.scroll_by(-max(1, pane.terminal.rows // 2))
+            app.invalidate()
+
+    # -- copy mode: scroll and search the active pane's history ------------------------------
+    def scroll(lines: int) -> None:
+        pane = app.active_pane
+        if pane is not None:
+            pane.terminal.scroll_by(lines)
+            app.invalidate()
+
+    @kb.add("up", filter=in_copy)
+    @kb.add("k", filter=in_copy)
+    def _copy_up(event: KeyPressEvent) -> None:
+        scroll(1)
+
+    @kb.add("down", filter=in_copy)
+    @kb.add("j", filter=in_copy)
+    def _copy_down(event: KeyPressEvent) -> None:
+        scroll(-1)
+
+    @kb.add("pageup", filter=in_copy)
+    @kb.add("c-b", filter=in_copy)
+    def _copy_pageup(event: KeyPressEvent) -> None:
+        pane = app.active_pane
+        scroll(max(1, (pane.terminal.rows if pane else 20) - 1))
+
+    @kb.add("pagedown", filter=in_copy)
+    @kb.add("c-f", filter=in_copy)
+    def _copy_pagedown(event: KeyPressEvent) -> None:
+        pane = app.active_pane
+        scroll(-max(1, (pane.terminal.rows if pane else 20) - 1))
+
+    @kb.add("g", filter=in_copy)
+    @kb.add("home", filter=in_copy)
+    def _copy_top(event: KeyPressEvent) -> None:
+        scroll(10**9)
+
+    @kb.add("G", filter=in_copy)
+    @kb.add("end", filter=in_copy)
+    def _copy_bottom(event: KeyPressEvent) -> None:
+        pane = app.active_pane
+        if pane is not None:
+            pane.terminal.scroll_to_bottom()
+            app.invalidate()
+
+    @kb.add("/", filter=in_copy)
+    @kb.add("?", filter=in_copy)
+    def _copy_search(event: KeyPressEvent) -> None:
+        backwards = True  # copy mode starts at the bottom, so both keys look back into history
+
+        def search(text: str) -> None:
+            app.mode = "copy"
+            app._focus_active_body()
+            app.search_history(text, backwards=backwards)
+
+        app.ask("search history: ", search)
+
+    @kb.add("n", filter=in_copy)
+    def _copy_next(event: KeyPressEvent) -> None:
+        text = getattr(app, "_last_search", "")
+        if text:
+            app.search_history(text, backwards=True)
+
+    @kb.add("N", filter=in_copy)
+    def _copy_prev(event: KeyPressEvent) -> None:
+        text = getattr(app, "_last_search", "")
+        if text:
+            app.search_history(text, backwards=False)
+
+    @kb.add("q", filter=in_copy)
+    @kb.add("escape", filter=in_copy)
+    @kb.add("enter", filter=in_copy)
+    def _copy_quit(event: KeyPressEvent) -> None:
+        app.leave_copy_mode()
+
+    @kb.add(Keys.Any, filter=in_copy)
+    def _copy_other(event: KeyPressEvent) -> None:
+        pass
+
+    # -- help overlay --------------------------------------------------------------------------
+    @kb.add("up", filter=in_help)
+    def _help_up(event: KeyPressEvent) -> None:
+        app.scroll_help(-1)
+
+    @kb.add("down", filter=in_help)
+    def _help_down(event: KeyPressEvent) -> None:
+        app.scroll_help(1)
+
+    @kb.add("pageup", filter=in_help)
+    def _help_pageup(event: KeyPressEvent) -> None:
+        app.scroll_help(-10)
+
+    @kb.add("pagedown", filter=in_help)
+    @kb.add("space", filter=in_help)
+    def _help_pagedown(event: KeyPressEvent) -> None:
+        app.scroll_help(10)
+
+    @kb.add("q", filter=in_help)
+    @kb.add("escape", filter=in_help)
+    @kb.add("enter", filter=in_help)
+    def _help_close(event: KeyPressEvent) -> None:
+        app.close_overlay()
+
+    @kb.add(Keys.Any, filter=in_help)
+    def _help_other(event: KeyPressEvent) -> None:
+        pass
+
+    return kb

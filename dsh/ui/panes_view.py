@@ -1,0 +1,122 @@
+"""The pane area: places each pane of the active tab at the rectangle the layout model computes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from prompt_toolkit.layout.containers import Container, Window
+from prompt_toolkit.layout.dimension import Dimension
+from prompt_toolkit.layout.mouse_handlers import MouseHandlers
+from prompt_toolkit.layout.screen import Char, Screen, WritePosition
+
+from dsh.layout.geometry import Rect
+
+
+@dataclass
+class PaneSlot:
+    """What the view needs of one pane: its header window and its body window."""
+
+    pane_id: str
+    header: Window
+    body: Window
+
+
+class PanesContainer(Container):
+    """Draws panes at model-computed rectangles, so what you see is what focus-by-direction uses.
+
+    Each pane's rectangle holds a one-line header (title and state) over its terminal. Cells between
+    panes become border lines.
+    """
+
+    def __init__(
+        self,
+        get_rects: Callable[[Rect], dict[str, Rect]],
+        get_slots: Callable[[], Sequence[PaneSlot]],
+        on_area: Callable[[Rect], None] | None = None,
+    ) -> None:
+        self._get_rects = get_rects
+        self._get_slots = get_slots
+        self._on_area = on_area
+
+    def reset(self) -> None:
+        for slot in self._get_slots():
+            slot.header.reset()
+            slot.body.reset()
+
+    def preferred_width(self, max_available_width: int) -> Dimension:
+        return Dimension()
+
+    def preferred_height(self, width: int, max_available_height: int) -> Dimension:
+        return Dimension()
+
+    def write_to_screen(
+        self,
+        screen: Screen,
+        mouse_handlers: MouseHandlers,
+        write_position: WritePosition,
+        parent_style: str,
+        erase_bg: bool,
+        z_index: int | None,
+    ) -> None:
+        area = Rect(write_position.xpos, write_position.ypos, write_position.width, write_position.height)
+        if self._on_area is not None:
+            self._on_area(area)
+        rects = self._get_rects(area)
+        slots = {slot.pane_id: slot for slot in self._get_slots()}
+        covered: set[tuple[int, int]] = set()
+        for pane_id, rect in rects.items():
+            slot = slots.get(pane_id)
+            if slot is None or rect.width <= 0 or rect.height <= 0:
+                continue
+            for y in range(rect.y, rect.y + rect.height):
+                for x in range(rect.x, rect.x + rect.width):
+                    covered.add((x, y))
+            slot.header.write_to_screen(
+                screen,
+                mouse_handlers,
+                WritePosition(rect.x, rect.y, rect.width, 1),
+                parent_style,
+                erase_bg,
+                z_index,
+            )
+            if rect.height > 1:
+                slot.body.write_to_screen(
+                    screen,
+                    mouse_handlers,
+                    WritePosition(rect.x, rect.y + 1, rect.width, rect.height - 1),
+                    parent_style,
+                    erase_bg,
+                    z_index,
+                )
+        self._draw_borders(screen, area, covered)
+
+    @staticmethod
+    def _draw_borders(screen: Screen, area: Rect, covered: set[tuple[int, int]]) -> None:
+        style = "class:pane.border"
+        buffer = screen.data_buffer
+        for y in range(area.y, area.y + area.height):
+            row = buffer[y]
+            for x in range(area.x, area.x + area.width):
+                if (x, y) in covered:
+                    continue
+                horizontal = (x - 1, y) in covered and (x + 1, y) in covered
+                vertical = (x, y - 1) in covered and (x, y + 1) in covered
+                if horizontal and not vertical:
+                    ch = "│"
+                elif vertical and not horizontal:
+                    ch = "─"
+                elif (x, y - 1) in covered or (x, y + 1) in covered:
+                    ch = "─"
+                elif (x - 1, y) in covered or (x + 1, y) in covered:
+                    ch = "│"
+                else:
+                    ch = "┼"
+                row[x] = Char(ch, style)
+
+    def get_children(self) -> list[Container]:
+        children: list[Container] = []
+        for slot in self._get_slots():
+            children.append(slot.header)
+            children.append(slot.body)
+        return children

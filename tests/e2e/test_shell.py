@@ -1,0 +1,198 @@
+"""End to end: the installed dsh in a real PTY, read with pyte, driven by keys as a person would."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.ptydriver import PtyDriver
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    work = tmp_path / "proj"
+    work.mkdir()
+    return work
+
+
+@pytest.fixture
+def dsh(dsh_cmd: list[str], dsh_env: dict[str, str], workdir: Path):
+    drivers: list[PtyDriver] = []
+
+    def start(*args: str, rows: int = 30, cols: int = 100, cwd: Path | None = None,
+              env: dict[str, str] | None = None) -> PtyDriver:
+        driver = PtyDriver([*dsh_cmd, *args], env=env or dsh_env, cwd=cwd or workdir, rows=rows, cols=cols)
+        drivers.append(driver)
+        driver.wait_for("PROMPT")
+        return driver
+
+    yield start
+    for driver in drivers:
+        driver.close()
+
+
+def session_logs(home: Path) -> list[Path]:
+    return sorted((home / "sessions").glob("*/*.jsonl"))
+
+
+def read_events(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def test_line_from_prompt_runs_in_the_pane(dsh) -> None:
+    d = dsh()
+    d.type_line("echo hello-$((40+2))")
+    d.wait_for("hello-42")
+    assert "PROMPT" in d.text()
+
+
+def test_split_focus_zoom_close(dsh) -> None:
+    d = dsh()
+    d.type_line("echo left-pane")
+    d.wait_for("left-pane")
+    d.type_line("/split -h")
+    d.wait_for("▶ p2")
+    d.type_line("echo right-pane")
+    d.wait_for("right-pane")
+    # Both panes side by side: their outputs share screen rows.
+    rows = [line for line in d.lines() if "left-pane" in line and "right-pane" in line]
+    assert rows, d.text()
+    d.type_line("/focus left")
+    d.wait_for("▶ p1")
+    d.type_line("/zoom")
+    d.wait_until(lambda s: "right-pane" not in s, what="zoomed pane hiding the other")
+    d.type_line("/zoom")
+    d.wait_for("right-pane")
+    d.type_line("/focus right")
+    d.wait_for("▶ p2")
+    d.type_line("/close")
+    d.wait_until(lambda s: "p2" not in s and "▶ p1" in s, what="pane p2 closed")
+
+
+def test_prefix_keys_split_and_move(dsh) -> None:
+    d = dsh()
+    d.send("\x02%")  # C-b % : side by side
+    d.wait_for("▶ p2")
+    d.send("\x02\x1b[D")  # C-b Left
+    d.wait_for("▶ p1")
+    d.send("\x1b[1;3C")  # Alt+Right, no prefix
+    d.wait_for("▶ p2")
+    d.send('\x02"')  # C-b " : stacked
+    d.wait_for("▶ p3")
+    d.send("\x02?")
+    d.wait_for("Keys (prefix C-b")
+    screen = d.text()
+    assert "/split -h" in screen and "/focus left" in screen
+    d.send("q")
+    d.wait_for("PROMPT")
+
+
+def test_less_takes_the_keyboard_and_leaves_no_residue(dsh, workdir: Path) -> None:
+    (workdir / "notes.txt").write_text("".join(f"line-{i:03d} of the notes\n" for i in range(200)))
+    d = dsh()
+    d.type_line("less notes.txt")
+    d.wait_for("line-000 of the notes")
+    d.wait_for("IN PANE")
+    d.send(" ")  # a key typed now goes to less: next page
+    d.wait_until(lambda s: "line-000" not in s and "line-05" in s, what="less paging")
+    d.send("q")
+    d.wait_for("PROMPT")
+    d.wait_until(lambda s: "of the notes" not in s, what="less leaving no residue")
+
+
+def test_resize_outer_terminal(dsh) -> None:
+    d = dsh(rows=30, cols=100)
+    d.resize(40, 120)
+    time.sleep(0.3)
+    d.type_line("stty size")
+    # The pane is the screen minus tab bar, status, prompt and the pane header.
+    d.wait_for("36 120")
+    d.resize(12, 50)
+    time.sleep(0.3)
+    d.type_line("clear; stty size")
+    d.wait_for("8 50")
+
+
+def test_tiny_terminal_does_not_crash(dsh) -> None:
+    d = dsh(rows=30, cols=100)
+    d.resize(5, 15)
+    d.wait_for("too small")
+    d.resize(30, 100)
+    d.type_line("echo still-alive")
+    d.wait_for("still-alive")
+
+
+def test_unknown_command_and_bad_arguments(dsh) -> None:
+    d = dsh()
+    d.type_line("/frobnicate")
+    d.wait_for("unknown command /frobnicate")
+    d.type_line("/focus sideways")
+    d.wait_for("/focus left|right|up|down|next|prev")
+    d.type_line("//etc/hostname-is-not-a-command")
+    d.wait_for("/etc/hostname-is-not-a-command")
+
+
+def test_quit_leaves_a_session_log(dsh, dsh_home: Path) -> None:
+    d = dsh()
+    d.type_line("echo logged-line")
+    d.wait_for("logged-line")
+    d.type_line("/rename my title")
+    d.wait_for("my title")
+    d.type_line("/quit")
+    assert d.wait_exit() == 0
+    logs = session_logs(dsh_home)
+    assert len(logs) == 1
+    events = read_events(logs[0])
+    assert events[0]["type"] == "session" and os.path.isabs(events[0]["cwd"])
+    kinds = [e["type"] for e in events]
+    assert {"type": "input", "text": "echo logged-line"}.items() <= next(
+        e for e in events if e["type"] == "input"
+    ).items()
+    assert "title" in kinds and "pane_opened" in kinds and kinds[-1] == "close"
+
+
+def test_flood_does_not_starve_the_prompt(dsh) -> None:
+    d = dsh()
+    d.type_line("seq 1 200000")
+    time.sleep(0.2)
+    d.type_line("/rename answered-under-flood")
+    d.wait_for("answered-under-flood", timeout=15)
+    d.wait_for("200000", timeout=60)
+
+
+def test_sigterm_closes_the_session_cleanly(dsh, dsh_home: Path) -> None:
+    d = dsh()
+    d.type_line("echo before-term")
+    d.wait_for("before-term")
+    os.kill(d.pid, signal.SIGTERM)
+    d.wait_exit()
+    events = read_events(session_logs(dsh_home)[0])
+    assert events[-1]["type"] == "close"
+    snapshots = list((dsh_home / "state").glob("*/snapshot.json"))
+    assert snapshots, "SIGTERM must leave a fresh snapshot"
+
+
+def test_last_shell_exiting_ends_dsh(dsh, dsh_home: Path) -> None:
+    d = dsh()
+    d.type_line("exit")
+    d.wait_exit()
+    events = read_events(session_logs(dsh_home)[0])
+    assert events[-1]["type"] == "close"
+
+
+def test_without_a_terminal_is_a_clear_error(dsh_cmd, dsh_env, workdir) -> None:
+    proc = subprocess.run(
+        dsh_cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+        env=dsh_env, cwd=workdir, timeout=30,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("dsh: needs a terminal")
+    assert "Traceback" not in proc.stderr
