@@ -133,3 +133,9 @@ def test_long_title_is_capped() -> None:
     data = good()
     data["tabs"][0]["title"] = "x" * 10_000
     assert len(TabSet.from_dict(data).tabs[0].title or "") == 200
+
+
+def test_title_from_disk_is_escaped() -> None:
+    data = good()
+    data["tabs"][0]["title"] = "x\x1b[31my\x9b"
+    assert TabSet.from_dict(data).tabs[0].title == "x^[[31my\\x9b"

@@ -374,3 +374,11 @@ def test_zero_minimum_is_raised_to_one_cell() -> None:
     tabs.split("p2", "row")
     assert tabs.resize("left", 500, AREA) == 39
     assert tabs.rects(AREA).rects["p1"].width == 1
+
+
+def test_tab_titles_never_keep_control_characters() -> None:
+    tabs = TabSet()
+    tabs.new_tab("p1", title="\x1b]0;evil\x07build")
+    assert tabs.active_tab.title == "^[]0;evil^Gbuild"
+    tabs.rename_tab("a\x1b[2Jb")
+    assert tabs.active_tab.title == "a^[[2Jb"

@@ -1,7 +1,8 @@
 """Tabs of split trees: the whole window's layout state and every operation the keys and commands need.
 
-Focus moves and structural changes end a zoom, as tmux does. Titles are stored as given: whoever draws
-them passes them through `dsh.text.sanitize` first.
+Focus moves and structural changes end a zoom, as tmux does. Tab titles are stored with control
+characters already escaped (`dsh.text.sanitize`), so a title typed, set by a child or read from disk can
+be drawn as is.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from dsh.layout.geometry import (
 )
 from dsh.layout.ids import check_id, next_id
 from dsh.layout.tree import Leaf, Node, Orientation, Split
+from dsh.text import sanitize
 
 MAX_TITLE = 200
 
@@ -63,13 +65,12 @@ class CloseResult:
 
 
 def clean_title(title: str | None) -> str | None:
-    """A title trimmed and capped; empty means None (automatic)."""
+    """A title trimmed, capped and with control characters escaped; empty means None (automatic)."""
     if title is None:
         return None
     if not isinstance(title, str):
         raise LayoutError(f"a tab title must be text, not {type(title).__name__}")
-    title = title.strip()[:MAX_TITLE]
-    return title or None
+    return sanitize(title.strip(), MAX_TITLE) or None
 
 
 class TabSet:
