@@ -1,0 +1,99 @@
+"""Key presses (prompt_toolkit `Keys` value strings) and pastes to the bytes a terminal child expects."""
+
+from __future__ import annotations
+
+__all__ = ["key_to_bytes", "paste_bytes"]
+
+# xterm modifier parameter: 1 + (shift 1, alt 2, ctrl 4)
+_MODIFIERS = {"": 1, "s-": 2, "c-": 5, "c-s-": 6}
+
+# Cursor keys: final byte; normal mode sends CSI <final>, application mode (DECCKM) SS3 <final>.
+_CURSOR = {"up": "A", "down": "B", "right": "C", "left": "D", "home": "H", "end": "F"}
+
+# Editing keys: CSI <n> ~
+_TILDE = {"insert": 2, "delete": 3, "pageup": 5, "pagedown": 6}
+
+# F1-F4 are SS3 P..S; F5-F12 are CSI <n> ~. F13-F24 are shifted F1-F12 (xterm).
+_FKEY_SS3 = {1: "P", 2: "Q", 3: "R", 4: "S"}
+_FKEY_TILDE = {5: 15, 6: 17, 7: 18, 8: 19, 9: 20, 10: 21, 11: 23, 12: 24}
+
+_SPECIAL = {
+    "escape": b"\x1b",
+    "s-escape": b"\x1b",
+    "c-@": b"\x00",
+    "c-h": b"\x7f",  # prompt_toolkit's Backspace: terminals send DEL
+    "c-i": b"\t",
+    "c-m": b"\r",
+    "c-j": b"\n",
+    "c-\\": b"\x1c",
+    "c-]": b"\x1d",
+    "c-^": b"\x1e",
+    "c-_": b"\x1f",
+    "s-tab": b"\x1b[Z",
+    "<sigint>": b"\x03",
+}
+
+_BRACKET_START = "\x1b[200~"
+_BRACKET_END = "\x1b[201~"
+
+
+def _split_modifier(key: str) -> tuple[int, str]:
+    for prefix in ("c-s-", "s-", "c-"):
+        if key.startswith(prefix):
+            return _MODIFIERS[prefix], key[len(prefix):]
+    return 1, key
+
+
+def _function_key(number: int, modifier: int) -> bytes | None:
+    if 13 <= number <= 24:
+        number -= 12
+        modifier += 1  # shift
+    if number in _FKEY_SS3:
+        final = _FKEY_SS3[number]
+        return f"\x1bO{final}".encode() if modifier == 1 else f"\x1b[1;{modifier}{final}".encode()
+    if number in _FKEY_TILDE:
+        code = _FKEY_TILDE[number]
+        return f"\x1b[{code}~".encode() if modifier == 1 else f"\x1b[{code};{modifier}~".encode()
+    return None
+
+
+def key_to_bytes(key: str, data: str = "", *, app_cursor: bool = False) -> bytes | None:
+    """The bytes for one key press, or None for keys a child has no encoding for.
+
+    `key` is a prompt_toolkit `Keys` value ("up", "c-a", "f5", "<any>", ...); `data` is the text
+    the key produced (used for "<any>" and unknown keys). Alt-x arrives from prompt_toolkit as
+    "escape" then "x", which already makes the ESC-prefixed bytes the child expects.
+    """
+    key = str(getattr(key, "value", key))
+    if key == "<any>":
+        return data.encode("utf-8", "replace") if data else None
+    special = _SPECIAL.get(key)
+    if special is not None:
+        return special
+    if len(key) == 3 and key.startswith("c-") and "a" <= key[2] <= "z":
+        return bytes([ord(key[2]) - ord("a") + 1])
+    modifier, base = _split_modifier(key)
+    if base in _CURSOR:
+        final = _CURSOR[base]
+        if modifier != 1:
+            return f"\x1b[1;{modifier}{final}".encode()
+        return f"\x1bO{final}".encode() if app_cursor else f"\x1b[{final}".encode()
+    if base in _TILDE:
+        code = _TILDE[base]
+        return f"\x1b[{code}~".encode() if modifier == 1 else f"\x1b[{code};{modifier}~".encode()
+    if base.startswith("f") and base[1:].isdigit():
+        return _function_key(int(base[1:]), modifier)
+    if key.startswith("<"):
+        return None  # mouse events, CPR responses, scroll: not keys for the child
+    return data.encode("utf-8", "replace") if data else None
+
+
+def paste_bytes(text: str, *, bracketed: bool) -> bytes:
+    """Pasted text as a terminal sends it: newlines as CR, wrapped in ESC[200~ ... ESC[201~ when
+    the child asked for bracketed paste (an end marker inside the text is removed, so a paste
+    cannot break out of the bracket)."""
+    text = text.replace("\r\n", "\r").replace("\n", "\r")
+    if bracketed:
+        text = text.replace(_BRACKET_END, "").replace(_BRACKET_START, "")
+        return (_BRACKET_START + text + _BRACKET_END).encode("utf-8", "replace")
+    return text.encode("utf-8", "replace")
