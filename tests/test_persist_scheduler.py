@@ -230,3 +230,26 @@ def test_serial_worker_survives_a_failing_job() -> None:
     worker.submit(lambda: done.append(1))
     worker.close()
     assert done == [1]
+
+
+def test_a_flush_that_interrupts_a_write_on_the_same_thread_does_not_deadlock() -> None:
+    clock = Clock()
+    written: list[str] = []
+    holder: list[SnapshotScheduler] = []
+
+    def build() -> tuple[Snapshot, dict[str, bytes]]:
+        return Snapshot(session_id="sched", saved_at=str(len(written))), {}
+
+    def write(snapshot: Snapshot, tails: Mapping[str, bytes]) -> None:
+        if not written:
+            written.append("outer")
+            holder[0].flush()  # what a SIGTERM handler does if it lands mid-write
+        else:
+            written.append("inner")
+
+    holder.append(SnapshotScheduler(build, write=write, clock=clock, run_in_background=inline))
+    thread = threading.Thread(target=holder[0].structural_change, daemon=True)
+    thread.start()
+    thread.join(5)
+    assert not thread.is_alive()
+    assert written == ["outer", "inner"]

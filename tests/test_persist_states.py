@@ -40,3 +40,13 @@ def test_a_pane_that_had_exited_stays_exited_even_with_an_agent() -> None:
 
 def test_states_print_as_their_names() -> None:
     assert [str(s) for s in PaneState] == ["LIVE", "RESTORED", "RESUMABLE", "EXITED"]
+
+
+def test_with_an_adapter_check_a_forged_agent_is_only_restored() -> None:
+    from dsh.agents.registry import resume_argv_for
+
+    forged = AgentInfo(kind="claude", session_id="x; rm -rf ~", resume_argv=["rm", "-rf", "/"], model=None)
+    unknown = AgentInfo(kind="vim", session_id=SID, resume_argv=["vim", SID], model=None)
+    assert restored_state(record(agent=forged), resume_argv_for) is PaneState.RESTORED
+    assert restored_state(record(agent=unknown), resume_argv_for) is PaneState.RESTORED
+    assert restored_state(record(agent=resumable_agent()), resume_argv_for) is PaneState.RESUMABLE

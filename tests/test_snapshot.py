@@ -411,3 +411,9 @@ def test_temp_files_left_by_a_dead_writer_are_cleaned_up_later() -> None:
     write_snapshot(snapshot(), {"p1": b"y"})
     assert not old.exists() and not old_tail.exists()
     assert fresh.exists()  # it may belong to a writer still running
+
+
+def test_runaway_titles_and_messages_are_capped() -> None:
+    record = pane(title="t" * 100_000, last_message="m" * 100_000)
+    assert len(record.title) == 4096 and len(record.last_message or "") == 4096
+    assert len(Notification(at="x", pane_id=None, text="n" * 10_000).text) == 4096

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import re
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from dsh.agents.base import (
@@ -67,12 +69,28 @@ class ClaudeAdapter(AgentAdapter):
         The cwd is read from inside the file: the folder name is a lossy encoding of it.
         """
         root = self.home(env) / "projects"
-        candidates = (path for path in root.glob("*/*.jsonl") if self.valid_session_id(path.stem))
-        for path in newest_files(candidates, started_at):
-            for record in json_lines(path):
-                recorded = record.get("cwd")
-                if isinstance(recorded, str):
-                    if same_dir(recorded, cwd):
-                        return path.stem
-                    break  # one session, one project: the first cwd decides
+        # The folder Claude most likely used comes first (cheap); every folder is the fallback, because
+        # long paths are truncated and hashed into the name. Either way the cwd inside the file decides.
+        likely = {_encode(cwd), _encode(os.path.realpath(cwd))}
+        for folders in ([root / name for name in likely], root.glob("*")):
+            for path in newest_files(self._sessions(folders), started_at):
+                if self._file_cwd_matches(path, cwd):
+                    return path.stem
         return None
+
+    def _sessions(self, folders: Iterator[Path] | list[Path]) -> Iterator[Path]:
+        for folder in folders:
+            yield from (path for path in folder.glob("*.jsonl") if self.valid_session_id(path.stem))
+
+    @staticmethod
+    def _file_cwd_matches(path: Path, cwd: str) -> bool:
+        for record in json_lines(path):
+            recorded = record.get("cwd")
+            if isinstance(recorded, str):
+                return same_dir(recorded, cwd)  # one session, one project: the first cwd decides
+        return False
+
+
+def _encode(cwd: str) -> str:
+    """Claude's folder name for a cwd (lossy: `_`, `.`, `-` and `/` collide), used only as a hint."""
+    return re.sub(r"[^a-zA-Z0-9]", "-", cwd)

@@ -9,6 +9,7 @@ from dsh.agents.claude import ClaudeAdapter
 from dsh.agents.codex import CodexAdapter
 from dsh.agents.cursor import CursorAdapter
 from dsh.agents.opencode import OpencodeAdapter
+from dsh.persist.records import AgentInfo
 
 ADAPTERS: tuple[AgentAdapter, ...] = (ClaudeAdapter(), CodexAdapter(), OpencodeAdapter(), CursorAdapter())
 # Names for `/agent NAME`: each is both the adapter's kind and the binary it runs.
@@ -23,3 +24,17 @@ def adapter_for_argv(argv: Sequence[str]) -> AgentAdapter | None:
 def adapter_by_kind(kind: str) -> AgentAdapter | None:
     """The adapter of a saved `agent.kind` (or of a binary name typed after `/agent`)."""
     return next((adapter for adapter in ADAPTERS if kind in (adapter.kind, adapter.binary)), None)
+
+
+def resume_argv_for(agent: AgentInfo | None) -> list[str] | None:
+    """The resume argv to spawn for a saved agent, rebuilt by its adapter from kind and session id.
+
+    A snapshot is untrusted input: its stored `resume_argv` is never run as such. None when the kind
+    is unknown or the id is not in the agent's format.
+    """
+    if agent is None or agent.session_id is None:
+        return None
+    adapter = adapter_by_kind(agent.kind)
+    if adapter is None or not adapter.valid_session_id(agent.session_id):
+        return None
+    return adapter.resume_argv(agent.session_id)

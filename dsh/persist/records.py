@@ -16,6 +16,8 @@ SNAPSHOT_VERSION = 1
 MAX_NOTIFICATIONS = 200
 MAX_LAYOUT_DEPTH = 64
 LIFECYCLES = ("running", "exited")
+# Titles and messages come from children (escape sequences); a runaway one must not bloat every write.
+MAX_TEXT = 4096
 
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 
@@ -189,7 +191,7 @@ class PaneRecord:
         validate_id(self.id, "pane id")
         where = f"pane {self.id}"
         _str(self.tab, f"{where}.tab")
-        _str(self.title, f"{where}.title")
+        self.title = (_str(self.title, f"{where}.title") or "")[:MAX_TEXT]
         _str(self.cwd, f"{where}.cwd")
         if not os.path.isabs(self.cwd) or "\x00" in self.cwd:
             raise SnapshotError(f"{where}.cwd: expected an absolute path, got {sanitize(self.cwd, 80)!r}")
@@ -207,7 +209,8 @@ class PaneRecord:
             )
         _int(self.exit_status, f"{where}.exit_status", optional=True)
         _bool(self.attention, f"{where}.attention")
-        _str(self.last_message, f"{where}.last_message", optional=True)
+        if _str(self.last_message, f"{where}.last_message", optional=True) is not None:
+            self.last_message = self.last_message[:MAX_TEXT]
         _str(self.created_at, f"{where}.created_at")
 
     def to_dict(self) -> dict[str, Any]:
@@ -265,7 +268,7 @@ class TabRecord:
     def __post_init__(self) -> None:
         where = f"tab {sanitize(repr(self.id), 40)}"
         _str(self.id, "tab.id")
-        _str(self.title, f"{where}.title")
+        self.title = (_str(self.title, f"{where}.title") or "")[:MAX_TEXT]
         _object(self.layout, f"{where}.layout")
         _json_value(self.layout, f"{where}.layout")
         _str(self.active_pane, f"{where}.active_pane", optional=True)
@@ -305,7 +308,7 @@ class Notification:
     def __post_init__(self) -> None:
         _str(self.at, "notification.at")
         _str(self.pane_id, "notification.pane_id", optional=True)
-        _str(self.text, "notification.text")
+        self.text = (_str(self.text, "notification.text") or "")[:MAX_TEXT]
         _str(self.read_at, "notification.read_at", optional=True)
 
     def to_dict(self) -> dict[str, Any]:

@@ -75,8 +75,9 @@ class SnapshotScheduler:
         self._run = run_in_background
         self._dirty = False
         self._last_write: float | None = None
-        self._lock = threading.Lock()  # guards _pending and _written
-        self._write_lock = threading.Lock()  # one write at a time, background or flush
+        # Reentrant: a flush from a signal handler may interrupt this thread while it holds either lock.
+        self._lock = threading.RLock()  # guards _pending and _written
+        self._write_lock = threading.RLock()  # one write at a time, background or flush
         self._pending: tuple[int, Snapshot, dict[str, bytes]] | None = None
         self._seq = 0
         self._written = 0

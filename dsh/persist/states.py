@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import Enum
 
-from dsh.persist.records import PaneRecord
+from dsh.persist.records import AgentInfo, PaneRecord
 
 
 class PaneState(Enum):
@@ -20,11 +21,19 @@ class PaneState(Enum):
         return self.value
 
 
-def restored_state(record: PaneRecord) -> PaneState:
-    """The state of a pane rebuilt from a snapshot (never LIVE: processes do not survive a restart)."""
+def restored_state(
+    record: PaneRecord, resume_argv_for: Callable[[AgentInfo], list[str] | None] | None = None
+) -> PaneState:
+    """The state of a pane rebuilt from a snapshot (never LIVE: processes do not survive a restart).
+
+    With `resume_argv_for` (dsh.agents.registry.resume_argv_for), a pane is RESUMABLE only when an
+    adapter can rebuild its resume argv; the stored argv alone comes from disk and is not trusted.
+    """
     if record.lifecycle == "exited":
         return PaneState.EXITED
     agent = record.agent
-    if agent is not None and agent.session_id and agent.resume_argv:
-        return PaneState.RESUMABLE
-    return PaneState.RESTORED
+    if agent is None or not agent.session_id or not agent.resume_argv:
+        return PaneState.RESTORED
+    if resume_argv_for is not None and not resume_argv_for(agent):
+        return PaneState.RESTORED
+    return PaneState.RESUMABLE
