@@ -70,7 +70,7 @@ CREATE TABLE sessions (
     unresumable_reason TEXT,
     preview TEXT NOT NULL
 );
-CREATE INDEX sessions_by_time ON sessions (root, updated_at DESC, id DESC);
+CREATE INDEX sessions_by_time ON sessions (root, updated_at DESC, mtime_ns DESC, id DESC);
 CREATE INDEX sessions_by_workspace ON sessions (root, workspace);
 CREATE INDEX sessions_by_id ON sessions (id);
 PRAGMA user_version = {SCHEMA_VERSION};
@@ -351,7 +351,7 @@ class SessionIndex:
             params += [workspace_partition(cwd), cwd]
         if not include_archived:
             sql += " AND archived = 0"
-        sql += " ORDER BY updated_at DESC, id DESC"
+        sql += " ORDER BY updated_at DESC, mtime_ns DESC, id DESC"
         try:
             rows = self._retrying(lambda conn: conn.execute(sql, params).fetchall())
         except sqlite3.Error as exc:

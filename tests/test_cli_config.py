@@ -1,0 +1,86 @@
+"""`dsh config` through the installed command: effective TOML, origins, get and set."""
+
+from __future__ import annotations
+
+import subprocess
+import tomllib
+from pathlib import Path
+
+
+def run(argv: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_prints_effective_config_as_toml(dsh_cmd: list[str], dsh_env: dict[str, str], dsh_home: Path) -> None:
+    (dsh_home / "config.toml").write_text('[ui]\nprefix = "c-a"\n')
+    env = {**dsh_env, "DSH_SCROLLBACK": "123"}
+    got = run([*dsh_cmd, "-o", "ui.mouse=false", "config"], env)
+    assert got.returncode == 0, got.stderr
+    doc = tomllib.loads(got.stdout)
+    assert doc["ui"] == {"prefix": "c-a", "mouse": False, "escape_key": "c-]"}
+    assert doc["term"]["scrollback"] == 123 and doc["store"]["root"] == "sessions"
+    assert got.stderr == ""
+
+
+def test_show_origin_names_each_layer(dsh_cmd: list[str], dsh_env: dict[str, str], dsh_home: Path) -> None:
+    personal = dsh_home / "config.toml"
+    personal.write_text('[ui]\nprefix = "c-a"\n')
+    env = {**dsh_env, "DSH_SCROLLBACK": "123"}
+    got = run([*dsh_cmd, "config", "--show-origin", "-o", "ui.mouse=false"], env)
+    assert got.returncode == 0, got.stderr
+    lines = dict(reversed(line.split("\t")) for line in got.stdout.splitlines())
+    assert lines['ui.prefix = "c-a"'] == f"personal: {personal}"
+    assert lines["term.scrollback = 123"] == "env: DSH_SCROLLBACK"
+    assert lines["ui.mouse = false"] == "flag: -o ui.mouse=false"
+    assert lines['store.root = "sessions"'].startswith("base: ")
+
+
+def test_set_then_get(dsh_cmd: list[str], dsh_env: dict[str, str], dsh_home: Path) -> None:
+    personal = dsh_home / "config.toml"
+    personal.write_text('# mine\n[keys]\n"c-t" = "/tab new"\n')
+    got = run([*dsh_cmd, "config", "set", "term.scrollback", "5000"], dsh_env)
+    assert got.returncode == 0, got.stderr
+    assert got.stdout == f"term.scrollback = 5000  (in {personal})\n"
+    assert tomllib.loads(personal.read_text()) == {"keys": {"c-t": "/tab new"}, "term": {"scrollback": 5000}}
+    got = run([*dsh_cmd, "config", "get", "term.scrollback"], dsh_env)
+    assert (got.returncode, got.stdout) == (0, "5000\n")
+    got = run([*dsh_cmd, "config", "get", "--show-origin", "ui.prefix"], dsh_env)
+    assert got.stdout.startswith("base: ") and got.stdout.endswith('\t"c-b"\n')
+    got = run([*dsh_cmd, "config", "--show-origin", "get", "ui.prefix"], dsh_env)
+    assert got.stdout.startswith("base: ") and got.stdout.endswith('\t"c-b"\n')
+    got = run([*dsh_cmd, "config", "set", "term.scrollback", "-1"], dsh_env)
+    assert got.returncode == 0 and tomllib.loads(personal.read_text())["term"]["scrollback"] == -1
+    got = run([*dsh_cmd, "config", "get", "no.such"], dsh_env)
+    assert (got.returncode, got.stderr) == (1, "dsh: config: no.such is not set\n")
+
+
+def test_set_refuses_bad_values_and_broken_files(
+    dsh_cmd: list[str], dsh_env: dict[str, str], dsh_home: Path
+) -> None:
+    got = run([*dsh_cmd, "config", "set", "term.scrollback", "lots"], dsh_env)
+    assert got.returncode == 1
+    assert got.stderr == "dsh: config: term.scrollback: expected an integer, got 'lots'\n"
+    personal = dsh_home / "config.toml"
+    personal.write_text("[ui\nprefix = 1\n")
+    got = run([*dsh_cmd, "config", "set", "ui.prefix", "c-a"], dsh_env)
+    assert got.returncode == 1 and got.stderr.startswith(f"dsh: config: {personal}:1: syntax error")
+    assert personal.read_text() == "[ui\nprefix = 1\n"
+
+
+def test_syntax_error_is_reported_and_dsh_carries_on(
+    dsh_cmd: list[str], dsh_env: dict[str, str], dsh_home: Path
+) -> None:
+    personal = dsh_home / "config.toml"
+    personal.write_text('[ui]\nprefix = "c-a"\nmouse = \n')
+    got = run([*dsh_cmd, "config"], dsh_env)
+    assert got.returncode == 0
+    assert got.stderr.startswith(f"dsh: warning: {personal}:3: syntax error: ")
+    assert got.stderr.endswith("; using the other layers\n") and got.stderr.count("\n") == 1
+    assert tomllib.loads(got.stdout)["ui"]["prefix"] == "c-b"
+
+
+def test_usage_errors(dsh_cmd: list[str], dsh_env: dict[str, str]) -> None:
+    for argv in (["config", "set", "x"], ["config", "get"], ["config", "frobnicate"]):
+        got = run([*dsh_cmd, *argv], dsh_env)
+        assert got.returncode == 2 and got.stderr.startswith("usage: dsh config"), argv
+        assert "Traceback" not in got.stderr
