@@ -1,0 +1,100 @@
+"""Ranking many rows: the bulk search must agree with scoring each row by itself."""
+
+from __future__ import annotations
+
+import random
+
+from dsh.resume.fuzzy import match
+from dsh.resume.search import FuzzyIndex
+
+WORDS = "fix login bug parser test resume picker store index pane agent claude codex refactor docs".split()
+
+
+def _rows(n: int, seed: int = 7) -> list[str]:
+    rng = random.Random(seed)
+    rows = []
+    for i in range(n):
+        title = " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 4)))
+        rows.append(f"{title} pytest tests/test_{rng.choice(WORDS)}.py s{i:05x} ~/src/proj{i % 37}")
+    return rows
+
+
+def _brute(query: str, texts: list[str]) -> list[int]:
+    scored = []
+    for row, text in enumerate(texts):
+        found = match(query, text)
+        if found is not None:
+            scored.append((-found.score, len(text), row))
+    return [row for *_, row in sorted(scored)]
+
+
+def _finish(index: FuzzyIndex, query: str) -> list[int]:
+    ranking = index.search(query)
+    while ranking.refine(1.0):
+        pass
+    assert ranking.complete
+    return ranking.rows()
+
+
+QUERIES = ["fix", "fx", "proj1", "log fix", "pars tst", "/src", "Fix", "s0a", "zzz", "-"]
+
+
+def test_full_ranking_matches_brute_force() -> None:
+    texts = _rows(600)
+    index = FuzzyIndex(texts)
+    for query in QUERIES:
+        assert _finish(index, query) == _brute(query, texts), query
+
+
+def test_narrowing_while_typing_gives_the_same_result() -> None:
+    texts = _rows(400, seed=3)
+    index = FuzzyIndex(texts)
+    for query in ["proj12", "fix log"]:
+        for k in range(1, len(query) + 1):
+            ranking = index.search(query[:k])
+            ranking.refine(0.0)  # leave it unfinished, as a fast typist would
+        ranking = index.search(query)
+        while ranking.refine(1.0):
+            pass
+        assert ranking.rows() == _brute(query, texts), query
+
+
+def test_leading_rows_make_an_exact_head_without_scoring() -> None:
+    texts = _rows(2000, seed=5)
+    index = FuzzyIndex(texts)
+    ranking = index.search("fix", want=20)
+    assert ranking.exact(20)
+    assert ranking.known() == 0  # nothing scored yet
+    assert ranking.head(20) == _brute("fix", texts)[:20]
+
+
+def test_sparse_leading_rows_leave_the_head_provisional_until_refined() -> None:
+    texts = _rows(2000, seed=5)
+    index = FuzzyIndex(texts)
+    ranking = index.search("fxlg", want=20)
+    assert not ranking.exact(20)
+    while ranking.refine(0.001):
+        pass
+    assert ranking.exact(20)
+    assert ranking.head(20) == _brute("fxlg", texts)[:20]
+
+
+def test_empty_query_lists_rows_in_given_order() -> None:
+    index = FuzzyIndex(["b", "a", "c"])
+    ranking = index.search("  ")
+    assert ranking.complete
+    assert ranking.rows() == [0, 1, 2]
+
+
+def test_ties_prefer_shorter_then_newer() -> None:
+    texts = ["fix it now", "fix it", "fix it"]  # newest first
+    index = FuzzyIndex(texts)
+    assert _finish(index, "fix") == [1, 2, 0]
+
+
+def test_match_for_highlighting_uses_callers_row_numbers() -> None:
+    texts = ["zzz long long text", "ab"]
+    index = FuzzyIndex(texts)
+    found = index.match("ab", 1)
+    assert found is not None and found.positions == (0, 1)
+    assert index.match("ab", 0) is None
