@@ -417,3 +417,27 @@ def test_runaway_titles_and_messages_are_capped() -> None:
     record = pane(title="t" * 100_000, last_message="m" * 100_000)
     assert len(record.title) == 4096 and len(record.last_message or "") == 4096
     assert len(Notification(at="x", pane_id=None, text="n" * 10_000).text) == 4096
+
+
+def test_a_tail_that_is_a_symlink_is_not_followed(tmp_path: Path) -> None:
+    secret = tmp_path / "private.txt"
+    secret.write_bytes(b"private data")
+    write_snapshot(snapshot(), {"p1": b"x"})
+    path = tail_path(SID, "p1")
+    path.unlink()
+    path.symlink_to(secret)
+    loaded = load_snapshot(SID)
+    assert loaded.tails == {"p1": b""} and loaded.notes
+    write_snapshot(snapshot(), {"p1": b"private data"})  # same bytes as the target: still replaced
+    assert not path.is_symlink()
+    write_snapshot(snapshot(), {"p1": b"fresh"})
+    assert secret.read_bytes() == b"private data"  # never written through the link
+    assert path.read_bytes() == b"fresh"
+
+
+def test_a_fifo_in_place_of_the_snapshot_does_not_hang_the_load() -> None:
+    folder = state_dir(SID)
+    folder.mkdir(parents=True)
+    os.mkfifo(folder / "snapshot.json")
+    loaded = load_snapshot(SID)
+    assert loaded.snapshot is None and loaded.backup is not None and loaded.error

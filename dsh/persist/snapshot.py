@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
+import stat
 import tempfile
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import BinaryIO
 
 from dsh.home import dsh_home_path
 from dsh.persist.records import (
@@ -106,10 +109,12 @@ def _atomic_write(path: Path, data: bytes) -> None:
 
 
 def _same_content(path: Path, data: bytes) -> bool:
+    """True when `path` is a regular file already holding exactly `data` (then it need not be rewritten)."""
     try:
-        if path.stat().st_size != len(data):
-            return False
-        return path.read_bytes() == data
+        with _open_regular(path) as handle:
+            if os.fstat(handle.fileno()).st_size != len(data):
+                return False
+            return handle.read() == data
     except OSError:
         return False
 
@@ -213,12 +218,24 @@ def _parse(raw: bytes) -> Snapshot:
         raise SnapshotError("nested too deeply") from None
 
 
+def _open_regular(path: Path) -> BinaryIO:
+    """Open a state file for reading; a symlink or anything but a regular file is an OSError."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def _load_tails(session_id: str, snapshot: Snapshot, notes: list[str]) -> dict[str, bytes]:
     tails: dict[str, bytes] = {}
     for pane in snapshot.panes:
         path = tail_path(session_id, pane.id)
         try:
-            with open(path, "rb") as handle:
+            with _open_regular(path) as handle:
                 size = os.fstat(handle.fileno()).st_size
                 if size > TAIL_BYTES:
                     handle.seek(size - TAIL_BYTES)
@@ -242,7 +259,7 @@ def load_snapshot(session_id: str) -> LoadedSnapshot:
     folder = state_dir(session_id)
     path = folder / SNAPSHOT_FILE
     try:
-        with open(path, "rb") as handle:
+        with _open_regular(path) as handle:
             raw = handle.read(MAX_SNAPSHOT_BYTES + 1)
     except FileNotFoundError:
         return LoadedSnapshot(snapshot=None)
