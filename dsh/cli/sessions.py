@@ -72,8 +72,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"dsh: warning: {sanitize(warning)}", file=sys.stderr)
     try:
         if args.json:
+            # One summary a line (json's C encoder; indent= would use the slow Python one).
             # ASCII escapes keep C1 controls and the like from reaching a terminal raw.
-            sys.stdout.write(json.dumps([row.to_json() for row in rows], indent=1) + "\n")
+            body = ",\n".join(json.dumps(row.to_json()) for row in rows)
+            sys.stdout.write(f"[\n{body}\n]\n" if rows else "[]\n")
         elif rows:
             write_table(sys.stdout, rows, with_workspace=args.all)
         else:

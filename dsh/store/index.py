@@ -19,8 +19,8 @@ from typing import TextIO, TypeVar
 
 from dsh.store.ids import InvalidSessionId, is_valid_session_id, validate_session_id
 from dsh.store.log import LOG_SUFFIX, LogError, live_pid, parse_log
-from dsh.store.summary import Digest, Summary, digest
-from dsh.store.workspace import workspace_partition
+from dsh.store.summary import Summary, digest
+from dsh.store.workspace import workspace_label, workspace_partition
 
 SCHEMA_VERSION = 1
 BUSY_TIMEOUT_SECONDS = 30.0
@@ -377,11 +377,12 @@ class SessionIndex:
 def _summary(row: tuple) -> Summary:  # type: ignore[type-arg]
     (sid, cwd, workspace, title, explicit_title, first_input, created_at, updated_at, event_count,
      input_count, pane_count, closed, archived, reason, preview, path) = row
-    d = Digest(
+    return Summary(
         id=sid,
         path=path,
         cwd=cwd,
         workspace=workspace,
+        workspace_label=workspace_label(cwd),
         title=title,
         explicit_title=explicit_title,
         first_input=first_input,
@@ -390,13 +391,12 @@ def _summary(row: tuple) -> Summary:  # type: ignore[type-arg]
         event_count=event_count,
         input_count=input_count,
         pane_count=pane_count,
-        closed=bool(closed),
+        # Liveness is never cached: a closed log is not live; any other is asked of its lock right now.
+        live_pid=None if closed else live_pid(Path(path)),
         archived=bool(archived),
         unresumable_reason=reason,
         preview=tuple(json.loads(preview)),
     )
-    # Liveness is never cached: a closed log is not live; any other is asked of its lock right now.
-    return d.summary(None if d.closed else live_pid(Path(path)))
 
 
 def _unreadable(db_path: Path, exc: Exception) -> str:

@@ -9,7 +9,6 @@ from typing import Any
 
 from dsh.store.log import LogContents
 from dsh.store.timefmt import iso_from_epoch
-from dsh.store.workspace import workspace_label
 
 NO_WORKSPACE_REASON = "session has no recorded workspace"
 NO_HEADER_REASON = "log has no readable session header"
@@ -86,27 +85,6 @@ class Digest:
     archived: bool
     unresumable_reason: str | None
     preview: tuple[str, ...]
-
-    def summary(self, live_pid: int | None) -> Summary:
-        return Summary(
-            id=self.id,
-            path=self.path,
-            cwd=self.cwd,
-            workspace=self.workspace,
-            workspace_label=workspace_label(self.cwd),
-            title=self.title,
-            explicit_title=self.explicit_title,
-            first_input=self.first_input,
-            created_at=self.created_at,
-            updated_at=self.updated_at,
-            event_count=self.event_count,
-            input_count=self.input_count,
-            pane_count=self.pane_count,
-            live_pid=live_pid,
-            archived=self.archived,
-            unresumable_reason=self.unresumable_reason,
-            preview=self.preview,
-        )
 
 
 def _clip(text: str) -> str:

@@ -28,7 +28,8 @@ def workspace_label(cwd: str | None) -> str:
     """The cwd with the home folder shown as `~`; `(no workspace)` when there is none."""
     if not cwd:
         return NO_WORKSPACE
-    home = os.path.expanduser("~").rstrip("/")
+    # $HOME first: expanduser() per row is the slow part of labelling 10k sessions.
+    home = (os.environ.get("HOME") or os.path.expanduser("~")).rstrip("/")
     if home and (cwd == home or cwd.startswith(home + "/")):
         return "~" + cwd[len(home):]
     return cwd

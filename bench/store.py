@@ -1,0 +1,149 @@
+"""Benchmark the session store: 10,000 sessions across 500 workspaces (20 events each) in a temp home.
+
+Prints the cold index build, a warm refresh with nothing changed, a refresh after 10 logs grew, and the
+whole-process time of `dsh sessions --all --json`, each with its target and a ratio against a reference
+measured in the same run on the same files. Run: `.venv/bin/python bench/store.py [--sessions N]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from dsh.store.index import SessionIndex
+from dsh.store.log import append_event
+from dsh.store.timefmt import iso_from_epoch
+from dsh.store.workspace import workspace_partition
+
+EVENTS_PER_SESSION = 20
+
+
+def make_logs(root: Path, sessions: int, workspaces: int) -> list[Path]:
+    """Write logs in the exact on-disk format (header + 20 events), without the cost of live markers."""
+    paths = []
+    start = time.time() - sessions * 60
+    for n in range(sessions):
+        cwd = f"/home/dev/src/project-{n % workspaces:04d}"
+        sid = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(start + n * 60)) + f"-{n:06x}"
+        part = root / workspace_partition(cwd)
+        part.mkdir(parents=True, exist_ok=True, mode=0o700)
+        at = start + n * 60
+        header = {"type": "session", "version": 1, "id": sid, "cwd": cwd, "created_at": iso_from_epoch(at)}
+        lines = [{**header, "dsh": "0.1.0"}]
+        lines.append({"type": "pane_opened", "at": iso_from_epoch(at), "pane_id": "p1", "argv": ["bash"]})
+        for i in range(EVENTS_PER_SESSION - 3):
+            text = f"make test TARGET=unit-{i} # {n}"
+            lines.append({"type": "input", "at": iso_from_epoch(at + i), "text": text})
+        lines.append({"type": "title", "at": iso_from_epoch(at + 30), "title": f"task {n}"})
+        lines.append({"type": "close", "at": iso_from_epoch(at + 40)})
+        path = part / f"{sid}.jsonl"
+        path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+        os.chmod(path, 0o600)
+        paths.append(path)
+    return paths
+
+
+def timed(fn: Callable[[], object], repeat: int = 1) -> float:
+    """Median wall time of `repeat` runs, in seconds."""
+    runs = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        runs.append(time.perf_counter() - t0)
+    return statistics.median(runs)
+
+
+def scan_read(root: Path) -> None:
+    for part in os.scandir(root):
+        for entry in os.scandir(part.path):
+            with open(entry.path, "rb") as fh:
+                fh.read()
+
+
+def scan_stat(root: Path) -> None:
+    for part in os.scandir(root):
+        for entry in os.scandir(part.path):
+            entry.stat()
+
+
+def dsh_argv() -> list[str]:
+    script = Path(sys.executable).parent / "dsh"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "dsh"]
+
+
+def run_quiet(argv: list[str], env: dict[str, str]) -> None:
+    subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, check=True)
+
+
+def report(name: str, seconds: float, target: float, ref_name: str, ref: float) -> None:
+    verdict = "ok" if seconds <= target else "OVER TARGET"
+    print(
+        f"{name:<34} {seconds * 1000:8.1f} ms   target <= {target * 1000:6.0f} ms  {verdict:<11}"
+        f"  {seconds / ref:6.1f}x {ref_name} ({ref * 1000:.1f} ms)"
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, default=10_000)
+    parser.add_argument("--workspaces", type=int, default=500)
+    opts = parser.parse_args()
+
+    home = Path(tempfile.mkdtemp(prefix="dsh-bench-"))
+    try:
+        root = home / "sessions"
+        t0 = time.perf_counter()
+        paths = make_logs(root, opts.sessions, opts.workspaces)
+        print(
+            f"made {len(paths)} sessions in {opts.workspaces} workspaces, {EVENTS_PER_SESSION} events each, "
+            f"in {time.perf_counter() - t0:.1f} s (cpus: {os.cpu_count()})"
+        )
+        ref_read = timed(lambda: scan_read(root), repeat=3)
+        ref_stat = timed(lambda: scan_stat(root), repeat=5)
+
+        db = home / "session-query.db"
+        index = SessionIndex(db, root)
+        cold = timed(index.refresh)
+        rows = index.summaries()
+        assert len(rows) == len(paths), (len(rows), len(paths))
+        warm = timed(index.refresh, repeat=5)
+
+        def grow_ten() -> None:
+            for path in paths[:10]:
+                append_event(path, "input", text="one more")
+
+        grow_ten()
+        after10 = timed(index.refresh)
+        assert sum(s.input_count for s in index.summaries()[-10:]) > 0
+        index.close()
+
+        env = {**os.environ, "DSH_HOME": str(home)}
+        argv = [*dsh_argv(), "sessions", "--all", "--json"]
+        run_quiet(argv, env)  # the index is already warm; this run only loads the page cache
+        whole = timed(lambda: run_quiet(argv, env), repeat=5)
+        ref_python = timed(lambda: run_quiet([sys.executable, "-c", "pass"], env), repeat=5)
+        out = subprocess.run(argv, env=env, capture_output=True, check=True).stdout
+        assert len(json.loads(out)) == len(paths)
+
+        print()
+        report("cold index build", cold, 2.0, "scandir+read", ref_read)
+        report("warm refresh, nothing changed", warm, 0.100, "scandir+stat", ref_stat)
+        report("refresh after 10 appended logs", after10, 0.150, "scandir+stat", ref_stat)
+        report("dsh sessions --all --json (process)", whole, 0.600, "python -c pass", ref_python)
+        print(f"\nindex size: {db.stat().st_size / 1e6:.1f} MB; JSON output: {len(out) / 1e6:.1f} MB")
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
