@@ -269,3 +269,25 @@ def test_open_existing_refuses_bad_names_and_bad_headers(tmp_path: Path) -> None
         SessionLog.open_existing(write(tmp_path / "..x.jsonl", HEADER))
     with pytest.raises(LogError, match="empty log"):
         SessionLog.open_existing(write(tmp_path / "s2.jsonl", b""))
+
+
+def test_fast_and_careful_parsers_agree_on_clean_logs(tmp_path: Path) -> None:
+    from dsh.store.log import _parse_clean, _parse_line_by_line, parse_log
+
+    log = SessionLog.create(tmp_path, "/w/ünï cödé")
+    log.append("input", text='quote " backslash \\ tab \t newline \n end')
+    log.append("input", text="\x1b[31m \u2028 \udcff")
+    log.set_title("τίτλος")
+    log.close()
+    data = log.path.read_bytes()
+    fast = _parse_clean(data)
+    assert fast is not None
+    assert fast == _parse_line_by_line(log.path, data) == parse_log(log.path, data)
+
+
+def test_two_records_on_one_line_are_not_split(tmp_path: Path) -> None:
+    data = HEADER + b'{"type": "input", "text": "a"}, {"type": "input", "text": "b"}\n' + EV
+    path = write(tmp_path / "s1.jsonl", data)
+    got = read_log(path)
+    assert [e.get("text") for e in got.events] == ["hi"]
+    assert any(w.startswith(f"{path}:2: malformed line skipped") for w in got.warnings)
