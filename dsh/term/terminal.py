@@ -1,0 +1,433 @@
+"""One terminal: a child in a PTY, read on the asyncio loop and emulated by a TermScreen."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import signal
+from collections.abc import Callable
+
+import ptyprocess
+
+from dsh.term.keys import key_to_bytes, paste_bytes
+from dsh.term.render import line_text
+from dsh.term.screen import Line, TermScreen
+from dsh.text import sanitize
+
+__all__ = ["Terminal"]
+
+READ_CHUNK = 65536
+# Bytes handled per reader callback: the loop gets back to the keyboard at least this often.
+MAX_READ_PER_CALLBACK = 131072
+EXIT_NOT_STARTED = 127
+_KILL_GRACE = 2.0
+
+
+class Terminal:
+    """A PTY child and its screen. Event-loop driven: `start` adds a reader to the running
+    loop, output is fed to `screen`, and `on_change` fires once per batch of output."""
+
+    def __init__(
+        self,
+        argv: list[str],
+        *,
+        cwd: str,
+        env: dict[str, str] | None = None,
+        rows: int = 24,
+        cols: int = 80,
+        scrollback: int = 10000,
+        tail_bytes: int = 65536,
+        term: str = "xterm-256color",
+        on_change: Callable[[], None] | None = None,
+        on_exit: Callable[[int], None] | None = None,
+        on_title: Callable[[str], None] | None = None,
+        on_bell: Callable[[], None] | None = None,
+        on_alt_screen: Callable[[bool], None] | None = None,
+    ) -> None:
+        self.argv = list(argv)
+        self.cwd = cwd
+        self.env = dict(os.environ if env is None else env)
+        self.env["TERM"] = term
+        self.rows = max(1, rows)
+        self.cols = max(1, cols)
+        self.tail_bytes = tail_bytes
+        self.on_change = on_change
+        self.on_exit = on_exit
+        self.on_title = on_title
+        self.on_bell = on_bell
+        self.on_alt_screen = on_alt_screen
+        self.screen = TermScreen(self.cols, self.rows, scrollback=scrollback,
+                                 write_process_input=self.write)
+        self.exit_status: int | None = None
+        self.running = False
+        self.pid: int | None = None
+        self.scroll_offset = 0
+        self.search_match: tuple[int, int, int] | None = None  # (line index, column, length)
+        self._proc: ptyprocess.PtyProcess | None = None
+        self._fd: int | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._tail = bytearray()
+        self._out = bytearray()
+        self._killed = False
+
+    # -- state read by the UI ---------------------------------------------------------------
+    @property
+    def title(self) -> str:
+        return self.screen.title
+
+    @property
+    def attention(self) -> bool:
+        return self.screen.attention
+
+    @attention.setter
+    def attention(self, value: bool) -> None:
+        self.screen.attention = value
+
+    @property
+    def alternate_screen(self) -> bool:
+        return self.screen.alternate_screen
+
+    @property
+    def bracketed_paste(self) -> bool:
+        return self.screen.bracketed_paste
+
+    @property
+    def app_cursor(self) -> bool:
+        return self.screen.app_cursor
+
+    @property
+    def mouse_tracking(self) -> bool:
+        return self.screen.mouse_tracking
+
+    # -- process ----------------------------------------------------------------------------
+    def start(self) -> None:
+        """Spawn the child and start reading. Never raises: a failure is written into the pane
+        and reported through `on_exit`."""
+        if self._proc is not None or self.exit_status is not None:
+            return
+        self._loop = asyncio.get_event_loop()
+        name = self.argv[0] if self.argv else ""
+        if not self.argv:
+            self._fail("no command to run")
+            return
+        if not os.path.isdir(self.cwd):
+            self._fail(f"cannot start {name}: directory {self.cwd} does not exist")
+            return
+        exe = shutil.which(name, path=self.env.get("PATH", os.defpath))
+        if exe is None:
+            self._fail(f"command not found: {name}")
+            return
+        try:
+            proc = ptyprocess.PtyProcess.spawn(
+                [exe, *self.argv[1:]], cwd=self.cwd, env=self.env, dimensions=(self.rows, self.cols)
+            )
+            os.set_blocking(proc.fd, False)
+            self._loop.add_reader(proc.fd, self._on_readable)
+        except Exception as exc:  # an unstartable child is a message in the pane, not a crash
+            self._fail(f"cannot start {name}: {exc}")
+            return
+        self._proc = proc
+        self._fd = proc.fd
+        self.pid = proc.pid
+        self.running = True
+
+    def _fail(self, message: str) -> None:
+        self.feed(f"\x1b[0m\x1b[31mdsh: {sanitize(message)}\x1b[0m\r\n".encode())
+        self.running = False
+        self.exit_status = EXIT_NOT_STARTED
+        self._changed()
+        if self.on_exit is not None:
+            self.on_exit(EXIT_NOT_STARTED)
+
+    def _on_readable(self) -> None:
+        fd = self._fd
+        if fd is None:
+            return
+        chunks: list[bytes] = []
+        total = 0
+        eof = False
+        while total < MAX_READ_PER_CALLBACK:
+            try:
+                data = os.read(fd, READ_CHUNK)
+            except BlockingIOError:
+                break
+            except OSError:  # EIO: the child side closed
+                eof = True
+                break
+            if not data:
+                eof = True
+                break
+            chunks.append(data)
+            total += len(data)
+        if chunks:
+            self.feed(b"".join(chunks))
+            self._changed()
+        if eof:
+            self._on_eof()
+
+    def _on_eof(self) -> None:
+        self._close_fd()
+        self._reap()
+
+    def _close_fd(self) -> None:
+        fd = self._fd
+        if fd is None:
+            return
+        self._fd = None
+        loop = self._loop
+        if loop is not None:
+            loop.remove_reader(fd)
+            loop.remove_writer(fd)
+        proc = self._proc
+        try:
+            if proc is not None:
+                proc.fileobj.close()
+                proc.closed = True  # so ptyprocess's __del__ does not sleep and signal
+            else:
+                os.close(fd)
+        except OSError:
+            pass
+
+    def _reap(self, delay: float = 0.01) -> None:
+        """Collect the exit status without blocking the loop (poll waitpid)."""
+        pid = self.pid
+        if pid is None or self.exit_status is not None:
+            return
+        try:
+            done, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done, status = pid, 0
+        if done == 0:
+            if self._loop is not None:
+                self._loop.call_later(delay, self._reap, min(delay * 2, 0.5))
+            return
+        code = os.waitstatus_to_exitcode(status)
+        if code < 0:
+            code = 128 - code
+        self._exited(code)
+
+    def _exited(self, code: int) -> None:
+        self.exit_status = code
+        self.running = False
+        if self._killed:
+            return
+        if self.screen.alternate_screen:
+            self.screen.feed(b"\x1b[?1049l")
+        prefix = b"\r\n" if self.screen.cursor.x else b""
+        self.feed(prefix + f"\x1b[0m[exited {code}]".encode())
+        self._changed()
+        if self.on_exit is not None:
+            self.on_exit(code)
+
+    def kill(self) -> None:
+        """Hang up the child (SIGKILL later if it lingers) and stop reading; idempotent.
+        `on_exit` is not called for a pane dsh closed itself."""
+        if self._killed:
+            return
+        self._killed = True
+        self._close_fd()
+        self._out.clear()
+        pid = self.pid
+        if pid is None or self.exit_status is not None:
+            return
+        self.running = False
+        for sig in (signal.SIGHUP, signal.SIGCONT):
+            try:
+                os.kill(pid, sig)
+            except OSError:
+                pass
+        self._reap()
+        if self._loop is not None and self.exit_status is None:
+            self._loop.call_later(_KILL_GRACE, self._force_kill)
+
+    def _force_kill(self) -> None:
+        if self.exit_status is None and self.pid is not None:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+    # -- input ------------------------------------------------------------------------------
+    def write(self, data: str | bytes) -> None:
+        """Send bytes to the child; what the PTY cannot take now is queued, never blocking."""
+        if isinstance(data, str):
+            data = data.encode("utf-8", "replace")
+        fd = self._fd
+        if fd is None or not data:
+            return
+        if self._out:
+            self._out += data
+            return
+        try:
+            n = os.write(fd, data)
+        except BlockingIOError:
+            n = 0
+        except OSError:
+            return
+        if n < len(data):
+            self._out += data[n:]
+            if self._loop is not None:
+                self._loop.add_writer(fd, self._flush_out)
+
+    def _flush_out(self) -> None:
+        fd = self._fd
+        if fd is None:
+            self._out.clear()
+            return
+        try:
+            n = os.write(fd, self._out)
+        except BlockingIOError:
+            return
+        except OSError:
+            n = len(self._out)
+        del self._out[:n]
+        if not self._out and self._loop is not None:
+            self._loop.remove_writer(fd)
+
+    def send_key(self, key: str, data: str = "") -> None:
+        out = key_to_bytes(key, data, app_cursor=self.app_cursor)
+        if out:
+            self.scroll_to_bottom()
+            self.write(out)
+
+    def paste(self, text: str) -> None:
+        self.scroll_to_bottom()
+        self.write(paste_bytes(text, bracketed=self.bracketed_paste))
+
+    def send_mouse(self, button: int, x: int, y: int, *, release: bool = False, motion: bool = False) -> None:
+        """Report a mouse event (0-based cell x, y) the way the child asked (SGR 1006 or X10)."""
+        if not self.mouse_tracking:
+            return
+        code = button + (32 if motion else 0)
+        if self.screen.mouse_sgr:
+            self.write(f"\x1b[<{code};{x + 1};{y + 1}{'m' if release else 'M'}")
+        elif x < 223 and y < 223:
+            code = 3 if release and button < 64 else code
+            self.write(b"\x1b[M" + bytes([32 + code, 33 + x, 33 + y]))
+
+    def resize(self, rows: int, cols: int) -> None:
+        """New size for the screen and the child (TIOCSWINSZ, so it gets SIGWINCH); only if changed."""
+        rows, cols = max(1, rows), max(1, cols)
+        if (rows, cols) == (self.rows, self.cols):
+            return
+        self.rows, self.cols = rows, cols
+        self.screen.resize(rows, cols)
+        self.scroll_offset = min(self.scroll_offset, len(self.screen.history))
+        if self._proc is not None and self._fd is not None:
+            try:
+                self._proc.setwinsize(rows, cols)
+            except OSError:
+                pass
+
+    # -- output -----------------------------------------------------------------------------
+    def feed(self, data: bytes) -> None:
+        """Emulate output (the child's, or a saved tail being replayed) and fire the callbacks."""
+        if not data:
+            return
+        tail = self._tail
+        tail += data
+        if len(tail) > 2 * self.tail_bytes:
+            del tail[: len(tail) - self.tail_bytes]
+        screen = self.screen
+        title, bells, alt = screen.title, screen.bell_count, screen.alternate_screen
+        pushed = screen.history_pushed
+        screen.feed(data)
+        if self.scroll_offset:
+            self.scroll_offset = min(self.scroll_offset + screen.history_pushed - pushed, len(screen.history))
+        if screen.cwd and screen.cwd != self.cwd:
+            self.cwd = screen.cwd
+        if screen.title != title and self.on_title is not None:
+            self.on_title(screen.title)
+        if screen.bell_count != bells and self.on_bell is not None:
+            self.on_bell()
+        if screen.alternate_screen != alt and self.on_alt_screen is not None:
+            self.on_alt_screen(screen.alternate_screen)
+
+    def tail(self) -> bytes:
+        """The last `tail_bytes` of raw output, for snapshots."""
+        return bytes(self._tail[-self.tail_bytes:]) if self.tail_bytes else b""
+
+    def _changed(self) -> None:
+        if self.on_change is not None:
+            self.on_change()
+
+    # -- scrollback and copy mode -----------------------------------------------------------
+    def scroll_by(self, lines: int) -> None:
+        """Positive scrolls back into history, negative toward the live screen."""
+        self.scroll_offset = max(0, min(self.scroll_offset + lines, len(self.screen.history)))
+
+    def scroll_to_bottom(self) -> None:
+        self.scroll_offset = 0
+        self.search_match = None
+
+    def _view_top(self, height: int) -> int:
+        return len(self.screen.history) + self.screen.lines - self.scroll_offset - height
+
+    def visible_lines(self, height: int) -> list[Line]:
+        """The `height` rows to draw: history and screen with `scroll_offset` applied."""
+        history = self.screen.history
+        buf = self.screen.buffer
+        n_hist = len(history)
+        top = self._view_top(height)
+        out: list[Line] = []
+        for i in range(top, top + height):
+            if i < 0:
+                out.append(Line())
+            elif i < n_hist:
+                out.append(history[i])
+            elif i - n_hist < len(buf):
+                out.append(buf[i - n_hist])
+            else:
+                out.append(Line())
+        return out
+
+    def cursor_in_view(self, height: int) -> tuple[int, int] | None:
+        """The cursor as (cell x, row in the view), or None when scrolled out of sight."""
+        y = len(self.screen.history) + self.screen.cursor.y - self._view_top(height)
+        if 0 <= y < height:
+            return min(self.screen.cursor.x, self.cols - 1), y
+        return None
+
+    def match_in_view(self, height: int) -> tuple[int, int, int] | None:
+        """The current search match as (row in the view, column, length), if visible."""
+        if self.search_match is None:
+            return None
+        line, col, length = self.search_match
+        y = line - self._view_top(height)
+        return (y, col, length) if 0 <= y < height else None
+
+    def text_lines(self) -> list[str]:
+        """History then screen, as plain text without trailing blanks."""
+        cols = self.cols
+        return [line_text(line, cols) for line in self.screen.all_lines()]
+
+    def search(self, text: str, *, backwards: bool = True) -> bool:
+        """Scroll to the next match of `text` (case-insensitive unless it has capitals) above
+        (or below) the previous match or the view; True if found."""
+        if not text:
+            return False
+        fold = text == text.lower()
+        needle = text.lower() if fold else text
+        lines = self.text_lines()
+        height = self.rows
+        top = self._view_top(height)
+        if self.search_match is not None:
+            start = self.search_match[0]
+        else:
+            start = top + height if backwards else top - 1
+        order = range(start - 1, -1, -1) if backwards else range(start + 1, len(lines))
+        for i in order:
+            hay = lines[i].lower() if fold else lines[i]
+            col = hay.find(needle)
+            if col < 0:
+                continue
+            self.search_match = (i, col, len(text))
+            n_hist = len(self.screen.history)
+            if i < top:
+                self.scroll_offset = n_hist - i
+            elif i >= top + height:
+                self.scroll_offset = n_hist + self.screen.lines - 1 - i
+            self.scroll_offset = max(0, min(self.scroll_offset, n_hist))
+            return True
+        return False

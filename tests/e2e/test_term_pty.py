@@ -1,0 +1,196 @@
+"""Real programs in a PTY through Terminal on an asyncio loop: output, sizes, alternate screen, failures."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from dsh.term.terminal import Terminal
+
+pytestmark = pytest.mark.slow
+
+
+async def until(cond: Callable[[], bool], what: str, timeout: float = 15.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not cond():
+        if loop.time() > deadline:
+            raise AssertionError(f"gave up waiting for {what}")
+        await asyncio.sleep(0.02)
+
+
+def run(coro) -> None:
+    asyncio.run(coro)
+
+
+def make(argv: list[str], tmp_path: Path, **kw) -> tuple[Terminal, list[int]]:
+    exits: list[int] = []
+    term = Terminal(argv, cwd=str(tmp_path), on_exit=exits.append, **kw)
+    return term, exits
+
+
+def text(term: Terminal) -> str:
+    return "\n".join(term.text_lines())
+
+
+def test_printf_colours(tmp_path: Path) -> None:
+    async def main() -> None:
+        term, exits = make(["printf", r"\033[1;31mred\033[0m \033[38;5;82mgreen\033[0m\n"], tmp_path)
+        term.start()
+        await until(lambda: exits, "exit")
+        row = term.screen.buffer[0]
+        assert row[0].data == "r" and row[0].fg == "red" and row[0].bold
+        assert row[4].data == "g" and row[4].fg == "5fff00"
+        assert exits == [0]
+        assert "[exited 0]" in text(term)
+    run(main())
+
+
+def test_seq_output_lands_in_history(tmp_path: Path) -> None:
+    async def main() -> None:
+        term, exits = make(["seq", "1", "3000"], tmp_path)
+        term.start()
+        await until(lambda: exits, "exit")
+        lines = term.text_lines()
+        numbers = [line for line in lines if line.isdigit()]
+        assert numbers == [str(i) for i in range(1, 3001)]
+        assert len(term.screen.history) > 2900
+    run(main())
+
+
+def test_stty_size_follows_resize(tmp_path: Path) -> None:
+    async def main() -> None:
+        term, exits = make(["sh", "-c", "stty size; read x; stty size"], tmp_path, rows=24, cols=80)
+        term.start()
+        await until(lambda: "24 80" in text(term), "first size")
+        term.resize(30, 100)
+        term.write("\r")
+        await until(lambda: exits, "exit")
+        assert "30 100" in text(term)
+    run(main())
+
+
+def test_less_then_q_leaves_no_residue(tmp_path: Path) -> None:
+    if shutil.which("less") is None:
+        pytest.skip("less is not installed")
+    page = tmp_path / "page.txt"
+    page.write_text("".join(f"alpha-{i}\n" for i in range(200)))
+
+    async def main() -> None:
+        term, exits = make(["sh", "-c", f"echo before; less {page}; echo after"], tmp_path,
+                           env={"PATH": "/usr/bin:/bin", "LESS": "", "HOME": str(tmp_path)})
+        term.start()
+        await until(lambda: "alpha-5" in text(term), "less page")
+        assert term.alternate_screen
+        term.send_key("<any>", "q")
+        await until(lambda: exits, "exit")
+        assert not term.alternate_screen
+        shown = text(term)
+        assert "before" in shown and "after" in shown
+        assert "alpha" not in shown
+    run(main())
+
+
+def test_vi_round_trip(tmp_path: Path) -> None:
+    vi = shutil.which("vi")
+    if vi is None:
+        pytest.skip("vi is not installed")
+
+    async def main() -> None:
+        target = tmp_path / "note.txt"
+        term, exits = make(["sh", "-c", f"echo before; {vi} -u NONE -N {target}; echo after"], tmp_path,
+                           env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+        term.start()
+        await until(lambda: term.alternate_screen and "~" in text(term), "vi screen")
+        for ch in "ihello":
+            term.send_key("<any>", ch)
+        term.send_key("escape")
+        for ch in ":wq":
+            term.send_key("<any>", ch)
+        term.send_key("c-m", "\r")
+        await until(lambda: exits, "exit")
+        assert target.read_text() == "hello\n"
+        shown = text(term)
+        assert "before" in shown and "after" in shown and "~" not in shown
+    run(main())
+
+
+def test_missing_command_says_so(tmp_path: Path) -> None:
+    async def main() -> None:
+        term, exits = make(["no-such-command-dsh-test"], tmp_path)
+        term.start()
+        assert exits == [127]
+        assert term.exit_status == 127 and not term.running
+        assert "command not found: no-such-command-dsh-test" in text(term)
+    run(main())
+
+
+def test_missing_cwd_says_so(tmp_path: Path) -> None:
+    async def main() -> None:
+        exits: list[int] = []
+        term = Terminal(["sh"], cwd=str(tmp_path / "gone"), on_exit=exits.append)
+        term.start()
+        assert exits == [127]
+        assert "does not exist" in text(term)
+    run(main())
+
+
+def test_child_that_exits_at_once_keeps_its_output(tmp_path: Path) -> None:
+    async def main() -> None:
+        term, exits = make(["sh", "-c", "echo quick; exit 5"], tmp_path)
+        term.start()
+        await until(lambda: exits, "exit")
+        assert exits == [5]
+        assert term.text_lines()[:2] == ["quick", "[exited 5]"]
+    run(main())
+
+
+def test_cursor_position_query_is_answered(tmp_path: Path) -> None:
+    script = ("import os, tty; tty.setraw(0); os.write(1, b'ab\\x1b[6n'); "
+              "r = os.read(0, 32); os.write(1, b'\\r\\ngot ' + r[1:])")
+
+    async def main() -> None:
+        term, exits = make([sys.executable, "-c", script], tmp_path)
+        term.start()
+        await until(lambda: exits, "exit")
+        assert "got [1;3R" in text(term)
+    run(main())
+
+
+def test_flood_does_not_starve_the_loop(tmp_path: Path) -> None:
+    async def main() -> None:
+        term, exits = make(["sh", "-c", "head -c 6000000 /dev/zero | tr '\\0' x"], tmp_path, scrollback=100)
+        fed_when_ticked: list[int] = []
+        term.start()
+
+        def tick() -> None:
+            fed_when_ticked.append(term.screen.history_pushed)
+            if not exits:
+                asyncio.get_running_loop().call_later(0.01, tick)
+
+        asyncio.get_running_loop().call_soon(tick)
+        await until(lambda: exits, "exit", timeout=60)
+        total = term.screen.history_pushed
+        assert total > 70_000
+        # the loop ran other callbacks many times while output was still arriving
+        assert len([n for n in fed_when_ticked if 0 < n < total]) >= 3
+    run(main())
+
+
+def test_kill_is_idempotent_and_stops_the_child(tmp_path: Path) -> None:
+    async def main() -> None:
+        term, exits = make(["sleep", "30"], tmp_path)
+        term.start()
+        pid = term.pid
+        assert pid and term.running
+        term.kill()
+        term.kill()
+        await until(lambda: term.exit_status is not None, "reaped")
+        assert not term.running
+        assert exits == []
+    run(main())
