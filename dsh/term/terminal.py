@@ -64,6 +64,7 @@ class Terminal:
         self.pid: int | None = None
         self.scroll_offset = 0
         self.search_match: tuple[int, int, int] | None = None  # (line index, column, length)
+        self._search_text = ""
         self._proc: ptyprocess.PtyProcess | None = None
         self._fd: int | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -404,7 +405,7 @@ class Terminal:
 
     def search(self, text: str, *, backwards: bool = True) -> bool:
         """Scroll to the next match of `text` (case-insensitive unless it has capitals) above
-        (or below) the previous match or the view; True if found."""
+        (or below) the previous match of the same text, else the view; True if found."""
         if not text:
             return False
         fold = text == text.lower()
@@ -412,7 +413,7 @@ class Terminal:
         lines = self.text_lines()
         height = self.rows
         top = self._view_top(height)
-        if self.search_match is not None:
+        if self.search_match is not None and text == self._search_text:
             start = self.search_match[0]
         else:
             start = top + height if backwards else top - 1
@@ -423,6 +424,7 @@ class Terminal:
             if col < 0:
                 continue
             self.search_match = (i, col, len(text))
+            self._search_text = text
             n_hist = len(self.screen.history)
             if i < top:
                 self.scroll_offset = n_hist - i

@@ -1,0 +1,87 @@
+"""A prompt_toolkit UIControl that shows one Terminal; the layout's size becomes the child's size."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from prompt_toolkit.data_structures import Point
+from prompt_toolkit.layout.controls import UIContent, UIControl
+from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
+
+from dsh.term.render import cursor_column, line_fragments
+from dsh.term.terminal import Terminal
+
+__all__ = ["WHEEL_LINES", "TerminalControl"]
+
+WHEEL_LINES = 3
+
+_BUTTONS = {MouseButton.LEFT: 0, MouseButton.MIDDLE: 1, MouseButton.RIGHT: 2}
+
+
+class TerminalControl(UIControl):
+    """Draws `terminal` (with its scroll offset and search match) and handles the mouse.
+
+    It has no key bindings on purpose: the application routes keys (its prefix key first),
+    and a pane-level catch-all binding would shadow the application's."""
+
+    def __init__(self, terminal: Terminal, *, on_click: Callable[[], None] | None = None) -> None:
+        self.terminal = terminal
+        self.on_click = on_click
+
+    def is_focusable(self) -> bool:
+        return True
+
+    def create_content(self, width: int, height: int) -> UIContent:
+        term = self.terminal
+        if width > 0 and height > 0 and (height, width) != (term.rows, term.cols):
+            term.resize(height, width)
+        height = max(1, height)
+        lines = term.visible_lines(height)
+        columns = term.cols
+        match = term.match_in_view(height)
+
+        def get_line(i: int) -> list[tuple[str, str]]:
+            if not 0 <= i < len(lines):
+                return []
+            highlight = (match[1], match[2]) if match is not None and match[0] == i else None
+            return line_fragments(lines[i], columns, highlight=highlight)
+
+        cursor = term.cursor_in_view(height)
+        if cursor is None:
+            position = Point(x=0, y=height - 1)
+            show = False
+        else:
+            x, y = cursor
+            position = Point(x=cursor_column(lines[y], x, columns), y=y)
+            show = term.scroll_offset == 0 and term.screen.cursor_visible
+        return UIContent(get_line=get_line, line_count=len(lines), cursor_position=position,
+                         show_cursor=show)
+
+    def mouse_handler(self, mouse_event: MouseEvent) -> None:
+        term = self.terminal
+        kind = mouse_event.event_type
+        x, y = mouse_event.position.x, mouse_event.position.y
+        if term.mouse_tracking and term.scroll_offset == 0:
+            if kind == MouseEventType.SCROLL_UP:
+                term.send_mouse(64, x, y)
+            elif kind == MouseEventType.SCROLL_DOWN:
+                term.send_mouse(65, x, y)
+            elif kind == MouseEventType.MOUSE_DOWN:
+                term.send_mouse(_BUTTONS.get(mouse_event.button, 0), x, y)
+                self._clicked()
+            elif kind == MouseEventType.MOUSE_UP:
+                term.send_mouse(_BUTTONS.get(mouse_event.button, 0), x, y, release=True)
+            elif kind == MouseEventType.MOUSE_MOVE and term.screen.has_private_mode(1002):
+                term.send_mouse(_BUTTONS.get(mouse_event.button, 0), x, y, motion=True)
+            return None
+        if kind == MouseEventType.SCROLL_UP:
+            term.scroll_by(WHEEL_LINES)
+        elif kind == MouseEventType.SCROLL_DOWN:
+            term.scroll_by(-WHEEL_LINES)
+        elif kind == MouseEventType.MOUSE_UP:
+            self._clicked()
+        return None
+
+    def _clicked(self) -> None:
+        if self.on_click is not None:
+            self.on_click()

@@ -1,0 +1,64 @@
+"""TerminalControl: size follows the layout, lines and cursor, wheel and click, mouse forwarding."""
+
+from __future__ import annotations
+
+from prompt_toolkit.data_structures import Point
+from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
+
+from dsh.term.terminal import Terminal
+from dsh.ui.terminal_control import WHEEL_LINES, TerminalControl
+
+
+def event(kind: MouseEventType, x: int = 1, y: int = 0) -> MouseEvent:
+    return MouseEvent(Point(x=x, y=y), kind, MouseButton.LEFT, frozenset())
+
+
+def text_of(content, i: int) -> str:
+    return "".join(t for _, t in content.get_line(i))
+
+
+def test_create_content_resizes_and_shows_lines_and_cursor() -> None:
+    term = Terminal(["true"], cwd="/", rows=24, cols=80)
+    control = TerminalControl(term)
+    term.feed("hello\r\n日本x".encode())
+    content = control.create_content(30, 4)
+    assert (term.rows, term.cols) == (4, 30)
+    assert content.line_count == 4
+    assert text_of(content, 0) == "hello"
+    assert text_of(content, 1) == "日本x"
+    assert content.cursor_position == Point(x=3, y=1)
+    assert content.show_cursor
+    assert control.is_focusable()
+
+
+def test_wheel_scrolls_history_and_click_calls_back() -> None:
+    clicks: list[int] = []
+    term = Terminal(["true"], cwd="/", rows=3, cols=10)
+    control = TerminalControl(term, on_click=lambda: clicks.append(1))
+    term.feed(b"\r\n".join(b"%d" % i for i in range(20)))
+    control.mouse_handler(event(MouseEventType.SCROLL_UP))
+    assert term.scroll_offset == WHEEL_LINES
+    content = control.create_content(10, 3)
+    assert text_of(content, 2) == "16"
+    assert not content.show_cursor
+    control.mouse_handler(event(MouseEventType.SCROLL_DOWN))
+    assert term.scroll_offset == 0
+    control.mouse_handler(event(MouseEventType.MOUSE_UP))
+    assert clicks == [1]
+
+
+def test_mouse_is_forwarded_when_the_child_asks() -> None:
+    sent: list[str | bytes] = []
+    term = Terminal(["true"], cwd="/", rows=3, cols=10)
+    term.write = sent.append  # type: ignore[method-assign]
+    control = TerminalControl(term)
+    term.feed(b"\x1b[?1000h\x1b[?1006h")
+    control.mouse_handler(event(MouseEventType.MOUSE_DOWN, x=2, y=1))
+    control.mouse_handler(event(MouseEventType.MOUSE_UP, x=2, y=1))
+    control.mouse_handler(event(MouseEventType.SCROLL_UP, x=0, y=0))
+    assert sent == ["\x1b[<0;3;2M", "\x1b[<0;3;2m", "\x1b[<64;1;1M"]
+    assert term.scroll_offset == 0
+    sent.clear()
+    term.feed(b"\x1b[?1006l")
+    control.mouse_handler(event(MouseEventType.MOUSE_DOWN, x=2, y=1))
+    assert sent == [b"\x1b[M" + bytes([32, 35, 34])]

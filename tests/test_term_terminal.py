@@ -1,0 +1,116 @@
+"""Terminal without a child: feeding, tail, callbacks, scrollback view and search."""
+
+from __future__ import annotations
+
+from dsh.term.render import line_text
+from dsh.term.terminal import Terminal
+
+
+def make(**kw) -> Terminal:
+    return Terminal(["true"], cwd="/", rows=3, cols=10, **kw)
+
+
+def view(term: Terminal) -> list[str]:
+    return [line_text(line, term.cols) for line in term.visible_lines(term.rows)]
+
+
+def fill(term: Terminal, count: int) -> None:
+    term.feed(b"\r\n".join(b"line%d" % i for i in range(count)))
+
+
+def test_tail_keeps_the_last_bytes() -> None:
+    term = make(tail_bytes=8)
+    for _ in range(10):
+        term.feed(b"0123456789")
+    assert term.tail() == b"23456789"
+
+
+def test_callbacks_for_title_bell_alt_screen_and_cwd() -> None:
+    events: list[object] = []
+    term = make(on_title=lambda t: events.append(("title", t)), on_bell=lambda: events.append("bell"),
+                on_alt_screen=lambda on: events.append(("alt", on)))
+    term.feed(b"\x1b]2;make\x07\x07\x1b[?1049h\x1b[?1049l\x1b]7;file:///srv/x\x07")
+    # the alternate screen came and went inside one feed: no change to report
+    assert events == [("title", "make"), "bell"]
+    assert term.title == "make"
+    assert term.attention
+    term.attention = False
+    assert not term.screen.attention
+    assert term.cwd == "/srv/x"
+
+
+def test_alt_screen_callback_fires_per_feed() -> None:
+    events: list[bool] = []
+    term = make(on_alt_screen=events.append)
+    term.feed(b"\x1b[?1049h")
+    term.feed(b"\x1b[?1049l")
+    assert events == [True, False]
+
+
+def test_write_without_a_child_is_harmless() -> None:
+    term = make()
+    term.write("x")
+    term.send_key("up")
+    term.paste("text")
+    term.resize(5, 20)
+    assert (term.rows, term.cols) == (5, 20)
+    assert (term.screen.lines, term.screen.columns) == (5, 20)
+
+
+def test_scroll_by_clamps_and_view_follows_offset() -> None:
+    term = make()
+    fill(term, 8)  # line0..line4 in history, line5..line7 on screen
+    assert view(term) == ["line5", "line6", "line7"]
+    term.scroll_by(2)
+    assert view(term) == ["line3", "line4", "line5"]
+    term.scroll_by(100)
+    assert term.scroll_offset == 5
+    assert view(term) == ["line0", "line1", "line2"]
+    assert term.cursor_in_view(3) is None
+    term.scroll_by(-100)
+    assert term.scroll_offset == 0
+    assert term.cursor_in_view(3) == (5, 2)
+
+
+def test_scrolled_view_stays_put_while_output_arrives() -> None:
+    term = make()
+    fill(term, 8)
+    term.scroll_by(2)
+    term.feed(b"\r\nmore\r\nmore")
+    assert view(term) == ["line3", "line4", "line5"]
+    term.scroll_to_bottom()
+    assert view(term)[-1] == "more"
+
+
+def test_search_backwards_and_forwards() -> None:
+    term = Terminal(["true"], cwd="/", rows=2, cols=10)
+    term.feed(b"apple\r\nBanana\r\ncherry\r\napple pie\r\nx\r\ny")
+    assert term.search("apple")  # the nearest one above the bottom of the view
+    assert term.search_match == (3, 0, 5)
+    assert term.search("apple")
+    assert term.search_match == (0, 0, 5)
+    assert view(term)[0] == "apple"
+    assert term.match_in_view(2) == (0, 0, 5)
+    assert not term.search("apple")  # nothing older
+    assert term.search("banana")  # lower-case query matches any case
+    assert term.search_match == (1, 0, 6)
+    assert not term.search("BANANA", backwards=False)
+    assert term.search("pie", backwards=False)
+    assert term.search_match == (3, 6, 3)
+    assert view(term) == ["cherry", "apple pie"]
+    term.scroll_to_bottom()
+    assert term.search_match is None
+
+
+def test_text_lines_include_history() -> None:
+    term = make()
+    fill(term, 5)
+    assert term.text_lines() == ["line0", "line1", "line2", "line3", "line4"]
+
+
+def test_replayed_tail_draws_the_same_screen() -> None:
+    term = make()
+    term.feed(b"\x1b[32mok\x1b[0m\r\n\x1b[6nnext")  # the query must not crash without a child
+    again = make()
+    again.feed(term.tail())
+    assert view(again) == view(term)
