@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import argparse
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -65,3 +67,59 @@ def test_headless_commands_do_not_load_the_ui(dsh_env: dict[str, str], tmp_path:
     got = run([sys.executable, "-c", code], dsh_env, cwd=tmp_path)
     assert got.returncode == 0, got.stderr
     assert got.stdout.strip() == "[]"
+
+
+REPO = Path(__file__).resolve().parent.parent
+COMPLETIONS = [REPO / "share" / "completions" / name for name in ("dsh", "_dsh", "dsh.fish")]
+
+
+def test_man_page_documents_the_contracts() -> None:
+    from dsh.config import ENV_KEYS
+    from dsh.store.summary import JSON_KEYS
+
+    page = (REPO / "man" / "dsh.1").read_text().replace("\\-", "-")
+    for section in ["SYNOPSIS", "COMMANDS", "FILES", "ENVIRONMENT", "SESSION LOG FORMAT", "JSON OUTPUT",
+                    "EXIT STATUS"]:
+        assert f".SH {section}" in page
+    json_section = page.split(".SH JSON OUTPUT", 1)[1].split(".SH ", 1)[0]
+    for key in JSON_KEYS:
+        assert re.search(rf"^\.BR? (.*\W)?{key}\b", json_section, re.MULTILINE), key
+    for name in [*ENV_KEYS, "DSH_HOME"]:
+        assert f".B {name}\n" in page, name
+    for word in ["--resume", "--continue", "dsh sessions", "dsh config", "session-query.db",
+                 "session has no recorded workspace", '"type": "session", "version": 1']:
+        assert word in page, word
+
+
+def test_completions_offer_every_option_of_the_commands() -> None:
+    from dsh.cli import build_parser
+
+    parser = build_parser()
+    subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    words = {"--resume", "--continue", "--option", "--version", "sessions", "config", "get", "set"}
+    for name in ("sessions", "config"):
+        for action in subs.choices[name]._actions:
+            words.update(s for s in action.option_strings if s.startswith("--"))
+    for path in COMPLETIONS:
+        text = path.read_text()
+        for word in words:
+            bare = word.removeprefix("--")
+            assert word in text or f"-l {bare}" in text, (path.name, word)
+
+
+def test_bash_completion_completes_commands_options_keys_and_ids(
+    dsh_env: dict[str, str], dsh_home: Path
+) -> None:
+    from dsh.store.log import SessionLog
+
+    log = SessionLog.create(dsh_home / "sessions", "/w")
+    log.close()
+    script = (
+        f"source {COMPLETIONS[0]}\n"
+        "t() { COMP_WORDS=(\"$@\"); COMP_CWORD=$((${#COMP_WORDS[@]}-1)); COMPREPLY=(); _dsh;"
+        " echo \"${COMPREPLY[*]}\"; }\n"
+        "t dsh se\nt dsh sessions --a\nt dsh config s\nt dsh config set ui.m\nt dsh --resume ''\n"
+    )
+    env = {**dsh_env, "PATH": f"{Path(sys.executable).parent}:{dsh_env['PATH']}"}
+    got = subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True, timeout=60)
+    assert got.stdout.splitlines() == ["sessions", "--all --archived", "set", "ui.mouse", log.id], got.stderr
