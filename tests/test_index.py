@@ -357,3 +357,12 @@ def test_two_processes_writing_and_refreshing_at_once(tmp_path: Path, root: Path
     assert all(s.input_count == 2 and s.event_count == 3 and s.live_pid is None for s in rows)
     assert idx.refresh() == []
     idx.close()
+
+
+def test_index_file_is_private(tmp_path: Path, root: Path) -> None:
+    make(root, "/w", "a")
+    db = tmp_path / "private.db"
+    idx = SessionIndex(db, root)
+    idx.refresh()
+    assert oct(db.stat().st_mode & 0o777) == oct(0o600)
+    idx.close()
