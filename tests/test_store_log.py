@@ -291,3 +291,13 @@ def test_two_records_on_one_line_are_not_split(tmp_path: Path) -> None:
     got = read_log(path)
     assert [e.get("text") for e in got.events] == ["hi"]
     assert any(w.startswith(f"{path}:2: malformed line skipped") for w in got.warnings)
+
+
+def test_failed_create_leaves_no_headerless_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def full(path: Path) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("dsh.store.log._write_pid", full)
+    with pytest.raises(OSError, match="No space"):
+        SessionLog.create(tmp_path, "/w", session_id="s1")
+    assert list(tmp_path.rglob("*.jsonl")) == []

@@ -7,6 +7,7 @@ pid to the sibling `<id>.pid`; the pid file alone proves nothing, the lock decid
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import json
@@ -172,7 +173,10 @@ class SessionLog:
             }
             _write_all(fd, _encode_line(header))
         except BaseException:
+            # The file is ours (O_EXCL); a log without its header would only confuse listings.
             os.close(fd)
+            with contextlib.suppress(OSError):
+                path.unlink()
             raise
         return cls(path, sid, cwd, fd)
 
