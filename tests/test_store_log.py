@@ -298,6 +298,6 @@ def test_failed_create_leaves_no_headerless_log(tmp_path: Path, monkeypatch: pyt
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr("dsh.store.log._write_pid", full)
-    with pytest.raises(OSError, match="No space"):
+    with pytest.raises(LogError, match="cannot start session log: No space left on device"):
         SessionLog.create(tmp_path, "/w", session_id="s1")
     assert list(tmp_path.rglob("*.jsonl")) == []

@@ -172,11 +172,13 @@ class SessionLog:
                 "dsh": __version__,
             }
             _write_all(fd, _encode_line(header))
-        except BaseException:
+        except BaseException as exc:
             # The file is ours (O_EXCL); a log without its header would only confuse listings.
             os.close(fd)
             with contextlib.suppress(OSError):
                 path.unlink()
+            if isinstance(exc, OSError):
+                raise LogError(f"{path}: cannot start session log: {_oserror_text(exc)}") from exc
             raise
         return cls(path, sid, cwd, fd)
 
