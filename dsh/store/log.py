@@ -213,7 +213,10 @@ class SessionLog:
         """Append one event line (`type`, `at`, fields) and hand it to the kernel at once."""
         if self._fd is None:
             raise LogError(f"{self.path}: session log is closed")
-        _write_all(self._fd, _encode_line(_event(type, fields)))
+        try:
+            _write_all(self._fd, _encode_line(_event(type, fields)))
+        except OSError as exc:
+            raise LogError(f"{self.path}: cannot append to session log: {_oserror_text(exc)}") from exc
 
     def set_title(self, title: str) -> None:
         self.append("title", title=title)
