@@ -33,8 +33,8 @@ class Pane:
     attention: bool = False
     last_message: str | None = None
     exit_status: int | None = None
-    # The argv a key press starts in a tombstone (a fresh shell, or the agent's resume argv).
-    start_argv: list[str] | None = None
+    # Set when a key press started this pane from a tombstone: the state to fall back to if it fails.
+    started_from: PaneState | None = None
 
     @property
     def title(self) -> str:

@@ -32,7 +32,7 @@ def run_app(args: argparse.Namespace) -> int:
     from dsh.store.ids import InvalidSessionId, validate_session_id
     from dsh.store.log import LogError, SessionBusy, SessionLog, read_log
     from dsh.store.store import Store
-    from dsh.ui.app import Announcement, DshApp, DshOptions
+    from dsh.ui.app import Announcement, AppResult, DshApp, DshOptions
 
     store = Store(config)
     launch_dir = Path.cwd()
@@ -110,9 +110,13 @@ def run_app(args: argparse.Namespace) -> int:
     )
     import asyncio
 
-    app = DshApp(options)
-    app.session_title = title
-    result = asyncio.run(app.run_async())
+    async def main() -> AppResult:
+        # Panes start in the constructor; their readers must join the loop that runs the app.
+        app = DshApp(options)
+        app.session_title = title
+        return await app.run_async()
+
+    result = asyncio.run(main())
     if result.exec_argv:
         sys.stdout.flush()
         sys.stderr.flush()

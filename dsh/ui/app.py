@@ -22,7 +22,7 @@ from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.layout.processors import BeforeInput
 from prompt_toolkit.styles import Style
 
-from dsh.agents.registry import adapter_by_kind, adapter_for_argv
+from dsh.agents.registry import adapter_by_kind, adapter_for_argv, resume_argv_for
 from dsh.commands.keymap import Keymap, key_display
 from dsh.commands.parse import parse_line
 from dsh.commands.registry import CommandError, Registry
@@ -97,6 +97,7 @@ class AppResult:
 class _AgentProbe:
     next_try: float = 0.0
     tries: int = 0
+    busy: bool = False
 
 
 @dataclass
@@ -360,10 +361,11 @@ class DshApp:
         state = self.pane_state_label(pane) if pane else "-"
         hint = self._key_hint()
         text = f" {workspace_label(self.cwd)} · {title} · {state} "
-        out: StyleAndTextTuples = [("class:status.mode", f" {mode_label} "), ("class:status", text)]
+        out: StyleAndTextTuples = []
         if self.too_small or self.area.width < MIN_COLS or self.area.height < MIN_ROWS - 4:
-            out.append(("class:status.warn", " window too small "))
-        out.append(("class:status", f" {hint}"))
+            # First on the line, so even a very narrow terminal shows why the panes are cramped.
+            out.append(("class:status.warn", "too small "))
+        out += [("class:status.mode", f" {mode_label} "), ("class:status", text), ("class:status", f" {hint}")]
         return out
 
     def _key_hint(self) -> str:
@@ -447,12 +449,7 @@ class DshApp:
             except Exception as exc:  # an adapter must never keep a pane from starting
                 session_id = None
                 self.announce(f"{adapter.kind}: {exc}", error=True)
-            agent = AgentInfo(
-                kind=adapter.kind,
-                session_id=session_id,
-                resume_argv=adapter.resume_argv(session_id) if session_id else None,
-                model=None,
-            )
+            agent = adapter.agent_info(argv, session_id)
         rows, cols = self._estimate_size()
         terminal = self._make_terminal(pane_id, argv, cwd, env, rows, cols)
         pane = Pane(id=pane_id, argv=argv, cwd=cwd, env=env, terminal=terminal, agent=agent)
@@ -601,9 +598,9 @@ class DshApp:
             self.log.append("pane_exited", pane_id=pane_id, status=status)
         except OSError:
             pass
-        if pane.start_argv is not None and status != 0 and pane.state is PaneState.LIVE:
-            # A resume that failed at once leaves the tombstone as it was, so the user can try again.
-            pane.state = pane.restore_state_before_start or PaneState.RESTORED  # type: ignore[attr-defined]
+        if pane.started_from is not None and status != 0 and pane.state is PaneState.LIVE:
+            # A resume that failed leaves the tombstone as it was, so the user can try again.
+            pane.state = pane.started_from
             self.announce(f"{pane.id}: {pane.title} ended with status {status}", error=True)
         if self.mode == "pane" and pane_id == self.tabs.active_pane:
             self.enter_prompt()
@@ -616,8 +613,10 @@ class DshApp:
     def start_tombstone(self, pane: Pane) -> None:
         if not pane.is_tombstone:
             return
-        if pane.state is PaneState.RESUMABLE and pane.agent and pane.agent.resume_argv:
-            argv = list(pane.agent.resume_argv)
+        # The saved argv is untrusted disk input: the adapter rebuilds the resume command.
+        resume = resume_argv_for(pane.agent) if pane.state is PaneState.RESUMABLE else None
+        if resume:
+            argv = resume
         else:
             argv = self.default_shell_argv()
         cwd = pane.cwd
@@ -636,8 +635,7 @@ class DshApp:
         pane.argv = argv
         pane.cwd = cwd
         pane.env = env
-        pane.start_argv = argv
-        pane.restore_state_before_start = previous  # type: ignore[attr-defined]
+        pane.started_from = previous
         pane.state = PaneState.LIVE
         self._register_slot(pane)
         self.start_pane(pane)
@@ -654,7 +652,7 @@ class DshApp:
             action(line)
             return False
         self.handle_line(line)
-        return bool(line.strip())
+        return False  # clear the prompt line
 
     def ask(self, label: str, action: Callable[[str], None], default: str = "") -> None:
         """Use the prompt line to ask for a value (tab rename, search)."""
@@ -845,7 +843,6 @@ class DshApp:
 
     # -- snapshot -------------------------------------------------------------------------------------
     def _build_snapshot(self) -> tuple[Snapshot, dict[str, bytes]]:
-        self._probe_agents()
         tabs = [
             TabRecord(
                 id=tab.id,
@@ -894,30 +891,41 @@ class DshApp:
         return snapshot, tails
 
     def _probe_agents(self) -> None:
+        """Learn agent session ids off the event loop: the lookups scan files or run the agent's CLI."""
         now = time.time()
         for pane in self.panes.values():
             agent = pane.agent
             if agent is None or agent.session_id or not pane.running or pane.started_at is None:
                 continue
             probe = self._agent_probes.setdefault(pane.id, _AgentProbe())
-            if now < probe.next_try:
+            if now < probe.next_try or probe.busy:
                 continue
-            probe.tries += 1
-            probe.next_try = now + min(30.0, 2.0 * probe.tries)
             adapter = adapter_by_kind(agent.kind)
             if adapter is None:
                 continue
-            try:
-                session_id = adapter.find_session_id(pane.cwd, pane.started_at - 1.0, pane.env)
-            except Exception:
-                session_id = None
-            if session_id:
-                pane.agent = AgentInfo(
-                    kind=agent.kind,
-                    session_id=session_id,
-                    resume_argv=adapter.resume_argv(session_id),
-                    model=agent.model,
-                )
+            probe.tries += 1
+            probe.next_try = now + min(30.0, 0.5 * 2**probe.tries)
+            probe.busy = True
+            terminal = pane.terminal
+            argv, cwd, env, started = list(pane.argv), pane.cwd, dict(pane.env), pane.started_at - 1.0
+
+            def lookup(adapter=adapter, pane=pane, terminal=terminal, argv=argv, cwd=cwd, env=env,
+                       started=started, probe=probe) -> None:
+                try:
+                    session_id = adapter.find_session_id(cwd, started, env)
+                except Exception:
+                    session_id = None
+
+                def learned() -> None:
+                    probe.busy = False
+                    # Only if the pane still runs the same child it was asked about.
+                    if session_id and pane.terminal is terminal and pane.agent is not None:
+                        pane.agent = adapter.agent_info(argv, session_id)
+                        self.scheduler.mark_dirty()
+
+                self._loop.call_soon_threadsafe(learned)
+
+            self._loop.run_in_executor(None, lookup)
 
     def _restore(self, loaded: LoadedSnapshot) -> None:
         snapshot = loaded.snapshot
@@ -938,7 +946,7 @@ class DshApp:
             record = records.get(pane_id)
             if record is None:
                 continue
-            state = restored_state(record)
+            state = restored_state(record, resume_argv_for)
             argv = list(record.argv) or self.default_shell_argv()
             terminal = self._make_terminal(
                 pane_id, argv, record.cwd, self._spawn_env(pane_id), record.rows or rows, record.cols or cols
@@ -973,10 +981,8 @@ class DshApp:
 
     def _auto_resume_panes(self) -> None:
         for pane in list(self.panes.values()):
-            if pane.state is PaneState.RESUMABLE and pane.agent and pane.agent.resume_argv:
-                adapter = adapter_by_kind(pane.agent.kind)
-                if adapter is not None:
-                    self.start_tombstone(pane)
+            if pane.state is PaneState.RESUMABLE and resume_argv_for(pane.agent):
+                self.start_tombstone(pane)
         self.enter_prompt()
 
     # -- lifetime ---------------------------------------------------------------------------------------
@@ -1013,9 +1019,12 @@ class DshApp:
             except (NotImplementedError, RuntimeError):
                 pass
 
+        self._loop = loop
+
         def ticker() -> None:
             if self._closing:
                 return
+            self._probe_agents()
             try:
                 self.scheduler.tick()
             except Exception as exc:

@@ -102,7 +102,7 @@ def test_less_takes_the_keyboard_and_leaves_no_residue(dsh, workdir: Path) -> No
     d.wait_for("line-000 of the notes")
     d.wait_for("IN PANE")
     d.send(" ")  # a key typed now goes to less: next page
-    d.wait_until(lambda s: "line-000" not in s and "line-05" in s, what="less paging")
+    d.wait_until(lambda s: "line-000" not in s and "line-030" in s, what="less paging")
     d.send("q")
     d.wait_for("PROMPT")
     d.wait_until(lambda s: "of the notes" not in s, what="less leaving no residue")

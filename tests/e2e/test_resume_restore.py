@@ -1,0 +1,211 @@
+"""End to end: /resume moves the process to another workspace; a killed dsh comes back with its layout."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.ptydriver import PtyDriver
+
+pytestmark = pytest.mark.slow
+
+FAKES = Path(__file__).resolve().parent.parent / "fakes" / "bin"
+
+
+@pytest.fixture
+def agent_env(dsh_env: dict[str, str], tmp_path: Path) -> dict[str, str]:
+    env = dict(dsh_env)
+    env["PATH"] = f"{FAKES}{os.pathsep}{env.get('PATH', '')}"
+    env["HOME"] = str(tmp_path / "home")
+    env["CLAUDE_CONFIG_DIR"] = str(tmp_path / "claude-config")
+    env["CODEX_HOME"] = str(tmp_path / "codex-home")
+    env["FAKE_AGENT_LOG"] = str(tmp_path / "agent-invocations.jsonl")
+    (tmp_path / "home").mkdir()
+    return env
+
+
+@pytest.fixture
+def run(dsh_cmd: list[str]):
+    drivers: list[PtyDriver] = []
+
+    def start(*args: str, cwd: Path, env: dict[str, str], rows: int = 32, cols: int = 110) -> PtyDriver:
+        driver = PtyDriver([*dsh_cmd, *args], env=env, cwd=cwd, rows=rows, cols=cols)
+        drivers.append(driver)
+        return driver
+
+    yield start
+    for driver in drivers:
+        driver.close()
+
+
+def only_session_id(home: Path) -> str:
+    logs = sorted((home / "sessions").glob("*/*.jsonl"))
+    assert len(logs) == 1, logs
+    return logs[0].stem
+
+
+def invocations(env: dict[str, str]) -> list[dict]:
+    path = Path(env["FAKE_AGENT_LOG"])
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def test_resume_moves_the_process_to_another_workspace(run, dsh_env, dsh_home: Path, tmp_path: Path) -> None:
+    bravo = tmp_path / "bravo-service"
+    alpha = tmp_path / "alpha-app"
+    bravo.mkdir()
+    alpha.mkdir()
+    b = run(cwd=bravo, env=dsh_env)
+    b.wait_for("PROMPT")
+    b.type_line("echo b-history-marker")
+    b.wait_for("b-history-marker")
+    b.type_line("/quit")
+    b.wait_exit()
+
+    a = run(cwd=alpha, env=dsh_env)
+    a.wait_for("PROMPT")
+    a.type_line("/resume")
+    screen = a.wait_for("This workspace")
+    assert "Tab: all workspaces" in screen
+    a.send("\t")
+    a.wait_for("All workspaces")
+    a.send("bravo")
+    a.wait_for("bravo-service")
+    a.send("\r")
+    a.wait_for("b-history-marker", timeout=20)
+    a.wait_for("moved to")
+    assert os.readlink(f"/proc/{a.pid}/cwd") == str(bravo)
+    a.type_line("pwd")
+    a.wait_for(str(bravo))
+
+
+def test_resume_into_a_vanished_directory_keeps_the_app(run, dsh_env, dsh_home: Path, tmp_path: Path) -> None:
+    gone = tmp_path / "gone-soon"
+    here = tmp_path / "here"
+    gone.mkdir()
+    here.mkdir()
+    g = run(cwd=gone, env=dsh_env)
+    g.wait_for("PROMPT")
+    g.type_line("/quit")
+    g.wait_exit()
+    gone.rmdir()
+
+    h = run(cwd=here, env=dsh_env)
+    h.wait_for("PROMPT")
+    h.type_line("/resume")
+    h.wait_for("This workspace")
+    h.send("\t")
+    h.wait_for("gone-soon")
+    h.send("gone\r")
+    h.wait_for("cannot enter")
+    h.send("\x1b")
+    h.wait_for("PROMPT")
+    h.type_line("echo still-usable")
+    h.wait_for("still-usable")
+    assert os.readlink(f"/proc/{h.pid}/cwd") == str(here)
+
+
+def test_killed_session_restores_layout_tails_and_agent(run, agent_env, dsh_home: Path, tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    d = run(cwd=work, env=agent_env)
+    d.wait_for("PROMPT")
+    d.type_line("echo first-tab-tail")
+    d.wait_for("first-tab-tail")
+    d.type_line("/agent claude")
+    d.wait_for("fake-claude session")
+    d.send("\x1d")  # back to the prompt
+    d.wait_for("PROMPT")
+    d.type_line("/new")
+    d.wait_until(lambda s: "1:" in s, what="second tab")
+    d.type_line("/split -h")
+    d.type_line("echo second-tab-tail")
+    d.wait_for("second-tab-tail")
+    time.sleep(3)  # past the snapshot debounce
+    session_id = only_session_id(dsh_home)
+    claude_runs = invocations(agent_env)
+    assert claude_runs and "--session-id" in claude_runs[0]["argv"]
+    claude_session = claude_runs[0]["argv"][claude_runs[0]["argv"].index("--session-id") + 1]
+    os.kill(d.pid, signal.SIGKILL)
+    d.wait_exit()
+
+    r = run(f"--resume={session_id}", cwd=tmp_path, env=agent_env)
+    screen = r.wait_for("second-tab-tail")
+    assert "RESTORED" in screen
+    assert "0:" in screen and "1:" in screen  # both tabs are back
+    r.type_line("/tab select 0")
+    screen = r.wait_for("RESUMABLE")
+    assert "first-tab-tail" in screen
+    assert "Enter: resume claude" in screen
+    # The agent pane was the last one opened in tab 0, so it is its active pane: one key resumes it.
+    r.send("\r")
+    r.wait_for(f"fake-claude resumed {claude_session}")
+    resumed = invocations(agent_env)[-1]
+    assert resumed["argv"][-2:] == ["--resume", claude_session]
+    assert resumed["cwd"] == str(work)
+    assert os.readlink(f"/proc/{r.pid}/cwd") == str(work)
+
+
+def test_auto_resume_starts_agents_in_opted_in_workspaces(run, agent_env, dsh_home: Path, tmp_path: Path) -> None:
+    work = tmp_path / "auto"
+    work.mkdir()
+    (dsh_home / "config.toml").write_text(f'[workspace."{work}"]\nauto_resume = true\n')
+    d = run(cwd=work, env=agent_env)
+    d.wait_for("PROMPT")
+    d.type_line("/agent claude")
+    d.wait_for("fake-claude session")
+    time.sleep(0.5)
+    session_id = only_session_id(dsh_home)
+    os.kill(d.pid, signal.SIGKILL)
+    d.wait_exit()
+    claude_session = invocations(agent_env)[0]["argv"][-1]
+
+    r = run(f"--resume={session_id}", cwd=work, env=agent_env)
+    r.wait_for(f"fake-claude resumed {claude_session}")
+
+
+def test_missing_agent_binary_keeps_the_tombstone(run, agent_env, dsh_home: Path, tmp_path: Path) -> None:
+    work = tmp_path / "w"
+    work.mkdir()
+    d = run(cwd=work, env=agent_env)
+    d.wait_for("PROMPT")
+    d.type_line("/agent claude")
+    d.wait_for("fake-claude session")
+    time.sleep(0.5)
+    session_id = only_session_id(dsh_home)
+    os.kill(d.pid, signal.SIGKILL)
+    d.wait_exit()
+
+    no_agents = dict(agent_env)
+    no_agents["PATH"] = os.pathsep.join(p for p in agent_env["PATH"].split(os.pathsep) if p != str(FAKES))
+    r = run(f"--resume={session_id}", cwd=work, env=no_agents)
+    r.wait_for("RESUMABLE")
+    r.send("\r")
+    r.wait_for("claude")
+    r.wait_until(lambda s: "RESUMABLE" in s and "fake-claude session" in s, what="tombstone and tail kept")
+
+
+def test_dsh_sessions_json_lists_pane_states(run, dsh_cmd, agent_env, dsh_home: Path, tmp_path: Path) -> None:
+    work = tmp_path / "states"
+    work.mkdir()
+    d = run(cwd=work, env=agent_env)
+    d.wait_for("PROMPT")
+    d.type_line("/agent claude")
+    d.wait_for("fake-claude session")
+    time.sleep(0.5)
+    os.kill(d.pid, signal.SIGKILL)
+    d.wait_exit()
+    out = subprocess.run(
+        [*dsh_cmd, "sessions", "--json"], cwd=work, env=agent_env, capture_output=True, text=True, timeout=30
+    )
+    assert out.returncode == 0, out.stderr
+    rows = json.loads(out.stdout)
+    states = sorted(p["state"] for p in rows[0]["panes"])
+    assert states == ["RESTORED", "RESUMABLE"]
