@@ -366,3 +366,25 @@ def test_index_file_is_private(tmp_path: Path, root: Path) -> None:
     idx.refresh()
     assert oct(db.stat().st_mode & 0o777) == oct(0o600)
     idx.close()
+
+
+def test_index_damaged_past_its_first_page_is_rebuilt(tmp_path: Path, root: Path) -> None:
+    for i in range(60):
+        make(root, f"/w/{i}", "x" * 400)
+    db = tmp_path / "session-query.db"
+    idx = SessionIndex(db, root)
+    idx.refresh()
+    idx.close()
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    data = bytearray(db.read_bytes())
+    page = 4096
+    assert len(data) > 4 * page
+    data[page : len(data)] = b"\xa5" * (len(data) - page)  # keep the header page, ruin every other page
+    db.write_bytes(bytes(data))
+    idx = SessionIndex(db, root)
+    warnings = idx.refresh()
+    assert any("session index unreadable" in w for w in warnings), warnings
+    assert len(idx.summaries()) == 60
+    idx.close()

@@ -112,7 +112,8 @@ class SessionIndex:
         try:
             conn = self._open(self.db_path)
         except sqlite3.OperationalError as exc:
-            if "unable to open" not in str(exc):
+            # Unopenable, read-only, I/O error: list from a throwaway index rather than not at all.
+            if "locked" in str(exc):
                 raise
             self._pending.append(
                 f"{self.db_path}: cannot open the session index ({exc}); using a temporary one in memory"
@@ -186,12 +187,10 @@ class SessionIndex:
     def _retrying(self, action: Callable[[sqlite3.Connection], T]) -> T:
         try:
             return action(self._connect())
-        except sqlite3.OperationalError as exc:
-            if "locked" in str(exc) or "busy" in str(exc):
-                raise
-            self._recover(exc)
+        except sqlite3.OperationalError:
+            raise  # locked, read-only, I/O: the file may be fine, so it is not thrown away
         except sqlite3.DatabaseError as exc:
-            self._recover(exc)
+            self._recover(exc)  # corrupt or not a database at all
         return action(self._connect())
 
     # -- refresh -----------------------------------------------------------------------------------
