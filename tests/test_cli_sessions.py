@@ -193,3 +193,19 @@ def test_table_fits_the_width(dsh_home: Path) -> None:
     assert all(len(line) <= 100 for line in out.getvalue().splitlines())
     assert out.getvalue().splitlines()[1].endswith("t…")
     store.close()
+
+
+def test_deleted_current_directory(dsh_cmd: list[str], dsh_env: dict[str, str], tmp_path: Path) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    script = f'cd "{gone}" && rmdir "{gone}" && exec "$@"'
+    got = subprocess.run(
+        ["sh", "-c", script, "sh", *dsh_cmd, "sessions"],
+        env=dsh_env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert got.returncode == 1
+    assert got.stderr.startswith("dsh: cannot tell the current directory") and "--all" in got.stderr
+    assert "Traceback" not in got.stderr
