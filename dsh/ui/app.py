@@ -470,7 +470,7 @@ class DshApp:
         pane = self.create_pane(argv)
         self.tabs.new_tab(pane.id)
         self.start_pane(pane)
-        self._after_structure_change()
+        self._after_structure_change(pane)
         return pane
 
     def split(self, orientation: str, argv: list[str] | None) -> Pane:
@@ -482,7 +482,7 @@ class DshApp:
         else:
             self.tabs.split(pane.id, orientation)
         self.start_pane(pane)
-        self._after_structure_change()
+        self._after_structure_change(pane)
         return pane
 
     def close_pane(self, pane_id: str | None = None) -> None:
@@ -499,7 +499,10 @@ class DshApp:
             return
         self._after_structure_change()
 
-    def _after_structure_change(self) -> None:
+    def _after_structure_change(self, new_pane: Pane | None = None) -> None:
+        if new_pane is not None and new_pane.agent is not None and self.mode == "prompt":
+            # An agent is a conversation: the keyboard goes straight to it, as if it were launched in a shell.
+            self.enter_pane()
         if self.mode == "pane":
             self._focus_active_body()
         self.scheduler.structural_change()

@@ -146,7 +146,7 @@ def test_killed_session_restores_layout_tails_and_agent(run, agent_env, dsh_home
     assert "Enter: resume claude" in screen
     # The agent pane was the last one opened in tab 0, so it is its active pane: one key resumes it.
     r.send("\r")
-    r.wait_for(f"fake-claude resumed {claude_session}")
+    r.wait_for(f"fake-claude resumed {claude_session[:8]}")
     resumed = invocations(agent_env)[-1]
     assert resumed["argv"][-2:] == ["--resume", claude_session]
     assert resumed["cwd"] == str(work)
@@ -161,14 +161,14 @@ def test_auto_resume_starts_agents_in_opted_in_workspaces(run, agent_env, dsh_ho
     d.wait_for("PROMPT")
     d.type_line("/agent claude")
     d.wait_for("fake-claude session")
-    time.sleep(0.5)
+    time.sleep(2.5)  # past the snapshot debounce, so the tail is on disk
     session_id = only_session_id(dsh_home)
     os.kill(d.pid, signal.SIGKILL)
     d.wait_exit()
     claude_session = invocations(agent_env)[0]["argv"][-1]
 
     r = run(f"--resume={session_id}", cwd=work, env=agent_env)
-    r.wait_for(f"fake-claude resumed {claude_session}")
+    r.wait_for(f"fake-claude resumed {claude_session[:8]}")
 
 
 def test_missing_agent_binary_keeps_the_tombstone(run, agent_env, dsh_home: Path, tmp_path: Path) -> None:
@@ -178,7 +178,7 @@ def test_missing_agent_binary_keeps_the_tombstone(run, agent_env, dsh_home: Path
     d.wait_for("PROMPT")
     d.type_line("/agent claude")
     d.wait_for("fake-claude session")
-    time.sleep(0.5)
+    time.sleep(2.5)  # past the snapshot debounce, so the tail is on disk
     session_id = only_session_id(dsh_home)
     os.kill(d.pid, signal.SIGKILL)
     d.wait_exit()
@@ -199,7 +199,7 @@ def test_dsh_sessions_json_lists_pane_states(run, dsh_cmd, agent_env, dsh_home: 
     d.wait_for("PROMPT")
     d.type_line("/agent claude")
     d.wait_for("fake-claude session")
-    time.sleep(0.5)
+    time.sleep(2.5)  # past the snapshot debounce, so the tail is on disk
     os.kill(d.pid, signal.SIGKILL)
     d.wait_exit()
     out = subprocess.run(
