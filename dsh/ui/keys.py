@@ -8,15 +8,44 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 
-from dsh.commands.keymap import key_sequence
+from dsh.commands.keymap import key_display, key_sequence, normalize_key
 
 if TYPE_CHECKING:
     from dsh.ui.app import DshApp
 
 
+DEFAULT_ESCAPE_KEY = "c-]"
+
+
+def pressed_display(event: KeyPressEvent) -> str:
+    """The keys of `event` as help shows them (`C-x`, `M-Left`, `Q`)."""
+    names = [str(getattr(press.key, "value", press.key)) for press in event.key_sequence]
+    return key_display(" ".join(names)) if names else "?"
+
+
+def checked_escape_key(app: DshApp) -> str:
+    """The configured key that moves between prompt and pane, or the default with a message if unusable."""
+    configured = app.escape_key
+    key = normalize_key(configured)
+    problem = ""
+    if key is None:
+        problem = "is not a key name"
+    elif key == app.keymap.prefix:
+        problem = "is also the prefix key"
+    elif key in app.keymap.direct_bindings:
+        problem = f"is also bound to /{app.keymap.direct_bindings[key]}"
+    if not problem:
+        return key  # type: ignore[return-value]
+    app.announce(f"ui.escape_key {configured!r} {problem} — using {key_display(DEFAULT_ESCAPE_KEY)}",
+                 error=True)
+    return DEFAULT_ESCAPE_KEY
+
+
 def build_key_bindings(app: DshApp) -> KeyBindings:
     kb = KeyBindings()
     keymap = app.keymap
+    app.escape_key = checked_escape_key(app)
+    prefix_shown = key_display(keymap.prefix)
 
     prefix_pending = Condition(lambda: app.prefix_pending)
     no_prefix = ~prefix_pending
@@ -35,11 +64,13 @@ def build_key_bindings(app: DshApp) -> KeyBindings:
 
     @kb.add(*key_sequence(keymap.prefix), filter=prefix_pending, eager=True)
     def _prefix_twice(event: KeyPressEvent) -> None:
-        # Pressed twice, the prefix goes through to the pane (tmux send-prefix).
+        # Pressed twice, the prefix goes through to the pane (tmux send-prefix), as the key pressed:
+        # prompt_toolkit's own name and data encode it even where the keymap's alias (c-space) would not.
         app.prefix_pending = False
         pane = app.active_pane
         if pane is not None and pane.running:
-            pane.terminal.send_key(keymap.prefix)
+            for press in event.key_sequence:
+                pane.terminal.send_key(press.key, press.data)
         app.invalidate()
 
     def bind_prefix(key: str, command_line: str) -> None:
@@ -57,8 +88,8 @@ def build_key_bindings(app: DshApp) -> KeyBindings:
     @kb.add(Keys.Any, filter=prefix_pending)
     def _unbound_after_prefix(event: KeyPressEvent) -> None:
         app.prefix_pending = False
-        name = event.key_sequence[0].key if event.key_sequence else "?"
-        app.announce(f"no binding for {keymap.prefix} {name} — {keymap.prefix} ? lists the keys")
+        shown = f"{prefix_shown} {pressed_display(event)}"
+        app.announce(f"no binding for {shown} — {prefix_shown} ? lists the keys")
 
     # -- direct bindings (no prefix) ---------------------------------------------------------
     def bind_direct(key: str, command_line: str) -> None:

@@ -1,0 +1,324 @@
+"""The keyboard in a running app: prefix bindings, direct bindings, prompt/pane routing, help overlay."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from test_app_harness import (
+    ALT_DOWN,
+    ALT_LEFT,
+    ALT_RIGHT,
+    ALT_UP,
+    C_B,
+    C_RBRACKET,
+    ENTER,
+    ESC,
+    Harness,
+    log_events,
+    run,
+    running_app,
+)
+
+
+async def split(h: Harness, key: str) -> str:
+    """Split with the prefix key; the id of the new (now active) pane."""
+    before = set(h.app.panes)
+    h.send(C_B + key)
+    await h.wait(lambda: set(h.app.panes) - before, f"C-b {key} to open a pane")
+    (new,) = set(h.app.panes) - before
+    await h.wait(lambda: h.app.tabs.active_pane == new, "the new pane to be active")
+    return new
+
+
+def test_prefix_percent_splits_side_by_side_and_quote_stacks(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            first = h.pane.id
+            right = await split(h, "%")
+            rects = h.app.tabs.rects(h.app.area).rects
+            assert rects[right].x > rects[first].x and rects[right].y == rects[first].y
+            below = await split(h, '"')
+            rects = h.app.tabs.rects(h.app.area).rects
+            assert rects[below].y > rects[right].y and rects[below].x == rects[right].x
+            assert h.app.mode == "prompt"
+            assert all(p.running for p in h.app.panes.values())
+
+    run(body)
+
+
+def test_prefix_o_cycles_and_z_zooms(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            first = h.pane.id
+            second = await split(h, "%")
+            h.send(C_B + "o")
+            await h.wait(lambda: h.app.tabs.active_pane == first, "C-b o to focus the first pane")
+            h.send(C_B + "o")
+            await h.wait(lambda: h.app.tabs.active_pane == second, "C-b o to wrap to the second pane")
+            h.send(C_B + "z")
+            await h.wait(lambda: h.app.tabs.active_tab.zoomed, "C-b z to zoom")
+            assert list(h.app.tabs.rects(h.app.area).rects) == [second]
+            h.send(C_B + "z")
+            await h.wait(lambda: not h.app.tabs.active_tab.zoomed, "C-b z again to unzoom")
+
+    run(body)
+
+
+def test_prefix_x_closes_the_active_pane(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            first = h.pane.id
+            second = await split(h, "%")
+            terminal = h.app.panes[second].terminal
+            h.send(C_B + "x")
+            await h.wait(lambda: second not in h.app.panes, "C-b x to close the pane")
+            assert h.app.tabs.active_pane == first
+            assert not terminal.running
+            assert not h.task.done()
+
+    run(body)
+
+
+def test_prefix_c_n_p_and_digits_switch_tabs(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            h.send(C_B + "c")
+            await h.wait(lambda: len(h.app.tabs.tabs) == 2, "C-b c to open a tab")
+            assert h.app.tabs.active_index == 1
+            h.send(C_B + "n")
+            await h.wait(lambda: h.app.tabs.active_index == 0, "C-b n to wrap to tab 0")
+            h.send(C_B + "p")
+            await h.wait(lambda: h.app.tabs.active_index == 1, "C-b p to wrap back to tab 1")
+            h.send(C_B + "0")
+            await h.wait(lambda: h.app.tabs.active_index == 0, "C-b 0 to select tab 0")
+            h.send(C_B + "1")
+            await h.wait(lambda: h.app.tabs.active_index == 1, "C-b 1 to select tab 1")
+            h.send(C_B + "7")
+            await h.wait(lambda: "no tab 7" in h.message, "a message for a tab that does not exist")
+            assert h.app.tabs.active_index == 1
+
+    run(body)
+
+
+def test_prefix_comma_asks_for_the_tab_name_on_the_prompt(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            h.send(C_B + ",")
+            await h.wait(lambda: h.app._prompt_label == "tab name: ", "the rename question")
+            h.send("work" + ENTER)
+            await h.wait(lambda: h.app.tabs.active_tab.title == "work", "the tab to be renamed")
+            assert h.app._prompt_label == "dsh› "
+            assert h.app.prompt_buffer.text == ""
+
+    run(body)
+
+
+def test_prefix_comma_then_escape_keeps_the_name(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            h.send(C_B + ",")
+            await h.wait(lambda: h.app._prompt_label == "tab name: ", "the rename question")
+            h.send("junk" + ESC)
+            await h.wait(lambda: h.app._prompt_label == "dsh› ", "Escape to cancel the question")
+            h.send(ENTER)
+            await h.quiet()
+            assert h.app.tabs.active_tab.title is None
+
+    run(body)
+
+
+def test_prefix_question_mark_shows_every_binding_and_q_closes(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            h.send(C_B + "?")
+            await h.wait(lambda: h.app.mode == "help", "C-b ? to open help")
+            text = "\n".join(h.app.help_lines)
+            for shown in ("C-b %", 'C-b "', "C-b o", "C-b z", "C-b x", "C-b c", "C-b n", "C-b p",
+                          "C-b ,", "C-b [", "C-b ?", "C-b C-b", "M-Left", "C-]"):
+                assert shown in text, shown
+            h.send("q")
+            await h.wait(lambda: h.app.mode == "prompt", "q to close help")
+            assert h.app.layout.has_focus(h.app.prompt_window)
+
+    run(body)
+
+
+def test_prefix_twice_sends_the_prefix_to_the_pane(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            sent = h.record(h.pane)
+            h.send(C_B + C_B)
+            await h.wait(lambda: b"\x02" in b"".join(sent), "C-b C-b to reach the pane")
+            assert not h.app.prefix_pending
+            assert len(h.app.panes) == 1
+
+    run(body)
+
+
+def test_unbound_key_after_prefix_is_reported_and_not_sent(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            sent = h.record(h.pane)
+            h.send(C_RBRACKET)
+            await h.wait(lambda: h.app.mode == "pane", "C-] to enter the pane")
+            h.send(C_B + "Q")
+            await h.wait(lambda: "no binding" in h.message, "a message for the unbound key")
+            assert "C-b Q" in h.message and "C-b ?" in h.message
+            assert not h.app.prefix_pending
+            h.send("k")
+            await h.wait(lambda: b"k" in b"".join(sent), "the next key to reach the pane")
+            assert b"Q" not in b"".join(sent)
+
+    run(body)
+
+
+def test_alt_arrows_move_focus_by_direction(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            left = h.pane.id
+            right = await split(h, "%")
+            below = await split(h, '"')
+            h.send(ALT_UP)
+            await h.wait(lambda: h.app.tabs.active_pane == right, "M-Up to focus the pane above")
+            h.send(ALT_LEFT)
+            await h.wait(lambda: h.app.tabs.active_pane == left, "M-Left to focus the left pane")
+            h.send(ALT_RIGHT)
+            await h.wait(lambda: h.app.tabs.active_pane in (right, below), "M-Right to go right")
+            h.app.tabs.focus(right)
+            h.send(ALT_DOWN)
+            await h.wait(lambda: h.app.tabs.active_pane == below, "M-Down to focus the pane below")
+            assert h.app.prompt_buffer.text == ""
+
+    run(body)
+
+
+def test_alt_arrows_work_from_inside_a_pane_and_keep_the_keyboard_there(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            left = h.pane.id
+            right = await split(h, "%")
+            sent = h.record(h.app.panes[right])
+            h.send(C_RBRACKET)
+            await h.wait(lambda: h.app.mode == "pane", "C-] to enter the pane")
+            h.send(ALT_LEFT)
+            await h.wait(lambda: h.app.tabs.active_pane == left, "M-Left to focus the left pane")
+            assert h.app.mode == "pane"
+            assert h.app.layout.has_focus(h.app.slots[left].body)
+            assert b"\x1b" not in b"".join(sent)
+
+    run(body)
+
+
+def test_escape_key_toggles_between_prompt_and_pane(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            sent = h.record(h.pane)
+            h.send(C_RBRACKET)
+            await h.wait(lambda: h.app.mode == "pane", "C-] to enter the pane")
+            assert h.app.layout.has_focus(h.app.slots[h.pane.id].body)
+            h.send("ab")
+            await h.wait(lambda: b"".join(sent) == b"ab", "typed keys to reach the pane")
+            assert h.app.prompt_buffer.text == ""
+            h.send(C_RBRACKET)
+            await h.wait(lambda: h.app.mode == "prompt", "C-] to go back to the prompt")
+            h.send("cd")
+            await h.wait(lambda: h.app.prompt_buffer.text == "cd", "typed keys to reach the prompt")
+            assert b"".join(sent) == b"ab"
+
+    run(body)
+
+
+def test_control_keys_and_arrows_go_to_the_child_untouched(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            sent = h.record(h.pane)
+            h.send(C_RBRACKET)
+            await h.wait(lambda: h.app.mode == "pane", "C-] to enter the pane")
+            keys = "\x01\x05\x0c\x12\x1a\x04\x03\t\x7f\x1b[A\x1b[D\x1b[5~\x1bb"
+            h.send(keys + "!")
+            await h.wait(lambda: b"".join(sent).endswith(b"!"), "the keys to reach the pane")
+            assert b"".join(sent) == (keys + "!").encode()
+            assert h.app.mode == "pane" and len(h.app.panes) == 1
+
+    run(body)
+
+
+def test_arrows_follow_application_cursor_mode(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            sent = h.record(h.pane)
+            h.send(C_RBRACKET)
+            await h.wait(lambda: h.app.mode == "pane", "C-] to enter the pane")
+            h.pane.terminal.feed(b"\x1b[?1h")  # the child asked for application cursor keys (DECCKM)
+            h.send("\x1b[A\x1b[B\x1b[C\x1b[D!")
+            await h.wait(lambda: b"".join(sent).endswith(b"!"), "the keys to reach the pane")
+            assert b"".join(sent) == b"\x1bOA\x1bOB\x1bOC\x1bOD!"
+
+    run(body)
+
+
+def test_a_real_child_reads_raw_keys_exactly(tmp_path: Path) -> None:
+    reader = tmp_path / "reader.py"
+    reader.write_text(
+        "import os, sys, tty\n"
+        "tty.setraw(0)\n"
+        "print('READY', end='\\r\\n', flush=True)\n"
+        "data = b''\n"
+        "while not data.endswith(b'!'):\n"
+        "    data += os.read(0, 100)\n"
+        "print('GOT ' + data.hex(), end='\\r\\n', flush=True)\n"
+        "os.read(0, 1)\n"
+    )
+
+    async def body() -> None:
+        import sys
+
+        async with running_app(tmp_path) as h:
+            h.type_line(f"/new {sys.executable} {reader}")
+            await h.wait(lambda: len(h.app.tabs.tabs) == 2, "the reader's tab")
+            pane = h.pane
+            await h.wait_output(pane, "READY")
+            h.send(C_RBRACKET)
+            await h.wait(lambda: h.app.mode == "pane", "C-] to enter the pane")
+            keys = b"\x01\x03\x1a\x1b[A\x1bx\xc3\xa9!"
+            h.send(keys.decode())
+            await h.wait_output(pane, "GOT " + keys.hex())
+
+    run(body)
+
+
+def test_keys_in_the_prompt_edit_the_line_not_the_pane(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            sent = h.record(h.pane)
+            h.send("echo abc\x01X")  # C-a: start of line in the prompt editor
+            await h.wait(lambda: h.app.prompt_buffer.text == "Xecho abc", "C-a to edit the prompt line")
+            assert sent == []
+
+    run(body)
+
+
+def test_help_lists_keys_from_the_keymap_itself(tmp_path: Path) -> None:
+    (Path(__import__("os").environ["DSH_HOME"]) / "config.toml").write_text('[keys]\n"|" = "split -h"\n')
+
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            h.type_line("/help")
+            await h.wait(lambda: h.app.mode == "help", "/help to open help")
+            text = "\n".join(h.app.help_lines)
+            assert "C-b |" in text and "/split -h" in text
+            assert "/quit" in text and "/rename TITLE" in text
+            h.send(ESC)
+            await h.wait(lambda: h.app.mode == "prompt", "Escape to close help")
+
+    run(body)
+
+
+def test_pane_opened_events_are_logged(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            second = await split(h, "%")
+            opened = [e["pane_id"] for e in log_events(h.app) if e["type"] == "pane_opened"]
+            assert opened[-1] == second and len(opened) == 2
+
+    run(body)
