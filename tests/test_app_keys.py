@@ -15,6 +15,7 @@ from test_app_harness import (
     ESC,
     Harness,
     log_events,
+    plain_shell,  # noqa: F401  (autouse: panes run /bin/sh)
     run,
     running_app,
 )
@@ -234,7 +235,7 @@ def test_control_keys_and_arrows_go_to_the_child_untouched(tmp_path: Path) -> No
             sent = h.record(h.pane)
             h.send(C_RBRACKET)
             await h.wait(lambda: h.app.mode == "pane", "C-] to enter the pane")
-            keys = "\x01\x05\x0c\x12\x1a\x04\x03\t\x7f\x1b[A\x1b[D\x1b[5~\x1bb"
+            keys = "\x01\x05\x0c\x12\x1a\x0b\x03\t\x7f\x1b[A\x1b[D\x1b[5~\x1bb"
             h.send(keys + "!")
             await h.wait(lambda: b"".join(sent).endswith(b"!"), "the keys to reach the pane")
             assert b"".join(sent) == (keys + "!").encode()

@@ -19,11 +19,15 @@ def _agent_names(ctx: object, args: list[str]) -> list[str]:
     return list(AGENT_NAMES) if len(args) <= 1 else []
 
 
+def _help_topics(ctx: DshApp, args: list[str]) -> list[str]:
+    return ["keys", *ctx.registry.names()] if not args else []
+
+
 def build_registry() -> Registry:
     registry = Registry()
     command = registry.command
 
-    @command("help", usage="/help [keys|COMMAND]", args=lambda ctx, args: ["keys", *ctx.registry.names()])
+    @command("help", usage="[keys|COMMAND]", args=_help_topics)
     def help_(app: DshApp, args: list[str]) -> None:
         """Show every command and key binding (or one command's help).
 
@@ -36,17 +40,17 @@ def build_registry() -> Registry:
             raise CommandError(f"no command /{topic} — /help lists commands")
         app.show_help(topic)
 
-    @command("quit", usage="/quit", aliases=("exit",))
+    @command("quit", aliases=("exit",))
     def quit_(app: DshApp, args: list[str]) -> None:
         """Save the session and leave dsh (panes end; /resume or dsh --continue brings the layout back)."""
         app.quit()
 
-    @command("new", usage="/new [CMD ...]")
+    @command("new", usage="[CMD ...]")
     def new(app: DshApp, args: list[str]) -> None:
         """Open a new tab running CMD (default: your login shell)."""
         app.open_tab(args or None)
 
-    @command("split", usage="/split [-h|-v] [CMD ...]", args=["-h", "-v"])
+    @command("split", usage="[-h|-v] [CMD ...]", args=["-h", "-v"])
     def split(app: DshApp, args: list[str]) -> None:
         """Split the active pane: -h side by side, -v stacked (default), running CMD or your shell."""
         orientation = "column"
@@ -57,14 +61,14 @@ def build_registry() -> Registry:
             raise UsageError(f"unknown option {args[0]}")
         app.split(orientation, args or None)
 
-    @command("close", usage="/close")
+    @command("close")
     def close(app: DshApp, args: list[str]) -> None:
         """Close the active pane (its program ends); the last pane of the last tab ends dsh."""
         if args:
             raise UsageError("/close takes no arguments")
         app.close_pane()
 
-    @command("focus", usage="/focus left|right|up|down|next|prev|last", args=FOCUS_TARGETS)
+    @command("focus", usage="left|right|up|down|next|prev|last", args=FOCUS_TARGETS)
     def focus(app: DshApp, args: list[str]) -> None:
         """Move focus to the pane on that side (geometric), the next/previous one, or the last one used."""
         if len(args) != 1 or args[0] not in (*DIRECTIONS, "next", "prev", "last"):
@@ -75,13 +79,13 @@ def build_registry() -> Registry:
         else:
             app.focus_direction(args[0])
 
-    @command("zoom", usage="/zoom")
+    @command("zoom")
     def zoom(app: DshApp, args: list[str]) -> None:
         """Toggle zoom: the active pane fills the tab."""
         app.tabs.toggle_zoom()
         app._after_structure_change()
 
-    @command("resize", usage="/resize left|right|up|down [CELLS]", args=list(DIRECTIONS))
+    @command("resize", usage="left|right|up|down [CELLS]", args=list(DIRECTIONS))
     def resize(app: DshApp, args: list[str]) -> None:
         """Move the active pane's border on that side by CELLS (default 5)."""
         if not args or args[0] not in DIRECTIONS or len(args) > 2:
@@ -93,15 +97,15 @@ def build_registry() -> Registry:
         app.tabs.resize(args[0], cells, app.area)
         app._after_structure_change()
 
-    @command("swap", usage="/swap next|prev|left|right|up|down", args=["next", "prev", *DIRECTIONS])
+    @command("swap", usage="next|prev|left|right|up|down", args=["next", "prev", *DIRECTIONS])
     def swap(app: DshApp, args: list[str]) -> None:
         """Swap the active pane with its neighbour."""
-        if len(args) != 1:
+        if len(args) != 1 or args[0] not in ("next", "prev", *DIRECTIONS):
             raise UsageError("say which neighbour")
         app.tabs.swap(args[0], app.area) if args[0] in DIRECTIONS else app.tabs.swap(args[0])
         app._after_structure_change()
 
-    @command("tab", usage="/tab next|prev|select N|rename [NAME]", args=["next", "prev", "select", "rename"])
+    @command("tab", usage="next|prev|select N|rename [NAME]", args=["next", "prev", "select", "rename"])
     def tab(app: DshApp, args: list[str]) -> None:
         """Switch tabs, or rename the active tab (asks for the name when none is given)."""
         if not args:
@@ -130,7 +134,7 @@ def build_registry() -> Registry:
         app._after_focus_change()
         app.scheduler.structural_change()
 
-    @command("rename", usage="/rename TITLE")
+    @command("rename", usage="TITLE")
     def rename(app: DshApp, args: list[str]) -> None:
         """Set this session's title (shown by /resume and dsh sessions; kept in the session log)."""
         if not args:
@@ -138,22 +142,22 @@ def build_registry() -> Registry:
         app.set_session_title(" ".join(args))
         app.announce(f"session renamed: {' '.join(args)}")
 
-    @command("sessions", usage="/sessions")
+    @command("sessions")
     def sessions(app: DshApp, args: list[str]) -> None:
         """List sessions (this workspace first; Tab shows every workspace)."""
         app.open_picker()
 
-    @command("resume", usage="/resume")
+    @command("resume")
     def resume(app: DshApp, args: list[str]) -> None:
         """Pick a session from any workspace and move there (Tab toggles this workspace / all)."""
         app.open_picker()
 
-    @command("copy", usage="/copy")
+    @command("copy")
     def copy(app: DshApp, args: list[str]) -> None:
         """Scroll and search the active pane's history (q leaves)."""
         app.enter_copy_mode()
 
-    @command("start", usage="/start")
+    @command("start")
     def start(app: DshApp, args: list[str]) -> None:
         """Start a restored pane: resume its agent, or a fresh shell in its saved directory."""
         pane = app.active_pane
@@ -161,7 +165,7 @@ def build_registry() -> Registry:
             raise CommandError("the active pane is not a restored pane")
         app.start_tombstone(pane)
 
-    @command("agent", usage="/agent NAME [ARGS ...]", args=_agent_names)
+    @command("agent", usage="NAME [ARGS ...]", args=_agent_names)
     def agent(app: DshApp, args: list[str]) -> None:
         """Open a pane running an AI coding agent (claude, codex, opencode, cursor-agent) here."""
         from dsh.agents.registry import AGENT_NAMES
@@ -172,12 +176,12 @@ def build_registry() -> Registry:
             raise CommandError(f"unknown agent {args[0]} — one of {', '.join(AGENT_NAMES)}")
         app.split("row", args)
 
-    @command("prompt", usage="/prompt")
+    @command("prompt")
     def prompt(app: DshApp, args: list[str]) -> None:
         """Put the keyboard on the REPL prompt."""
         app.enter_prompt()
 
-    @command("pane", usage="/pane")
+    @command("pane")
     def pane(app: DshApp, args: list[str]) -> None:
         """Put the keyboard inside the active pane (every key goes to its program)."""
         app.enter_pane()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from prompt_toolkit.buffer import CompletionState
+from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
@@ -139,6 +141,25 @@ def build_key_bindings(app: DshApp) -> KeyBindings:
         pane = app.active_pane
         if pane is not None and pane.running:
             pane.terminal.write(b"\x03")
+
+    @kb.add("tab", filter=in_prompt & no_prefix)
+    def _complete(event: KeyPressEvent) -> None:
+        # Completions are computed here, at once: prompt_toolkit drops a Tab that arrives while the
+        # complete-while-typing task for the previous key is still pending (fast typing, pasted text).
+        buffer = app.prompt_buffer
+        state = buffer.complete_state
+        if state is not None and state.completions:
+            buffer.complete_next()
+            return
+        completer = buffer.completer
+        if completer is None:
+            return
+        found = list(completer.get_completions(buffer.document, CompleteEvent(completion_requested=True)))
+        if len(found) == 1:
+            buffer.apply_completion(found[0])
+        elif found:
+            buffer.complete_state = CompletionState(buffer.document, found)
+            buffer.go_to_completion(0)
 
     asking = Condition(lambda: app._pending_prompt_action is not None)
 

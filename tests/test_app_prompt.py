@@ -1,0 +1,159 @@
+"""The REPL prompt in a running app: lines to the pane, slash commands, completion, the session log."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from test_app_harness import (
+    C_B,
+    C_RBRACKET,
+    TAB,
+    log_events,
+    plain_shell,  # noqa: F401  (autouse: panes run /bin/sh)
+    run,
+    running_app,
+)
+
+
+def test_a_line_typed_at_the_prompt_runs_in_the_pane(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            pane = h.pane
+            sent = h.record(pane)
+            h.type_line("echo dsh$((40+2))")
+            await h.wait_output(pane, "dsh42")
+            assert b"".join(sent) == b"echo dsh$((40+2))\r"
+            assert h.app.mode == "prompt"
+            inputs = [e["text"] for e in log_events(h.app) if e["type"] == "input"]
+            assert inputs == ["echo dsh$((40+2))"]
+
+    run(body)
+
+
+def test_double_slash_sends_a_literal_slash_line(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            sent = h.record(h.pane)
+            h.type_line("//x y")
+            await h.wait(lambda: b"".join(sent) == b"/x y\r", "//x y to reach the pane as /x y")
+            assert h.message == ""
+
+    run(body)
+
+
+def test_unknown_command_shows_a_message_and_sends_nothing(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            sent = h.record(h.pane)
+            h.type_line("/frobnicate now")
+            await h.wait(lambda: "unknown command /frobnicate" in h.message, "the unknown-command message")
+            assert h.app.message is not None and h.app.message.error
+            assert "/help" in h.message
+            assert sent == [] and not h.task.done()
+
+    run(body)
+
+
+def test_bad_arguments_show_the_usage(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            h.type_line("/focus sideways")
+            await h.wait(lambda: "usage: /focus" in h.message, "the usage of /focus")
+            h.type_line('/split "unclosed')
+            await h.wait(lambda: "quotation" in h.message, "the unbalanced-quote message")
+            assert len(h.app.panes) == 1
+
+    run(body)
+
+
+def test_tab_completes_command_names_and_arguments(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            buffer = h.app.prompt_buffer
+            h.send("/fo" + TAB)
+            await h.wait(lambda: buffer.text == "/focus", "Tab to complete /fo to /focus")
+            h.send(" l")
+            await h.wait(lambda: buffer.complete_state is not None and buffer.complete_state.completions,
+                         "argument completions for /focus l")
+            assert [c.text for c in buffer.complete_state.completions] == ["left", "last"]
+            h.send(TAB)
+            await h.wait(lambda: buffer.text == "/focus left", "Tab to complete the argument")
+
+    run(body)
+
+
+def test_shell_lines_get_no_command_completion(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            buffer = h.app.prompt_buffer
+            h.send("fo" + TAB + "!")
+            await h.wait(lambda: buffer.text.endswith("!"), "the keys to reach the prompt")
+            assert buffer.text == "fo!"
+
+    run(body)
+
+
+def test_tab_rename_with_a_name(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            h.type_line("/tab rename build and test")
+            await h.wait(lambda: h.app.tabs.active_tab.title == "build and test", "the tab to be renamed")
+            h.type_line("/tab rename")
+            await h.wait(lambda: h.app._prompt_label == "tab name: ", "the question for a name")
+            assert h.app.prompt_buffer.text == "build and test"
+
+    run(body)
+
+
+def test_rename_sets_the_session_title_in_the_log(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            h.type_line("/rename fix the 'tab bar'")
+            await h.wait(lambda: h.app.session_title is not None, "the session title")
+            assert h.app.session_title == "fix the tab bar"
+            titles = [e["title"] for e in log_events(h.app) if e["type"] == "title"]
+            assert titles == ["fix the tab bar"]
+            h.type_line("/rename")
+            await h.wait(lambda: "usage: /rename TITLE" in h.message, "the usage of /rename")
+
+    run(body)
+
+
+def test_closing_the_last_pane_ends_the_app_and_closes_the_log(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            terminal = h.pane.terminal
+            h.send(C_B + "x")
+            await h.wait(lambda: h.task.done(), "the app to end")
+            assert h.task.result().exit_code == 0
+            assert h.app.log.closed and not terminal.running
+            assert log_events(h.app)[-1]["type"] == "close"
+
+    run(body)
+
+
+def test_the_last_shell_exiting_ends_the_app_and_closes_the_log(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            pane_id = h.pane.id
+            h.type_line("exit 3")
+            await h.wait(lambda: h.task.done(), "the app to end")
+            events = log_events(h.app)
+            assert {"type": "pane_exited", "pane_id": pane_id, "status": 3}.items() <= events[-2].items()
+            assert events[-1]["type"] == "close"
+
+    run(body)
+
+
+def test_slash_commands_work_from_inside_a_pane_via_the_prefix(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            h.send(C_RBRACKET)
+            await h.wait(lambda: h.app.mode == "pane", "C-] to enter the pane")
+            h.send(C_B + "c")
+            await h.wait(lambda: len(h.app.tabs.tabs) == 2, "C-b c from inside a pane")
+            await h.wait(lambda: h.app.layout.has_focus(h.app.slots[h.pane.id].body),
+                         "the keyboard to follow into the new tab's pane")
+            assert h.app.mode == "pane"
+
+    run(body)
