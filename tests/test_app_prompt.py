@@ -157,3 +157,45 @@ def test_slash_commands_work_from_inside_a_pane_via_the_prefix(tmp_path: Path) -
             assert h.app.mode == "pane"
 
     run(body)
+
+
+def test_c_c_clears_the_prompt_line_or_interrupts_the_pane(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            sent = h.record(h.pane)
+            h.send("half typed")
+            await h.wait(lambda: h.app.prompt_buffer.text == "half typed", "the typed text")
+            h.send("\x03")
+            await h.wait(lambda: h.app.prompt_buffer.text == "", "C-c to clear the line")
+            h.send("\x03")
+            await h.wait(lambda: b"".join(sent) == b"\x03", "C-c on an empty line to reach the pane")
+
+    run(body)
+
+
+def test_c_d_on_an_empty_prompt_line_reaches_the_pane(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            sent = h.record(h.pane)
+            h.send("ab\x1b[D\x04")  # Left, then C-d deletes the character under the cursor
+            await h.wait(lambda: h.app.prompt_buffer.text == "a", "C-d to delete a character")
+            h.send("\x15\x04")  # C-u empties the line; now C-d is for the pane
+            await h.wait(lambda: b"".join(sent) == b"\x04", "C-d on an empty line to reach the pane")
+
+    run(body)
+
+
+def test_c_c_cancels_a_question_on_the_prompt(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            sent = h.record(h.pane)
+            h.send(C_B + ",")
+            await h.wait(lambda: h.app._prompt_label == "tab name: ", "the rename question")
+            h.send("\x03")
+            await h.wait(lambda: h.app._prompt_label == "dsh› ", "C-c to cancel the question")
+            h.send("x\r")
+            await h.wait(lambda: b"".join(sent) == b"x\r", "the next line to go to the pane")
+            assert h.app.tabs.active_tab.title is None
+            assert b"\x03" not in b"".join(sent)
+
+    run(body)

@@ -29,7 +29,7 @@ def build_registry() -> Registry:
 
     @command("help", usage="[keys|COMMAND]", args=_help_topics)
     def help_(app: DshApp, args: list[str]) -> None:
-        """Show every command and key binding (or one command's help).
+        """Show the keys and commands, or one command's help.
 
         `/help keys` lists the key bindings only, read from the keymap itself.
         """
@@ -42,17 +42,23 @@ def build_registry() -> Registry:
 
     @command("quit", aliases=("exit",))
     def quit_(app: DshApp, args: list[str]) -> None:
-        """Save the session and leave dsh (panes end; /resume or dsh --continue brings the layout back)."""
+        """Save the session and leave dsh.
+
+        The panes' programs end; `/resume` or `dsh --continue` brings the layout back.
+        """
         app.quit()
 
     @command("new", usage="[CMD ...]")
     def new(app: DshApp, args: list[str]) -> None:
-        """Open a new tab running CMD (default: your login shell)."""
+        """Open a new tab running CMD (default: your shell)."""
         app.open_tab(args or None)
 
     @command("split", usage="[-h|-v] [CMD ...]", args=["-h", "-v"])
     def split(app: DshApp, args: list[str]) -> None:
-        """Split the active pane: -h side by side, -v stacked (default), running CMD or your shell."""
+        """Split the pane: -h side by side, -v stacked.
+
+        The new pane runs CMD, or your login shell, in the active pane's directory; -v is the default.
+        """
         orientation = "column"
         if args and args[0] in ("-h", "-v"):
             orientation = "row" if args[0] == "-h" else "column"
@@ -63,14 +69,21 @@ def build_registry() -> Registry:
 
     @command("close")
     def close(app: DshApp, args: list[str]) -> None:
-        """Close the active pane (its program ends); the last pane of the last tab ends dsh."""
+        """Close the active pane; its program ends.
+
+        Closing the last pane of a tab closes the tab; closing the last tab ends dsh (session saved).
+        """
         if args:
             raise UsageError("/close takes no arguments")
         app.close_pane()
 
     @command("focus", usage="left|right|up|down|next|prev|last", args=FOCUS_TARGETS)
     def focus(app: DshApp, args: list[str]) -> None:
-        """Move focus to the pane on that side (geometric), the next/previous one, or the last one used."""
+        """Move the focus to another pane.
+
+        left/right/up/down pick the pane visually next to the active one's border; next/prev go in
+        reading order; last goes back to the pane used before.
+        """
         if len(args) != 1 or args[0] not in (*DIRECTIONS, "next", "prev", "last"):
             raise UsageError("say which way")
         if args[0] == "last":
@@ -81,13 +94,16 @@ def build_registry() -> Registry:
 
     @command("zoom")
     def zoom(app: DshApp, args: list[str]) -> None:
-        """Toggle zoom: the active pane fills the tab."""
+        """Zoom the active pane to fill the tab, or unzoom."""
         app.tabs.toggle_zoom()
         app._after_structure_change()
 
     @command("resize", usage="left|right|up|down [CELLS]", args=list(DIRECTIONS))
     def resize(app: DshApp, args: list[str]) -> None:
-        """Move the active pane's border on that side by CELLS (default 5)."""
+        """Move the active pane's border on that side.
+
+        The border moves by CELLS columns or rows (default 5).
+        """
         if not args or args[0] not in DIRECTIONS or len(args) > 2:
             raise UsageError("say which border")
         try:
@@ -107,7 +123,11 @@ def build_registry() -> Registry:
 
     @command("tab", usage="next|prev|select N|rename [NAME]", args=["next", "prev", "select", "rename"])
     def tab(app: DshApp, args: list[str]) -> None:
-        """Switch tabs, or rename the active tab (asks for the name when none is given)."""
+        """Switch tabs, or rename the active one.
+
+        `/tab select N` goes to tab N (numbered from 0, as the tab bar shows); `/tab rename` without a
+        name asks for it on the prompt line.
+        """
         if not args:
             raise UsageError("say what to do")
         verb, rest = args[0], args[1:]
@@ -136,7 +156,10 @@ def build_registry() -> Registry:
 
     @command("rename", usage="TITLE")
     def rename(app: DshApp, args: list[str]) -> None:
-        """Set this session's title (shown by /resume and dsh sessions; kept in the session log)."""
+        """Set this session's title.
+
+        /resume and `dsh sessions` show it; it is kept in the session log.
+        """
         if not args:
             raise UsageError("give the new title")
         app.set_session_title(" ".join(args))
@@ -144,22 +167,34 @@ def build_registry() -> Registry:
 
     @command("sessions")
     def sessions(app: DshApp, args: list[str]) -> None:
-        """List sessions (this workspace first; Tab shows every workspace)."""
+        """List sessions to resume one.
+
+        This workspace's sessions first; Tab shows every workspace.
+        """
         app.open_picker()
 
     @command("resume")
     def resume(app: DshApp, args: list[str]) -> None:
-        """Pick a session from any workspace and move there (Tab toggles this workspace / all)."""
+        """Pick a session and move there.
+
+        Tab toggles between this workspace and all of them; Enter resumes the session in its workspace.
+        """
         app.open_picker()
 
     @command("copy")
     def copy(app: DshApp, args: list[str]) -> None:
-        """Scroll and search the active pane's history (q leaves)."""
+        """Scroll and search the pane's history.
+
+        Arrows, PgUp/PgDn, g/G scroll; / searches; n/N repeat the search; q or Escape leaves.
+        """
         app.enter_copy_mode()
 
     @command("start")
     def start(app: DshApp, args: list[str]) -> None:
-        """Start a restored pane: resume its agent, or a fresh shell in its saved directory."""
+        """Start a restored pane.
+
+        Resumes its agent conversation, or starts a fresh shell in its saved directory.
+        """
         pane = app.active_pane
         if pane is None or not pane.is_tombstone:
             raise CommandError("the active pane is not a restored pane")
@@ -167,7 +202,10 @@ def build_registry() -> Registry:
 
     @command("agent", usage="NAME [ARGS ...]", args=_agent_names)
     def agent(app: DshApp, args: list[str]) -> None:
-        """Open a pane running an AI coding agent (claude, codex, opencode, cursor-agent) here."""
+        """Open a pane running an AI coding agent.
+
+        NAME is claude, codex, opencode or cursor-agent; ARGS go to it.
+        """
         from dsh.agents.registry import AGENT_NAMES
 
         if not args:
@@ -183,7 +221,10 @@ def build_registry() -> Registry:
 
     @command("pane")
     def pane(app: DshApp, args: list[str]) -> None:
-        """Put the keyboard inside the active pane (every key goes to its program)."""
+        """Put the keyboard inside the active pane.
+
+        Every key then goes to its program, except the prefix key and the direct bindings.
+        """
         app.enter_pane()
 
     return registry

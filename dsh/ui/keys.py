@@ -133,10 +133,11 @@ def build_key_bindings(app: DshApp) -> KeyBindings:
     @kb.add("c-c", filter=in_prompt & no_prefix)
     def _interrupt(event: KeyPressEvent) -> None:
         buffer = app.prompt_buffer
-        if buffer.text:
+        if buffer.text or app._pending_prompt_action is not None:
             buffer.reset()
             app._pending_prompt_action = None
             app._prompt_label = "dsh› "
+            app.invalidate()
             return
         pane = app.active_pane
         if pane is not None and pane.running:
@@ -160,6 +161,15 @@ def build_key_bindings(app: DshApp) -> KeyBindings:
         elif found:
             buffer.complete_state = CompletionState(buffer.document, found)
             buffer.go_to_completion(0)
+
+    empty_prompt = Condition(lambda: not app.prompt_buffer.text)
+
+    @kb.add("c-d", filter=in_prompt & no_prefix & empty_prompt)
+    def _eof(event: KeyPressEvent) -> None:
+        # Like C-c above: on an empty prompt line the key is meant for the program in the pane.
+        pane = app.active_pane
+        if pane is not None and pane.running and app._pending_prompt_action is None:
+            pane.terminal.write(b"\x04")
 
     asking = Condition(lambda: app._pending_prompt_action is not None)
 
