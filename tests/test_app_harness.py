@@ -74,6 +74,17 @@ class Harness:
         """Give the loop a moment for keys that should have no effect (checked with a sentinel after)."""
         await asyncio.sleep(0.02)
 
+    async def press_until(self, keys: str, condition: Callable[[], object], what: str) -> None:
+        """Press `keys` until `condition` holds: for keys whose effect waits on a redraw (prompt history
+        is loaded on the prompt's next repaint), where pressing again is harmless."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + WAIT
+        while not condition():
+            if loop.time() > end:
+                raise AssertionError(f"timed out pressing {keys!r} for: {what}")
+            self.send(keys)
+            await asyncio.sleep(0.02)
+
     @property
     def message(self) -> str:
         return self.app.message.text if self.app.message is not None else ""

@@ -8,6 +8,7 @@ from test_app_harness import (
     C_B,
     C_RBRACKET,
     TAB,
+    UP,
     log_events,
     plain_shell,  # noqa: F401  (autouse: panes run /bin/sh)
     run,
@@ -197,5 +198,46 @@ def test_c_c_cancels_a_question_on_the_prompt(tmp_path: Path) -> None:
             await h.wait(lambda: b"".join(sent) == b"x\r", "the next line to go to the pane")
             assert h.app.tabs.active_tab.title is None
             assert b"\x03" not in b"".join(sent)
+
+    run(body)
+
+
+def test_enter_clears_the_prompt_and_up_recalls_the_line(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            buffer = h.app.prompt_buffer
+            sent = h.record(h.pane)
+            h.type_line("echo one")
+            await h.wait(lambda: b"".join(sent) == b"echo one\r", "the line to reach the pane")
+            assert buffer.text == ""
+            await h.press_until(UP, lambda: buffer.text == "echo one", "Up to recall the line")
+            h.send("\r")
+            await h.wait(lambda: b"".join(sent) == b"echo one\r" * 2, "the recalled line to be sent again")
+            inputs = [e["text"] for e in log_events(h.app) if e["type"] == "input"]
+            assert inputs == ["echo one", "echo one"]
+
+    run(body)
+
+
+def test_prompt_history_is_kept_per_workspace_across_sessions(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            sent = h.record(h.pane)
+            h.type_line("echo remembered")
+            await h.wait(lambda: sent, "the line to reach the pane")
+        other = tmp_path / "other"
+        other.mkdir()
+        async with running_app(other) as h:
+            buffer = h.app.prompt_buffer
+            sent = h.record(h.pane)
+            h.type_line("echo elsewhere")
+            await h.wait(lambda: sent, "the line to reach the pane")
+            await h.press_until(UP, lambda: buffer.text == "echo elsewhere", "Up to recall this line")
+            h.send(UP + UP + "!")
+            await h.wait(lambda: buffer.text.endswith("!"), "the keys to reach the prompt")
+            assert buffer.text == "echo elsewhere!"
+        async with running_app(tmp_path) as h:
+            buffer = h.app.prompt_buffer
+            await h.press_until(UP, lambda: buffer.text == "echo remembered", "Up to recall the old line")
 
     run(body)
