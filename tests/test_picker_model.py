@@ -1,0 +1,270 @@
+"""PickerModel: scope default and counts, Tab, label search only in `all`, row budget, refusals, ranking."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from dsh.resume.candidates import CURRENT_SESSION, NO_WORKSPACE, Candidate
+from dsh.resume.picker import ALL, WORKSPACE, PickerModel, age, render_text
+
+NOW = datetime(2026, 11, 29, 21, 0, 0, tzinfo=UTC)
+HERE = "/home/u/dsh"
+
+
+def cand(
+    sid: str,
+    cwd: str | None,
+    title: str,
+    updated: str,
+    *,
+    reason: str | None = None,
+    first_input: str = "",
+    label: str | None = None,
+    preview: tuple[str, ...] = (),
+) -> Candidate:
+    return Candidate(
+        id=sid,
+        cwd=cwd,
+        workspace_label=label if label is not None else (cwd or "(no workspace)").replace("/home/u", "~"),
+        title=title,
+        first_input=first_input,
+        created_at=updated,
+        updated_at=updated,
+        pane_count=1,
+        live_pid=None,
+        unresumable_reason=reason,
+        preview=preview,
+    )
+
+
+def sample() -> list[Candidate]:
+    return [
+        cand("a1", HERE, "fix resume picker", "2026-11-29T20:50:00.000Z"),
+        cand("a2", HERE, "store index", "2026-11-29T19:00:00.000Z", reason=CURRENT_SESSION),
+        cand("b1", "/home/u/webshop", "landing page css", "2026-11-29T20:55:00.000Z"),
+        cand("b2", "/home/u/webshop", "checkout flow", "2026-11-20T10:00:00.000Z"),
+        cand("c1", None, "orphan", "2026-10-01T10:00:00.000Z", reason=NO_WORKSPACE),
+    ]
+
+
+def model(cands: list[Candidate] | None = None, cwd: str = HERE) -> PickerModel:
+    return PickerModel(sample() if cands is None else cands, current_cwd=cwd, now=NOW)
+
+
+def ids(rows: list[Candidate]) -> list[str]:
+    return [c.id for c in rows]
+
+
+def test_default_scope_is_this_workspace_newest_first() -> None:
+    m = model()
+    assert m.scope == WORKSPACE
+    assert ids(m.visible) == ["a1", "a2"]
+    assert m.counts == (2, 5)
+    assert m.scope_line() == "This workspace · 2 — Tab: all workspaces · 5"
+
+
+def test_tab_toggles_and_clears_query_and_selection() -> None:
+    m = model()
+    m.set_query("fix")
+    m.toggle_scope()
+    assert m.scope == ALL and m.query == "" and m.selected_index == 0
+    assert ids(m.visible) == ["b1", "a1", "a2", "b2", "c1"]
+    assert m.scope_line() == "All workspaces · 5 — Tab: this workspace · 2"
+    m.move(3)
+    assert m.selected is not None and m.selected.id == "b2"
+    m.toggle_scope()
+    assert m.scope == WORKSPACE and m.selected_index == 0
+    assert m.selected is not None and m.selected.id == "a1"
+
+
+def test_empty_workspace_says_so_and_never_switches_scope() -> None:
+    m = model(cwd="/home/u/elsewhere")
+    assert m.scope == WORKSPACE
+    assert m.visible == [] and m.selected is None
+    assert m.empty_message() == "No sessions in this workspace — Tab shows all workspaces · 5"
+    assert m.enter() == "no session to resume here"
+    assert m.scope == WORKSPACE
+    text = render_text(m.frame(80, 12))
+    assert "No sessions in this workspace — Tab shows all workspaces · 5" in text
+
+
+def test_workspace_label_is_searchable_only_in_all_scope() -> None:
+    cands = [*sample(), cand("a3", HERE, "tidy imports", "2026-11-28T10:00:00.000Z", label="~/webshop-old")]
+    m = model(cands)
+    m.set_query("webshop")
+    assert m.visible == []  # the label does not match in this workspace
+    m.toggle_scope()
+    m.set_query("webshop")
+    assert set(ids(m.visible)) == {"b1", "b2", "a3"}
+
+
+def test_search_covers_title_first_input_and_id() -> None:
+    cands = [
+        cand("x1", HERE, "alpha", "2026-11-29T20:00:00.000Z", first_input="make deploy"),
+        cand("zeta9", HERE, "beta", "2026-11-29T19:00:00.000Z"),
+    ]
+    m = model(cands)
+    m.set_query("deploy")
+    assert ids(m.visible) == ["x1"]
+    m.set_query("zeta9")
+    assert ids(m.visible) == ["zeta9"]
+
+
+def test_fuzzy_ranking_boundaries_then_shorter_then_newer() -> None:
+    cands = [
+        cand("n1", HERE, "xfixturex", "2026-11-29T20:59:00.000Z"),
+        cand("n2", HERE, "fix it later", "2026-11-29T20:00:00.000Z"),
+        cand("n3", HERE, "fix it", "2026-11-29T19:00:00.000Z"),
+        cand("n4", HERE, "fix it", "2026-11-29T19:30:00.000Z"),
+    ]
+    m = model(cands)
+    m.set_query("fix")
+    assert ids(m.visible) == ["n4", "n3", "n2", "n1"]
+    positions = m.match_positions(m.visible[0])
+    assert positions["title"] == (0, 1, 2)
+
+
+def test_disabled_rows_stay_visible_and_enter_gives_the_reason() -> None:
+    m = model()
+    m.move(1)
+    assert m.selected is not None and m.selected.id == "a2"
+    assert m.enter() == CURRENT_SESSION
+    m.toggle_scope()
+    m.end()
+    assert m.selected is not None and m.selected.id == "c1"
+    assert m.enter() == NO_WORKSPACE
+    m.home()
+    chosen = m.enter()
+    assert isinstance(chosen, Candidate) and chosen.id == "b1"
+    text = render_text(m.frame(100, 20))
+    assert "orphan  — session has no recorded workspace" in text
+    assert "store index  — this is the current session" in text
+
+
+def _many(n: int) -> list[Candidate]:
+    return [
+        cand(f"r{i:03d}", f"/w/{i % 3}", f"row {i:03d}", f"2026-11-29T{20 - i // 60:02d}:{59 - i % 60:02d}Z")
+        for i in range(n)
+    ]
+
+
+@pytest.mark.parametrize("scope", [WORKSPACE, ALL])
+def test_row_budget_counts_taller_rows_and_follows_selection(scope: str) -> None:
+    m = model(_many(90), cwd="/w/0")
+    if scope == ALL:
+        m.toggle_scope()
+    per_row = 2 if scope == ALL else 1
+    height = 7
+    assert len(m.window(height)) == height // per_row
+    total = len(m.visible)
+    for _ in range(total + 3):
+        rows = m.window(height)
+        assert len(rows) * per_row <= height
+        assert m.selected in rows
+        m.move(1)
+    m.page(-1, height)
+    assert m.selected in m.window(height)
+    m.home()
+    assert m.window(height)[0] == m.selected
+    m.end()
+    assert m.window(height)[-1] == m.selected == m.visible[-1]
+
+
+@pytest.mark.parametrize("scope", [WORKSPACE, ALL])
+def test_frame_never_overflows(scope: str) -> None:
+    m = model(_many(90), cwd="/w/0")
+    if scope == ALL:
+        m.toggle_scope()
+    for height in (1, 3, 6, 13, 30):
+        for width in (5, 40, 100):
+            m.move(7)
+            lines = m.frame(width, height)
+            assert len(lines) == height
+            for line in lines:
+                assert sum(len(text) for _, text in line) == width
+    selected_title = m.selected.title if m.selected else ""
+    assert selected_title in render_text(m.frame(100, 30))
+
+
+def test_selected_row_is_reversed_and_matches_highlighted() -> None:
+    m = model()
+    m.set_query("pick")
+    lines = m.frame(80, 12)
+    row = lines[2]
+    assert all("reverse" in style for style, _ in row)
+    assert any("class:picker.match" in style and text == "pick" for style, text in row)
+    assert m.cursor(80) == (6, 1)
+
+
+def test_rename_and_archive_update_rows() -> None:
+    m = model()
+    m.rename("a1", "better\x1b[2J name")
+    assert m.visible[0].title == "better^[[2J name"
+    m.set_query("better")
+    assert ids(m.visible) == ["a1"]
+    m.set_query("")
+    m.archive("a1")
+    assert ids(m.visible) == ["a2"]
+    assert m.counts == (1, 4)
+    m.toggle_scope()
+    assert "a1" not in ids(m.visible)
+
+
+def test_preview_shows_the_highlighted_rows_last_lines() -> None:
+    cands = [cand("p1", HERE, "with preview", "2026-11-29T20:00:00.000Z",
+                  preview=tuple(f"line {i}" for i in range(10)))]
+    text = render_text(model(cands).frame(80, 20))
+    assert "p1 · ~/dsh" in text
+    assert "line 9" in text and "line 6" in text and "line 5" not in text
+
+
+def test_footer_carries_the_tab_hint() -> None:
+    m = model()
+    assert m.footer() == "↑↓ move · Enter resume · Tab: all workspaces · C-r rename · C-d archive · Esc close"
+    m.toggle_scope()
+    assert "Tab: this workspace" in m.footer()
+
+
+def test_age_units() -> None:
+    assert age("2026-11-29T20:59:15Z", NOW) == "45s"
+    assert age("2026-11-29T20:57:00.000Z", NOW) == "3m"
+    assert age("2026-11-29T19:00:00Z", NOW) == "2h"
+    assert age("2026-11-24T21:00:00Z", NOW) == "5d"
+    assert age("garbage", NOW) == "?"
+
+
+def test_now_may_be_epoch_seconds() -> None:
+    m = PickerModel(sample(), current_cwd=HERE, now=NOW.timestamp())
+    assert m.now == NOW
+
+
+def test_large_lists_rank_in_steps_and_end_exact(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dsh.resume import picker as picker_mod
+    from dsh.resume.fuzzy import match
+
+    monkeypatch.setattr(picker_mod, "KEYSTROKE_BUDGET", 0.0)  # one chunk per keystroke, whatever the machine
+    words = ["parser", "fixture", "login", "export", "flaky", "render"]
+    cands = [
+        cand(f"id{i:04d}", f"/w/{i % 7}", f"{words[i % 6]} {words[(i * 5) % 6]} {i}",
+             f"2026-11-{1 + i % 28:02d}T10:00:00Z")
+        for i in range(1500)
+    ]
+    m = model(cands, cwd="/w/0")
+    m.toggle_scope()
+    m.set_query("fxrn")
+    assert m.pending
+    while len(m.visible) < 3 and m.refine(0.0):
+        pass
+    m.move(2)
+    while m.refine(0.0):
+        assert m.selected is not None
+    assert not m.pending
+    expected = sorted(
+        (c for c in m.visible),
+        key=lambda c: (-match("fxrn", m._scopes[ALL].text(c)).score, len(m._scopes[ALL].text(c))),
+    )
+    assert [c.id for c in m.visible] == [c.id for c in expected]
+    brute = [c for c in cands if match("fxrn", m._scopes[ALL].text(c))]
+    assert len(m.visible) == len(brute)
