@@ -10,13 +10,54 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 
-from dsh.commands.keymap import key_display, key_sequence, normalize_key
+from dsh.commands.keymap import Keymap, command_name, key_display, key_sequence, normalize_key
 
 if TYPE_CHECKING:
+    from dsh.commands.registry import Registry
     from dsh.ui.app import DshApp
 
 
 DEFAULT_ESCAPE_KEY = "c-]"
+
+
+# The keys bound in this module by hand (not from the keymap), as help lists them.
+PROMPT_KEYS = [
+    ("Enter", "run a /command, or send the line to the active pane"),
+    ("//text", "send /text to the pane as a line"),
+    ("Tab", "complete a /command and its arguments"),
+    ("Up Down", "earlier and later lines (kept per workspace)"),
+    ("PgUp PgDn", "scroll the active pane's history"),
+    ("C-c", "clear the line; on an empty line, interrupt the pane's program"),
+    ("C-d", "on an empty line, end-of-file to the pane's program"),
+]
+COPY_KEYS = [
+    ("Up Down k j", "scroll a line"),
+    ("PgUp PgDn C-b C-f", "scroll a page"),
+    ("g G Home End", "top and bottom of the history"),
+    ("/ ?", "search the history (then n, N for the next and previous match)"),
+    ("q Escape Enter", "leave copy mode"),
+]
+
+
+def key_help_lines(keymap: Keymap, registry: Registry | None, escape_key: str) -> list[str]:
+    """Every key binding for help: the keymap's own table (each command's summary shown once per run of
+    rows), then the keys of the prompt line and of copy mode."""
+    prefix = key_display(keymap.prefix)
+    lines = [f"Keys (prefix {prefix}, then the key):"]
+    previous = None
+    for key, line, summary in keymap.describe(registry):
+        name = command_name(line) if line else None
+        shown = f"/{line}" if line else ""
+        text = summary if name is None or name != previous else ""
+        previous = name
+        lines.append(f"  {key:<16} {shown:<20} {text}".rstrip())
+    toggle = key_display(escape_key)
+    lines.append(f"  {toggle:<16} {'':<20} move the keyboard between the prompt and the pane")
+    lines += ["", "On the prompt line:"]
+    lines += [f"  {key:<16} {text}" for key, text in PROMPT_KEYS]
+    lines += ["", f"In copy mode ({prefix} [ or /copy):"]
+    lines += [f"  {key:<20} {text}" for key, text in COPY_KEYS]
+    return lines
 
 
 def pressed_display(event: KeyPressEvent) -> str:
