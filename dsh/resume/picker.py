@@ -464,7 +464,7 @@ class PickerModel:
             where = chosen.workspace_label if chosen.cwd else "no recorded workspace"
             lines.append(_fit([(S_PREVIEW_HEAD, f"  {chosen.id} · {where}")], width))
             body = [clean(line) for line in chosen.preview] or (
-                [chosen.first_input] if chosen.first_input else []
+                [chosen.first_input] if chosen.first_input else ["(nothing recorded yet)"]
             )
             for text in body[-(count - 1) :] if count > 1 else []:
                 lines.append(_fit([(S_PREVIEW, "  " + text)], width))
