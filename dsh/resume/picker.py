@@ -401,8 +401,8 @@ class PickerModel:
         lines: list[Line] = []
         lines.append(_fit([(S_SCOPE, self.scope_line())], width))
         lines.append(self._query_line(width, edit))
-        preview_lines = min(_PREVIEW_MAX, max(0, (height - _FIXED_LINES) // 3))
-        rows_height = max(0, height - _FIXED_LINES - preview_lines)
+        preview_lines = self._preview_height(height)
+        rows_height = self.rows_height(height)
         rows = self.window(rows_height)
         body: list[Line] = []
         if not rows:
@@ -419,6 +419,14 @@ class PickerModel:
         while len(lines) < height:
             lines.insert(-1, _fit([], width))
         return lines[:height]
+
+    @staticmethod
+    def _preview_height(height: int) -> int:
+        return min(_PREVIEW_MAX, max(0, (height - _FIXED_LINES) // 3))
+
+    def rows_height(self, height: int) -> int:
+        """Lines the row list gets in a frame `height` lines tall (for paging by a screenful)."""
+        return max(0, height - _FIXED_LINES - self._preview_height(height))
 
     def _query_line(self, width: int, edit: tuple[str, str] | None) -> Line:
         if edit is not None:

@@ -1,0 +1,245 @@
+"""The /resume picker on screen: draws PickerModel.frame and turns keys into model calls and callbacks."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from prompt_toolkit.application.current import get_app_or_none
+from prompt_toolkit.data_structures import Point
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
+from prompt_toolkit.layout import Window
+from prompt_toolkit.layout.controls import UIContent, UIControl
+
+from dsh.resume.candidates import CURRENT_SESSION, Candidate
+from dsh.resume.picker import PickerModel
+
+RENAME_PROMPT = "Rename: "
+# Ranking left over after a keystroke runs in slices this long, so keys are read between them.
+REFINE_SLICE = 0.015
+
+
+class _PickerControl(UIControl):
+    def __init__(self, view: PickerView) -> None:
+        self._view = view
+
+    def is_focusable(self) -> bool:
+        return True
+
+    def get_key_bindings(self) -> KeyBindings:
+        return self._view.key_bindings
+
+    def create_content(self, width: int, height: int) -> UIContent:
+        view = self._view
+        view.height = height
+        lines = view.model.frame(width, height, edit=view.edit_line())
+        if view.editing is not None:
+            x = min(max(0, width - 1), len(RENAME_PROMPT) + len(view.editing[1]))
+            cursor = Point(x=x, y=1)
+        else:
+            x, y = view.model.cursor(width)
+            cursor = Point(x=x, y=y)
+        return UIContent(
+            get_line=lambda i: lines[i],
+            line_count=len(lines),
+            cursor_position=cursor,
+            show_cursor=True,
+        )
+
+
+class PickerView:
+    """The picker's container and keys; what the picker decides goes out through the callbacks."""
+
+    def __init__(
+        self,
+        model: PickerModel,
+        *,
+        on_resume: Callable[[Candidate], None],
+        on_close: Callable[[], None],
+        on_rename: Callable[[Candidate, str], None],
+        on_archive: Callable[[Candidate], None],
+        on_message: Callable[[str], None],
+    ) -> None:
+        self.model = model
+        self.on_resume = on_resume
+        self.on_close = on_close
+        self.on_rename = on_rename
+        self.on_archive = on_archive
+        self.on_message = on_message
+        self.height = 20
+        self.editing: tuple[Candidate, str] | None = None
+        self._generation = 0
+        self.key_bindings = self._bindings()
+        self.container = Window(content=_PickerControl(self), always_hide_cursor=False)
+
+    def edit_line(self) -> tuple[str, str] | None:
+        return (RENAME_PROMPT, self.editing[1]) if self.editing is not None else None
+
+    # -- query and background ranking --------------------------------------------------------------
+
+    def set_query(self, text: str) -> None:
+        self.model.set_query(text)
+        self._refine_later()
+
+    def _refine_later(self) -> None:
+        """Finish ranking between keystrokes; a newer query makes an older loop stop."""
+        self._generation += 1
+        if not self.model.pending:
+            return
+        app = get_app_or_none()
+        if app is None or not app.is_running:
+            return
+        generation = self._generation
+
+        async def refine() -> None:
+            while generation == self._generation and self.model.refine(REFINE_SLICE):
+                app.invalidate()
+                await asyncio.sleep(0)
+            app.invalidate()
+
+        app.create_background_task(refine())
+
+    # -- actions -----------------------------------------------------------------------------------
+
+    def enter(self) -> None:
+        chosen = self.model.enter()
+        if isinstance(chosen, str):
+            self.on_message(chosen)
+        else:
+            self.on_resume(chosen)
+
+    def start_rename(self) -> None:
+        chosen = self.model.selected
+        if chosen is None:
+            self.on_message("no session to rename here")
+            return
+        self.editing = (chosen, chosen.title)
+
+    def finish_rename(self) -> None:
+        if self.editing is None:
+            return
+        chosen, text = self.editing
+        self.editing = None
+        title = text.strip()
+        if not title:
+            self.on_message("rename cancelled: a title cannot be empty")
+            return
+        if title == chosen.title:
+            return
+        self.on_rename(chosen, title)
+        self.model.rename(chosen.id, title)
+
+    def archive(self) -> None:
+        chosen = self.model.selected
+        if chosen is None:
+            self.on_message("no session to archive here")
+            return
+        # A live session is still being written by its own dsh; archiving it under its feet would be lost.
+        if chosen.unresumable_reason == CURRENT_SESSION or chosen.live_pid is not None:
+            self.on_message(f"cannot archive: {chosen.unresumable_reason or 'the session is open'}")
+            return
+        self.on_archive(chosen)
+        self.model.archive(chosen.id)
+
+    # -- keys --------------------------------------------------------------------------------------
+
+    def _bindings(self) -> KeyBindings:
+        kb = KeyBindings()
+        model = self.model
+
+        def rows() -> int:
+            return max(1, model.rows_height(self.height))
+
+        @kb.add("up")
+        def _up(event: KeyPressEvent) -> None:
+            model.move(-1)
+
+        @kb.add("down")
+        def _down(event: KeyPressEvent) -> None:
+            model.move(1)
+
+        @kb.add("pageup")
+        def _pageup(event: KeyPressEvent) -> None:
+            model.page(-1, rows())
+
+        @kb.add("pagedown")
+        def _pagedown(event: KeyPressEvent) -> None:
+            model.page(1, rows())
+
+        @kb.add("home")
+        def _home(event: KeyPressEvent) -> None:
+            model.home()
+
+        @kb.add("end")
+        def _end(event: KeyPressEvent) -> None:
+            model.end()
+
+        @kb.add("enter")
+        def _enter(event: KeyPressEvent) -> None:
+            if self.editing is not None:
+                self.finish_rename()
+            else:
+                self.enter()
+
+        @kb.add("escape", eager=True)
+        def _escape(event: KeyPressEvent) -> None:
+            if self.editing is not None:
+                self.editing = None
+            else:
+                self.on_close()
+
+        @kb.add("tab")
+        def _tab(event: KeyPressEvent) -> None:
+            if self.editing is None:
+                self._generation += 1
+                model.toggle_scope()
+
+        @kb.add("c-r")
+        def _rename(event: KeyPressEvent) -> None:
+            if self.editing is None:
+                self.start_rename()
+
+        @kb.add("c-d")
+        def _archive(event: KeyPressEvent) -> None:
+            if self.editing is None:
+                self.archive()
+
+        @kb.add("backspace")
+        def _backspace(event: KeyPressEvent) -> None:
+            if self.editing is not None:
+                chosen, text = self.editing
+                self.editing = (chosen, text[:-1])
+            elif model.query:
+                self.set_query(model.query[:-1])
+
+        @kb.add("c-u")
+        def _clear(event: KeyPressEvent) -> None:
+            if self.editing is not None:
+                self.editing = (self.editing[0], "")
+            elif model.query:
+                self.set_query("")
+
+        @kb.add(Keys.Any)
+        def _type(event: KeyPressEvent) -> None:
+            text = "".join(ch for ch in event.data if ch.isprintable())
+            if not text:
+                return
+            if self.editing is not None:
+                chosen, current = self.editing
+                self.editing = (chosen, current + text)
+            else:
+                self.set_query(model.query + text)
+
+        @kb.add(Keys.BracketedPaste)
+        def _paste(event: KeyPressEvent) -> None:
+            # One line of a paste is a query; newlines and controls never reach it.
+            text = " ".join(event.data.split())
+            text = "".join(ch for ch in text if ch.isprintable())
+            if self.editing is not None:
+                chosen, current = self.editing
+                self.editing = (chosen, current + text)
+            elif text:
+                self.set_query(model.query + text)
+
+        return kb

@@ -1,0 +1,151 @@
+"""PickerView driven by keys through prompt_toolkit's pipe input: callbacks observed, model updated."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.layout import Layout
+from prompt_toolkit.output import DummyOutput
+
+from dsh.resume.candidates import CURRENT_SESSION, Candidate, live_reason
+from dsh.resume.picker import ALL, WORKSPACE, PickerModel
+from dsh.ui.picker_view import PickerView
+
+NOW = datetime(2026, 11, 29, 21, 0, 0, tzinfo=UTC)
+HERE = "/home/u/dsh"
+UP, DOWN, PGDN, HOME, END = "\x1b[A", "\x1b[B", "\x1b[6~", "\x1b[H", "\x1b[F"
+ENTER, TAB, BACKSPACE, CTRL_R, CTRL_D, ESC = "\r", "\t", "\x7f", "\x12", "\x04", "\x1b"
+QUIT = "\x11"  # C-q, bound by the test app only, to end the run after every key before it
+
+
+def cand(
+    sid: str, cwd: str, title: str, updated: str, reason: str | None = None, pid: int | None = None
+) -> Candidate:
+    return Candidate(
+        id=sid, cwd=cwd, workspace_label=cwd.replace("/home/u", "~"), title=title, first_input="",
+        created_at=updated, updated_at=updated, pane_count=1, live_pid=pid, unresumable_reason=reason,
+        preview=(),
+    )
+
+
+def sample() -> list[Candidate]:
+    return [
+        cand("a1", HERE, "fix resume picker", "2026-11-29T20:50:00Z"),
+        cand("a2", HERE, "store index", "2026-11-29T19:00:00Z", reason=CURRENT_SESSION),
+        cand("a3", HERE, "docs for layout", "2026-11-29T18:00:00Z"),
+        cand("b1", "/home/u/webshop", "landing page css", "2026-11-29T20:55:00Z"),
+        cand("c1", "/home/u/infra", "terraform", "2026-11-29T20:58:00Z", reason=live_reason(77), pid=77),
+    ]
+
+
+class Harness:
+    def __init__(self) -> None:
+        self.model = PickerModel(sample(), current_cwd=HERE, now=NOW)
+        self.events: list[tuple[Any, ...]] = []
+        self.view = PickerView(
+            self.model,
+            on_resume=lambda c: self.events.append(("resume", c.id)),
+            on_close=lambda: self.events.append(("close",)),
+            on_rename=lambda c, t: self.events.append(("rename", c.id, t)),
+            on_archive=lambda c: self.events.append(("archive", c.id)),
+            on_message=lambda m: self.events.append(("message", m)),
+        )
+
+    def type(self, keys: str) -> list[tuple[Any, ...]]:
+        extra = KeyBindings()
+
+        @extra.add("c-q")
+        def _quit(event: Any) -> None:
+            event.app.exit()
+
+        with create_pipe_input() as pipe:
+            app: Application[None] = Application(
+                layout=Layout(self.view.container), key_bindings=extra, input=pipe, output=DummyOutput()
+            )
+            pipe.send_text(keys + QUIT)
+            app.run()
+        return self.events
+
+
+def test_typing_filters_and_enter_resumes_the_best_row() -> None:
+    h = Harness()
+    assert h.type("layout" + ENTER) == [("resume", "a3")]
+    assert h.model.query == "layout"
+
+
+def test_backspace_edits_the_query() -> None:
+    h = Harness()
+    h.type("layoutx" + BACKSPACE + BACKSPACE)
+    assert h.model.query == "layou"
+    assert [c.id for c in h.model.visible] == ["a3"]
+
+
+def test_enter_on_a_disabled_row_says_why() -> None:
+    h = Harness()
+    assert h.type(DOWN + ENTER) == [("message", CURRENT_SESSION)]
+
+
+def test_moving_keys() -> None:
+    h = Harness()
+    h.type(DOWN + DOWN + UP)
+    assert h.model.selected is not None and h.model.selected.id == "a2"
+    h.type(END)
+    assert h.model.selected is not None and h.model.selected.id == "a3"
+    h.type(HOME)
+    assert h.model.selected_index == 0
+    h.type(PGDN)
+    assert h.model.selected is not None and h.model.selected.id == "a3"
+
+
+def test_tab_toggles_scope_and_clears_query() -> None:
+    h = Harness()
+    h.type("fix" + TAB)
+    assert h.model.scope == ALL and h.model.query == ""
+    h.type("webshop" + ENTER)
+    assert h.events == [("resume", "b1")]
+    h.type(TAB)
+    assert h.model.scope == WORKSPACE
+
+
+def test_escape_closes() -> None:
+    h = Harness()
+    assert h.type(ESC) == [("close",)]
+
+
+def test_rename_inline_saves_on_enter_and_cancels_on_escape() -> None:
+    h = Harness()
+    h.type(CTRL_R + BACKSPACE * 6 + "chooser" + ENTER)
+    assert h.events == [("rename", "a1", "fix resume chooser")]
+    assert h.model.visible[0].title == "fix resume chooser"
+    h.type(CTRL_R + "zzz" + ESC)
+    assert h.events == [("rename", "a1", "fix resume chooser")]  # Esc left the picker open, title unchanged
+    assert h.model.visible[0].title == "fix resume chooser"
+
+
+def test_rename_shows_the_edit_line() -> None:
+    h = Harness()
+    h.type(CTRL_R + "!")
+    edit = h.view.edit_line()
+    assert edit == ("Rename: ", "fix resume picker!")
+    line = "".join(t for _, t in h.model.frame(60, 12, edit=edit)[1])
+    assert line.startswith("Rename: fix resume picker!")
+
+
+def test_archive_hides_the_row_but_never_a_live_one() -> None:
+    h = Harness()
+    h.type(CTRL_D)
+    assert h.events == [("archive", "a1")]
+    assert [c.id for c in h.model.visible] == ["a2", "a3"]
+    h.type(CTRL_D)  # a2 is this very session
+    assert h.events[-1] == ("message", f"cannot archive: {CURRENT_SESSION}")
+    assert [c.id for c in h.model.visible] == ["a2", "a3"]
+
+
+def test_control_characters_never_reach_the_query() -> None:
+    h = Harness()
+    h.type("ab\x01\x02c")
+    assert h.model.query == "abc"
