@@ -16,7 +16,7 @@ FOCUS_TARGETS = [*DIRECTIONS, "next", "prev", "last"]
 def _agent_names(ctx: object, args: list[str]) -> list[str]:
     from dsh.agents.registry import AGENT_NAMES
 
-    return list(AGENT_NAMES) if len(args) <= 1 else []
+    return list(AGENT_NAMES) if not args else []
 
 
 def _help_topics(ctx: DshApp, args: list[str]) -> list[str]:
@@ -106,10 +106,12 @@ def build_registry() -> Registry:
         """
         if not args or args[0] not in DIRECTIONS or len(args) > 2:
             raise UsageError("say which border")
-        try:
-            cells = int(args[1]) if len(args) == 2 else 5
-        except ValueError:
-            raise UsageError(f"not a number of cells: {args[1]}") from None
+        cells = 5
+        if len(args) == 2:
+            text = args[1]
+            if not (text.isascii() and text.isdigit()) or int(text) < 1:
+                raise UsageError(f"not a number of cells: {text}")
+            cells = int(text)
         app.tabs.resize(args[0], cells, app.area)
         app._after_structure_change()
 

@@ -1,0 +1,130 @@
+"""The built-in commands' table: usage lines, help, argument completion and argument checks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_app_harness import (
+    C_B,
+    plain_shell,  # noqa: F401  (autouse: panes run /bin/sh)
+    run,
+    running_app,
+)
+
+from dsh.ui.commands_builtin import build_registry
+
+
+class Ctx:
+    """The little of the app that argument completion reads."""
+
+    def __init__(self) -> None:
+        self.registry = build_registry()
+
+
+def completions(line: str) -> list[str]:
+    ctx = Ctx()
+    return [item.text for item in ctx.registry.complete(line, ctx)]
+
+
+def test_usage_lines_name_the_command_once() -> None:
+    registry = build_registry()
+    for name in registry.names():
+        usage = registry.get(name).usage_line
+        assert usage.startswith(f"/{name}") and usage.count(f"/{name}") == 1, usage
+    assert registry.get("rename").usage_line == "/rename TITLE"
+    assert registry.get("quit").usage_line == "/quit"
+
+
+def test_every_summary_fits_the_help_table() -> None:
+    registry = build_registry()
+    for name in registry.names():
+        summary = registry.get(name).summary
+        assert summary and len(summary) <= 56, (name, summary)
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("/fo", ["focus"]),
+        ("/focus l", ["left", "last"]),
+        ("/focus left ", []),
+        ("/split -", ["-h", "-v"]),
+        ("/tab r", ["rename"]),
+        ("/help z", ["zoom"]),
+        ("/help zoom ", []),
+        ("/agent c", ["claude", "codex", "cursor-agent"]),
+        ("/agent claude ", []),
+        ("/resize u", ["up"]),
+        ("//fo", []),
+        ("fo", []),
+    ],
+)
+def test_argument_completion(line: str, expected: list[str]) -> None:
+    assert completions(line) == expected
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("/resize left 0", "not a number of cells: 0"),
+        ("/resize left -3", "not a number of cells: -3"),
+        ("/resize left ²", "not a number of cells: ²"),
+        ("/resize sideways", "usage: /resize"),
+        ("/swap diagonal", "usage: /swap"),
+        ("/tab select x", "/tab select takes a tab number"),
+        ("/tab fly", "unknown tab action fly"),
+        ("/split -x", "unknown option -x"),
+        ("/close now", "usage: /close"),
+        ("/help nosuch", "no command /nosuch"),
+        ("/agent vim", "unknown agent vim"),
+        ("/start", "not a restored pane"),
+    ],
+)
+def test_bad_arguments_are_one_message_line(tmp_path: Path, line: str, message: str) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            h.type_line(line)
+            await h.wait(lambda: message in h.message, f"the message for {line}")
+            assert h.app.message is not None and h.app.message.error
+            assert "\n" not in h.message and "Traceback" not in h.message
+            assert len(h.app.panes) == 1 and not h.task.done()
+
+    run(body)
+
+
+def test_resize_moves_the_border_by_the_cells_given(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            left = h.pane.id
+            h.send(C_B + "%")
+            await h.wait(lambda: len(h.app.panes) == 2, "C-b % to split")
+            await h.wait(lambda: h.app.area.width > 40, "the first frame")
+            def left_width() -> int:
+                return h.app.tabs.rects(h.app.area).rects[left].width
+
+            width = left_width()
+            h.type_line("/resize left 3")
+            await h.wait(lambda: left_width() == width - 3, "the border to move 3 cells left")
+            h.send(C_B + "\x1b[1;5C")  # C-b C-Right: the default 5 cells
+            await h.wait(lambda: left_width() == width + 2, "C-b C-Right to move it 5 cells right")
+
+    run(body)
+
+
+def test_swap_and_focus_last(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            first = h.pane.id
+            h.send(C_B + "%")
+            await h.wait(lambda: len(h.app.panes) == 2, "C-b % to split")
+            second = h.app.tabs.active_pane
+            h.send(C_B + "{")
+            await h.wait(lambda: h.app.tabs.active_tab.pane_ids() == [second, first], "C-b { to swap")
+            assert h.app.tabs.active_pane == second
+            h.send(C_B + ";")
+            await h.wait(lambda: h.app.tabs.active_pane == first, "C-b ; to go to the last pane")
+            h.send(C_B + ";")
+            await h.wait(lambda: h.app.tabs.active_pane == second, "C-b ; to come back")
+
+    run(body)
