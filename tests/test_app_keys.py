@@ -323,3 +323,33 @@ def test_pane_opened_events_are_logged(tmp_path: Path) -> None:
             assert opened[-1] == second and len(opened) == 2
 
     run(body)
+
+
+def test_help_scrolls_with_pager_keys(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            h.type_line("/help")
+            await h.wait(lambda: h.app.mode == "help", "/help to open help")
+            h.send("j")
+            await h.wait(lambda: h.app.help_scroll == 1, "j to scroll a line")
+            h.send(" ")
+            await h.wait(lambda: h.app.help_scroll == 11, "Space to scroll a page")
+            h.send("k")
+            await h.wait(lambda: h.app.help_scroll == 10, "k to scroll back a line")
+            h.send("G")
+            await h.wait(lambda: h.app.help_scroll > 20, "G to go to the end")
+            end = h.app.help_scroll
+            h.send("j")
+            await h.quiet()
+            assert h.app.help_scroll == end
+            h.send("b")
+            await h.wait(lambda: h.app.help_scroll == end - 10, "b to scroll back a page")
+            h.send("g")
+            await h.wait(lambda: h.app.help_scroll == 0, "g to go to the top")
+            h.send("x")
+            await h.quiet()
+            assert h.app.mode == "help"
+            h.send("q")
+            await h.wait(lambda: h.app.mode == "prompt", "q to close help")
+
+    run(body)

@@ -312,22 +312,38 @@ def build_key_bindings(app: DshApp) -> KeyBindings:
         pass
 
     # -- help overlay --------------------------------------------------------------------------
+    # The keys of a pager (less, tmux copy mode), which is what help looks like.
     @kb.add("up", filter=in_help)
+    @kb.add("k", filter=in_help)
     def _help_up(event: KeyPressEvent) -> None:
         app.scroll_help(-1)
 
     @kb.add("down", filter=in_help)
+    @kb.add("j", filter=in_help)
     def _help_down(event: KeyPressEvent) -> None:
         app.scroll_help(1)
 
     @kb.add("pageup", filter=in_help)
+    @kb.add("b", filter=in_help)
+    @kb.add("c-b", filter=in_help)
     def _help_pageup(event: KeyPressEvent) -> None:
         app.scroll_help(-10)
 
     @kb.add("pagedown", filter=in_help)
     @kb.add("space", filter=in_help)
+    @kb.add("c-f", filter=in_help)
     def _help_pagedown(event: KeyPressEvent) -> None:
         app.scroll_help(10)
+
+    @kb.add("home", filter=in_help)
+    @kb.add("g", filter=in_help)
+    def _help_top(event: KeyPressEvent) -> None:
+        app.scroll_help(-len(app.help_lines))
+
+    @kb.add("end", filter=in_help)
+    @kb.add("G", filter=in_help)
+    def _help_bottom(event: KeyPressEvent) -> None:
+        app.scroll_help(len(app.help_lines))
 
     @kb.add("q", filter=in_help)
     @kb.add("escape", filter=in_help)
