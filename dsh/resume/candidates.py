@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import os
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, NamedTuple
 
 from dsh.text import sanitize
 
@@ -17,11 +18,12 @@ _TEXT_MAX = 300
 
 def clean(value: object, max_len: int = _TEXT_MAX) -> str:
     """`sanitize`, with a fast path for the usual text that has nothing to escape."""
-    if not isinstance(value, str):
-        return "" if value is None else sanitize(str(value), max_len)
-    if len(value) <= max_len and value.isascii() and value.isprintable():
+    if type(value) is str and len(value) <= max_len and value.isprintable():
         return value
-    return sanitize(value, max_len)
+    if value is None:
+        return ""
+    return sanitize(value if isinstance(value, str) else str(value), max_len)
+
 
 
 def live_reason(pid: int) -> str:
@@ -37,8 +39,9 @@ def _label(cwd: str | None) -> str:
     return cwd
 
 
-@dataclass(frozen=True, slots=True)
-class Candidate:
+class Candidate(NamedTuple):
+    """One session as the picker shows it. Immutable; every text in it is safe to print."""
+
     id: str
     cwd: str | None
     workspace_label: str
@@ -60,32 +63,55 @@ class Candidate:
     def from_summary(cls, summary: Any, *, current_session_id: str | None, own_pid: int) -> Candidate:
         """Build a row from a store summary (any object with the Summary fields).
 
-        Every text is shown escaped, never interpreted; the session id stays raw (ids are validated by
-        the store and again by preflight), but its display copy in the title never carries controls.
+        Every text is shown escaped, never interpreted. Timestamps are kept as given: they are parsed
+        for the age column, never printed.
         """
-        cwd = summary.cwd if isinstance(summary.cwd, str) and summary.cwd else None
-        live_pid = summary.live_pid if isinstance(summary.live_pid, int) else None
+        cwd = summary.cwd
+        if not (type(cwd) is str and cwd):
+            cwd = None
+        live_pid = summary.live_pid
+        if type(live_pid) is not int:
+            live_pid = None
         reason = summary.unresumable_reason or None
-        if reason is None and cwd is None:
-            reason = NO_WORKSPACE
-        if reason is None and current_session_id is not None and summary.id == current_session_id:
-            reason = CURRENT_SESSION
-        if reason is None and live_pid is not None and live_pid != own_pid:
-            reason = live_reason(live_pid)
-        first_input = clean(summary.first_input or "")
-        title = clean(summary.title or "") or first_input or UNTITLED
+        if reason is None:
+            if cwd is None:
+                reason = NO_WORKSPACE
+            elif current_session_id is not None and summary.id == current_session_id:
+                reason = CURRENT_SESSION
+            elif live_pid is not None and live_pid != own_pid:
+                reason = live_reason(live_pid)
+        first_input = clean(summary.first_input) if summary.first_input else ""
+        title = clean(summary.title) if summary.title else ""
         label = getattr(summary, "workspace_label", None) or _label(cwd)
+        preview = summary.preview or ()
+        if type(preview) is not tuple or not "".join(preview).isprintable():
+            preview = tuple(clean(line) for line in preview)
+        pane_count = summary.pane_count
         return cls(
-            id=clean(summary.id, 64),
-            cwd=cwd,
-            workspace_label=clean(label),
-            title=title,
-            first_input=first_input,
-            created_at=clean(summary.created_at or "", 64),
-            updated_at=clean(summary.updated_at or "", 64),
-            pane_count=summary.pane_count if isinstance(summary.pane_count, int) else 0,
-            live_pid=live_pid,
-            unresumable_reason=clean(reason) if reason is not None else None,
-            preview=tuple(clean(line) for line in (summary.preview or ())),
-            workspace=getattr(summary, "workspace", None),
+            clean(summary.id, 64),
+            cwd,
+            clean(label),
+            title or first_input or UNTITLED,
+            first_input,
+            summary.created_at if type(summary.created_at) is str else "",
+            summary.updated_at if type(summary.updated_at) is str else "",
+            pane_count if type(pane_count) is int else 0,
+            live_pid,
+            clean(reason) if reason is not None else None,
+            preview,
+            getattr(summary, "workspace", None),
         )
+
+    @classmethod
+    def from_summaries(
+        cls, summaries: Iterable[Any], *, current_session_id: str | None, own_pid: int
+    ) -> list[Candidate]:
+        """`from_summary` for a whole listing, with the cyclic GC paused (it would rescan every new row)."""
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            make = cls.from_summary
+            return [make(s, current_session_id=current_session_id, own_pid=own_pid) for s in summaries]
+        finally:
+            if enabled:
+                gc.enable()

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import unicodedata
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from datetime import UTC, datetime
+from operator import attrgetter
 
 from dsh.resume.candidates import Candidate, clean
 from dsh.resume.fuzzy import match
@@ -33,7 +33,7 @@ S_FOOTER = "class:picker.footer fg:ansibrightblack"
 S_EMPTY = "class:picker.empty italic"
 
 # Work a keystroke may spend ranking rows beyond the exact head; the rest is refined between keys.
-KEYSTROKE_BUDGET = 0.010
+KEYSTROKE_BUDGET = 0.005
 _PREVIEW_MAX = 5
 _FIXED_LINES = 4  # scope line, query line, preview rule, footer
 
@@ -156,8 +156,8 @@ class PickerModel:
             self.now = self.now.replace(tzinfo=UTC)
         self.current_cwd = os.path.normpath(current_cwd) if current_cwd else current_cwd
         self.current_workspace = current_workspace
-        # ISO-8601 UTC stamps of one format sort as text; newest first.
-        everything = sorted(candidates, key=lambda c: (c.updated_at, c.created_at), reverse=True)
+        # ISO-8601 UTC stamps of one format sort as text; newest first, ties kept in the given order.
+        everything = sorted(candidates, key=attrgetter("updated_at"), reverse=True)
         self._scopes = {
             WORKSPACE: _Scope([c for c in everything if self._here(c)], with_label=False),
             ALL: _Scope(everything, with_label=True),
@@ -169,7 +169,10 @@ class PickerModel:
         self._last_height = 20
 
     def _here(self, c: Candidate) -> bool:
-        if c.cwd is not None and os.path.normpath(c.cwd) == self.current_cwd:
+        cwd = c.cwd
+        here = self.current_cwd
+        # Recorded cwds come from getcwd() and are normal already; only a trailing slash is forgiven.
+        if cwd is not None and (cwd == here or (cwd.endswith("/") and cwd.rstrip("/") == here)):
             return True
         return self.current_workspace is not None and c.workspace == self.current_workspace
 
@@ -342,7 +345,7 @@ class PickerModel:
         return chosen
 
     def rename(self, session_id: str, title: str) -> None:
-        self._update(session_id, lambda c: replace(c, title=clean(title) or c.title))
+        self._update(session_id, lambda c: c._replace(title=clean(title) or c.title))
 
     def archive(self, session_id: str) -> None:
         self._update(session_id, None)

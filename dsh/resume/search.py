@@ -29,7 +29,7 @@ from dsh.resume.fuzzy import (
 )
 
 _SPACE = re.compile(r"\s")
-_CHUNK = 256
+_CHUNK = 128
 
 
 def _subsequence_pattern(term: str) -> re.Pattern[str]:

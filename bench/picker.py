@@ -1,0 +1,221 @@
+"""The /resume picker at scale: open time, per-keystroke time and time to a final ranking.
+
+100,000 sessions across 2,000 workspaces, made in memory as store-like summaries. Measured:
+- open: Candidate.from_summary for every summary + PickerModel + the first frame();
+- the first Tab to `all` (builds the search index of every row);
+- per keystroke, typing queries one character at a time in both scopes: set_query + frame(), p50/p95,
+  for a fast typist (nothing runs between keys) and at 10 keys/s (ranking refined between keys, as
+  the view does);
+- time until the ranking is final after the last key;
+- reference in the same run: a plain case-insensitive `str.find` substring scan of the same rows per
+  keystroke (and `fzf --filter` over the same rows, if fzf is installed).
+
+    python bench/picker.py [--rows N] [--workspaces N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from dsh.resume.candidates import Candidate
+from dsh.resume.picker import PickerModel
+
+TARGET_OPEN_MS = 300.0
+TARGET_P95_MS = 30.0
+WIDTH, HEIGHT = 120, 40
+
+WORDS = (
+    "fix add remove update refactor test flaky parser login auth token cache build deploy lint format "
+    "resume picker store index layout split pane tab agent claude codex docs readme config toml json "
+    "sqlite migrate schema api server client retry timeout memory leak render theme keyboard mouse "
+    "scroll search history prompt session workspace release version bump changelog"
+).split()
+SYLLABLES = "ka lo mi ne ru sa ti vo ba de fi go hu ja ke li mo nu pa qe ri so tu va we xi yo zu".split()
+COMMANDS = ["pytest -x tests/test_{w}.py", "make {w}", "git log --oneline {w}", "claude", "codex",
+            "npm run {w}", "cargo test {w}", "vim src/{w}.py", "ls", "docker compose up {w}"]
+
+
+@dataclass(frozen=True)
+class FakeSummary:
+    id: str
+    cwd: str | None
+    workspace: str
+    workspace_label: str
+    title: str
+    first_input: str | None
+    created_at: str
+    updated_at: str
+    pane_count: int
+    live_pid: int | None = None
+    unresumable_reason: str | None = None
+    preview: tuple[str, ...] = field(default_factory=tuple)
+
+
+def make_summaries(rows: int, workspaces: int, seed: int = 1) -> tuple[list[FakeSummary], str]:
+    rng = random.Random(seed)
+    names = set()
+    while len(names) < workspaces:
+        names.add("".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 4))))
+    paths = [f"/home/dev/src/{n}" for n in sorted(names)]
+    start = datetime(2026, 11, 29, 21, 0, tzinfo=UTC).timestamp()
+    out = []
+    for i in range(rows):
+        cwd = paths[i % workspaces]
+        t = start - i * 37.0
+        stamp = datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+        words = rng.sample(WORDS, rng.randint(2, 6))
+        first = rng.choice(COMMANDS).format(w=rng.choice(WORDS))
+        out.append(
+            FakeSummary(
+                id=datetime.fromtimestamp(t, UTC).strftime("%Y%m%dT%H%M%SZ") + f"-{rng.getrandbits(24):06x}",
+                cwd=cwd,
+                workspace=cwd.rsplit("/", 1)[1],
+                workspace_label=cwd.replace("/home/dev", "~"),
+                title=" ".join(words),
+                first_input=first,
+                created_at=stamp,
+                updated_at=stamp,
+                pane_count=rng.randint(1, 4),
+                preview=(f"$ {first}", "ok"),
+            )
+        )
+    return out, paths[0]
+
+
+def pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
+
+
+def ms(seconds: float) -> float:
+    return seconds * 1000.0
+
+
+def type_queries(model: PickerModel, queries: list[str], idle: float) -> tuple[list[float], list[float]]:
+    """Type each query a key at a time: per-key times, and per query the time until its ranking is final."""
+    keys: list[float] = []
+    finals: list[float] = []
+    for query in queries:
+        model.set_query("")
+        for k in range(1, len(query) + 1):
+            t0 = time.perf_counter()
+            model.set_query(query[:k])
+            model.frame(WIDTH, HEIGHT)
+            keys.append(time.perf_counter() - t0)
+            if idle:
+                deadline = time.perf_counter() + idle
+                while time.perf_counter() < deadline and model.refine(0.015):
+                    pass
+        t0 = time.perf_counter()
+        while model.refine(0.05):
+            pass
+        model.frame(WIDTH, HEIGHT)
+        finals.append(time.perf_counter() - t0)
+    return keys, finals
+
+
+def reference_scan(texts: list[str], queries: list[str]) -> list[float]:
+    lowered = [t.lower() for t in texts]
+    times = []
+    for query in queries:
+        for k in range(1, len(query) + 1):
+            needle = query[:k].lower()
+            t0 = time.perf_counter()
+            hits = [i for i, t in enumerate(lowered) if t.find(needle) >= 0]
+            hits[:HEIGHT]
+            times.append(time.perf_counter() - t0)
+    return times
+
+
+def fzf_reference(texts: list[str], queries: list[str]) -> list[float] | None:
+    fzf = shutil.which("fzf")
+    if fzf is None:
+        return None
+    times = []
+    with tempfile.NamedTemporaryFile("w", suffix=".txt") as f:
+        f.write("\n".join(texts))
+        f.flush()
+        for query in queries:
+            for k in range(1, len(query) + 1):
+                t0 = time.perf_counter()
+                with open(f.name) as stdin:
+                    subprocess.run(
+                        [fzf, "--filter", query[:k]], stdin=stdin, capture_output=True, check=False
+                    )
+                times.append(time.perf_counter() - t0)
+    return times
+
+
+def report(name: str, values: list[float], target: float | None = None) -> None:
+    p50, p95, worst = ms(pct(values, 50)), ms(pct(values, 95)), ms(max(values))
+    verdict = "" if target is None else ("  OK" if p95 <= target else f"  OVER target {target:.0f} ms")
+    print(f"  {name:<46} p50 {p50:6.1f} ms  p95 {p95:6.1f} ms  max {worst:6.1f} ms  n={len(values)}{verdict}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--rows", type=int, default=100_000)
+    parser.add_argument("--workspaces", type=int, default=2_000)
+    args = parser.parse_args()
+
+    summaries, here = make_summaries(args.rows, args.workspaces)
+    now = datetime(2026, 11, 29, 21, 0, tzinfo=UTC)
+    project = here.rsplit("/", 1)[1]
+    # Typical queries: words of a task, an abbreviation, a project name, an id prefix.
+    workspace_queries = ["resume picker", "fix login", "flky", "20261129", "docs"]
+    all_queries = [project, "resume picker", "fix login", "flky", "sqlite migrate"]
+
+    print(f"picker bench: {args.rows:,} sessions, {args.workspaces:,} workspaces, frame {WIDTH}x{HEIGHT}")
+    t0 = time.perf_counter()
+    candidates = Candidate.from_summaries(summaries, current_session_id=None, own_pid=1)
+    t1 = time.perf_counter()
+    model = PickerModel(candidates, current_cwd=here, now=now)
+    model.frame(WIDTH, HEIGHT)
+    t2 = time.perf_counter()
+    open_ms = ms(t2 - t0)
+    verdict = "OK" if open_ms <= TARGET_OPEN_MS else f"OVER target {TARGET_OPEN_MS:.0f} ms"
+    print(f"  open (candidates {ms(t1 - t0):.0f} ms + model and first frame {ms(t2 - t1):.0f} ms): "
+          f"{open_ms:.0f} ms  {verdict}")
+    print(f"  this workspace: {model.counts[0]} sessions; all: {model.counts[1]:,}")
+
+    keys_ws, _finals_ws = type_queries(model, workspace_queries, idle=0.0)
+    t0 = time.perf_counter()
+    model.toggle_scope()
+    model.set_query("x")
+    model.set_query("")
+    model.frame(WIDTH, HEIGHT)
+    print(f"  first Tab to all workspaces (indexes every row): {ms(time.perf_counter() - t0):.0f} ms")
+
+    keys_fast, finals_fast = type_queries(model, all_queries, idle=0.0)
+    keys_paced, finals_paced = type_queries(model, all_queries, idle=0.085)
+    report("keystroke, this workspace", keys_ws, TARGET_P95_MS)
+    report("keystroke, all, fast typist", keys_fast, TARGET_P95_MS)
+    report("keystroke, all, 10 keys/s", keys_paced, TARGET_P95_MS)
+    report("ranking final after last key, all (fast)", finals_fast)
+    report("ranking final after last key, all (10 keys/s)", finals_paced)
+
+    model.set_query("")
+    texts = [f"{c.title} {c.first_input} {c.id} {c.workspace_label}" for c in model.visible]
+    ref = reference_scan(texts, all_queries)
+    report("reference: str.find substring scan, all", ref)
+    ratio = statistics.median(keys_fast) / statistics.median(ref)
+    print(f"  ratio keystroke/reference (median, all, fast typist): {ratio:.2f}x")
+    fzf = fzf_reference(texts, all_queries)
+    if fzf is None:
+        print("  fzf --filter: not installed, skipped")
+    else:
+        report("reference: fzf --filter (incl. start), all", fzf)
+
+
+if __name__ == "__main__":
+    main()
