@@ -118,10 +118,12 @@ class _Glyphs(dict):
 
 # Text runs: anything but C0, DEL and C1 controls. A trailing CRLF is taken with the run (most lines).
 _TOKEN = re.compile(
-    r"([^\x00-\x1f\x7f-\x9f]+)(\r\n)?"
-    r"|(\r\n)"
-    r"|(?:\x1b\[|\x9b)([\x30-\x3f]*)([\x20-\x2f]*)([\x40-\x7e])"
+    r"([^\x00-\x1f\x7f-\x9f]+)(\r\n)?"  # 1 text, 2 CR LF after it
+    r"|(\r\n)"  # 3
+    r"|\x1b\[([0-9;]*)m([^\x00-\x1f\x7f-\x9f]+)?"  # 4 plain SGR, 5 text after it
+    r"|(?:\x1b\[|\x9b)([\x30-\x3f]*)([\x20-\x2f]*)([\x40-\x7e])"  # 6 params, 7 intermediates, 8 final
 )
+_TEXT_RUN = re.compile(r"[^\x00-\x1f\x7f-\x9f]+")
 # A CSI that did not match cleanly: controls inside it, an unfinished one, or a bad final byte.
 _CSI_LOOSE = re.compile(r"(?:\x1b\[|\x9b)([\x07-\x0d\x30-\x3f]*)([\x20-\x2f]*)(.)?", re.S)
 _STRING_END = re.compile(r"\x07|\x1b\\|\x9c")
@@ -152,7 +154,8 @@ class TermScreen(pyte.Screen):
         self.bell_count = 0
         self._reply = write_process_input
         self._glyphs: dict[Cell, _Glyphs] = {}
-        self._sgr_cache: dict[tuple[Cell, str], Cell] = {}
+        self._sgr_fast: dict[tuple[int, str], tuple[Cell, Cell, Callable[[str], Cell]]] = {}
+        self._attrs: dict[Cell, Cell] = {}
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
         self._pending = ""
         self._discarding_string = False
@@ -205,9 +208,6 @@ class TermScreen(pyte.Screen):
         if mo.DECSCNM in self.mode:
             line.default = _BLANK_REVERSE
         return line
-
-    def _new_line(self) -> Line:
-        return Line() if mo.DECSCNM not in self.mode else self._blank()
 
     def reset(self) -> None:
         self._main = None
@@ -264,72 +264,103 @@ class TermScreen(pyte.Screen):
                 return
             self._discarding_string = False
             pos = end.end()
+        # The hot loop keeps screen state in locals; anything other than text, CR LF and SGR
+        # goes through a method that may change that state, so the locals are re-read after it.
         match = _TOKEN.match
         cols = self.columns
         last_row = self.lines - 1
         glyphs_for = self._glyphs_for
-        sgr_cache = self._sgr_cache
+        sgr_fast = self._sgr_fast
+        history_append = self.history.append
         attrs_seen: Cell | None = None
         getc: Callable[[str], Cell] = str  # replaced before first use
-        while pos < n:
-            m = match(text, pos)
-            try:
-                if m is None:
-                    pos = self._slow(text, pos)
-                    if pos < 0:
-                        return
-                    continue
-                kind = m.lastindex
-                pos = m.end()
-                if kind == 6:
-                    params = m.group(4)
-                    if m.group(6) == "m" and not m.group(5) and (not params or params[0] not in "<=>?"):
-                        cursor = self.cursor
-                        attrs = sgr_cache.get((cursor.attrs, params))  # type: ignore[arg-type]
-                        if attrs is None:
-                            self._sgr(params)
-                        else:
-                            cursor.attrs = attrs
-                    else:
-                        self._csi(params, m.group(5), m.group(6))
-                    continue
-                cursor = self.cursor
-                if kind != 3:
-                    run = m.group(1)
-                    x = cursor.x
-                    end = x + len(run)
-                    if end <= cols and run.isascii() and mo.IRM not in self.mode:
+        pushed = 0
+        run = ""
+        cursor = self.cursor
+        buf = self.buffer
+        simple = self._simple_state()
+        main = self._main is None
+        try:
+            while pos < n:
+                m = match(text, pos)
+                try:
+                    if m is None:
+                        self._last_text = run or self._last_text
+                        pos = self._slow(text, pos)
+                        cursor, buf, simple, main = self.cursor, self.buffer, self._simple_state(), \
+                            self._main is None
+                        if pos < 0:
+                            return
+                        continue
+                    kind = m.lastindex
+                    pos = m.end()
+                    if kind == 8:
+                        self._last_text = run or self._last_text
+                        self._csi(m.group(6), m.group(7), m.group(8))
+                        cursor, buf, simple, main = self.cursor, self.buffer, self._simple_state(), \
+                            self._main is None
+                        continue
+                    if kind == 4 or kind == 5:
+                        params = m.group(4)
                         attrs = cursor.attrs
-                        if attrs is not attrs_seen:
-                            getc = glyphs_for(attrs).__getitem__  # type: ignore[arg-type]
-                            attrs_seen = attrs
-                        self.buffer[cursor.y].update(zip(range(x, end), map(getc, run), strict=False))
-                        cursor.x = end
-                        self._last_text = run
+                        hit = sgr_fast.get((id(attrs), params))
+                        if hit is not None and hit[0] is attrs:
+                            cursor.attrs = attrs_seen = hit[1]
+                            getc = hit[2]
+                        else:
+                            self._sgr(params)
+                        if kind == 4:
+                            continue
+                        run = m.group(5)
+                    elif kind == 3:
+                        run = ""
                     else:
-                        self._draw(run)
-                        cursor = self.cursor
-                    if kind == 1:
-                        continue
-                # CR LF, inline for the common case: no margins, main or alternate screen
-                cursor.x = 0
-                if self.margins is None:
-                    y = cursor.y
-                    if y < last_row:
-                        cursor.y = y + 1
-                        continue
-                    if y == last_row:
-                        buf = self.buffer
-                        if self._main is None:
-                            self.history.append(buf[0])
-                            self.history_pushed += 1
-                        del buf[0]
-                        buf.append(self._new_line())
-                        continue
-                self.index()
-            except Exception:  # a child's bytes must never stop the feed
-                if m is None:
-                    pos += 1
+                        run = m.group(1)
+                    if run:
+                        x = cursor.x
+                        end = x + len(run)
+                        if end <= cols and simple and run.isascii():
+                            attrs = cursor.attrs
+                            if attrs is not attrs_seen:
+                                getc = glyphs_for(attrs).__getitem__  # type: ignore[arg-type]
+                                attrs_seen = attrs
+                            buf[cursor.y].update(zip(range(x, end), map(getc, run), strict=False))
+                            cursor.x = end
+                        else:
+                            self._draw(run)
+                        if kind != 2:
+                            continue
+                    # CR LF, inline for the common case: no margins, no LNM
+                    cursor.x = 0
+                    if simple:
+                        y = cursor.y
+                        if y < last_row:
+                            cursor.y = y + 1
+                            continue
+                        if y == last_row:
+                            if main:
+                                history_append(buf[0])
+                                pushed += 1
+                            del buf[0]
+                            buf.append(Line())
+                            continue
+                    self.index()
+                except Exception:  # a child's bytes must never stop the feed
+                    if m is None:
+                        pos += 1
+                    cursor, buf, simple, main = self.cursor, self.buffer, self._simple_state(), \
+                        self._main is None
+        finally:
+            self.history_pushed += pushed
+            if run:
+                self._last_text = run
+
+    def _simple_state(self) -> bool:
+        """True when text and line feeds need no special care: no margins, insert mode, LNM or
+        reverse video (which gives new rows another default)."""
+        mode = self.mode
+        return (self.margins is None and mo.IRM not in mode and mo.LNM not in mode
+                and mo.DECSCNM not in mode)
 
     def _slow(self, text: str, pos: int) -> int:
         """Controls and escape sequences the token regex does not take. Returns the next position,
@@ -463,14 +494,15 @@ class TermScreen(pyte.Screen):
 
     def _sgr(self, params: str) -> None:
         cursor = self.cursor
-        key = (cursor.attrs, params)
-        attrs = self._sgr_cache.get(key)
-        if attrs is None:
-            attrs = _apply_sgr(cursor.attrs, params, self.default_char)  # type: ignore[arg-type]
-            if len(self._sgr_cache) > 4096:
-                self._sgr_cache.clear()
-            self._sgr_cache[key] = attrs
-        cursor.attrs = attrs
+        old = cursor.attrs
+        attrs = _apply_sgr(old, params, self.default_char)  # type: ignore[arg-type]
+        cached = self._attrs.setdefault(attrs, attrs)  # one object per combination
+        if len(self._sgr_fast) > 4096:
+            self._sgr_fast.clear()
+            self._attrs.clear()
+        # Keyed by id for speed; the entry holds `old`, so the id cannot be reused while it lives.
+        self._sgr_fast[(id(old), params)] = (old, cached, self._glyphs_for(cached).__getitem__)
+        cursor.attrs = cached
 
     def select_graphic_rendition(self, *attrs: int, private: bool = False) -> None:
         if private:
@@ -489,9 +521,8 @@ class TermScreen(pyte.Screen):
 
     def draw(self, data: str) -> None:
         """Draw decoded text at the cursor (pyte's event); controls in it are skipped."""
-        for m in _TOKEN.finditer(data):
-            if m.group(1):
-                self._draw(m.group(1))
+        for run in _TEXT_RUN.findall(data):
+            self._draw(run)
 
     def _draw(self, text: str) -> None:
         if text.isascii():
@@ -687,9 +718,9 @@ class TermScreen(pyte.Screen):
         else:
             return
         if attrs == line.default:
-            if lo == 0 and hi == cols:
+            if lo == 0 and hi >= cols:
                 line.clear()
-            else:
+            elif line and (max(line) >= lo if lo else min(line) < hi):  # C-level check first
                 for x in [x for x in line if lo <= x < hi]:
                     del line[x]
         else:
@@ -756,7 +787,7 @@ class TermScreen(pyte.Screen):
         if kwargs.get("private"):
             modes = tuple(m for m in modes if m != 3)  # DECCOLM: a child does not resize our pane
             if 5 in modes:
-                self._sgr_cache.clear()  # SGR 0 means another default under DECSCNM
+                self._sgr_fast.clear()  # SGR 0 means another default under DECSCNM
             for m in modes:
                 if m in _ALT_MODES:
                     self._enter_alternate(save_cursor=(m == 1049))
@@ -766,7 +797,7 @@ class TermScreen(pyte.Screen):
         if kwargs.get("private"):
             modes = tuple(m for m in modes if m != 3)
             if 5 in modes:
-                self._sgr_cache.clear()
+                self._sgr_fast.clear()
             for m in modes:
                 if m in _ALT_MODES:
                     self._leave_alternate(restore_cursor=(m == 1049))
@@ -900,6 +931,8 @@ def _ints(params: str) -> list[int] | None:
     """CSI parameters as pyte reads them: empty means 0, each capped at 9999; None if garbled."""
     if not params:
         return [0]
+    if params.isdigit():
+        return [min(int(params), 9999)]
     try:
         return [min(int(p.split(":", 1)[0] or 0), 9999) for p in params.split(";")]
     except ValueError:

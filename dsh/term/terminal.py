@@ -24,6 +24,13 @@ EXIT_NOT_STARTED = 127
 _KILL_GRACE = 2.0
 
 
+def _default_signals() -> None:
+    """In the child before exec: Python ignores SIGPIPE and SIGXFSZ, and ignored signals survive
+    exec, so `yes | head` would complain of broken pipes. Give the child the defaults."""
+    for sig in (signal.SIGPIPE, signal.SIGXFSZ):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 class Terminal:
     """A PTY child and its screen. Event-loop driven: `start` adds a reader to the running
     loop, output is fed to `screen`, and `on_change` fires once per batch of output."""
@@ -49,6 +56,7 @@ class Terminal:
         self.cwd = cwd
         self.env = dict(os.environ if env is None else env)
         self.env["TERM"] = term
+        self.env.setdefault("COLORTERM", "truecolor")  # the screen draws 24-bit colour
         self.rows = max(1, rows)
         self.cols = max(1, cols)
         self.tail_bytes = tail_bytes
@@ -107,7 +115,10 @@ class Terminal:
         and reported through `on_exit`."""
         if self._proc is not None or self.exit_status is not None:
             return
-        self._loop = asyncio.get_event_loop()
+        try:
+            self._loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._loop = asyncio.get_event_loop()
         name = self.argv[0] if self.argv else ""
         if not self.argv:
             self._fail("no command to run")
@@ -121,7 +132,8 @@ class Terminal:
             return
         try:
             proc = ptyprocess.PtyProcess.spawn(
-                [exe, *self.argv[1:]], cwd=self.cwd, env=self.env, dimensions=(self.rows, self.cols)
+                [exe, *self.argv[1:]], cwd=self.cwd, env=self.env, dimensions=(self.rows, self.cols),
+                preexec_fn=_default_signals,
             )
             os.set_blocking(proc.fd, False)
             self._loop.add_reader(proc.fd, self._on_readable)

@@ -194,3 +194,14 @@ def test_kill_is_idempotent_and_stops_the_child(tmp_path: Path) -> None:
         assert not term.running
         assert exits == []
     run(main())
+
+
+def test_child_gets_default_sigpipe(tmp_path: Path) -> None:
+    async def main() -> None:
+        term, exits = make(["sh", "-c", "yes | head -n 2; echo done"], tmp_path)
+        term.start()
+        await until(lambda: exits, "exit")
+        shown = text(term)
+        assert "done" in shown
+        assert "Broken pipe" not in shown
+    run(main())
