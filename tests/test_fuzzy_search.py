@@ -98,3 +98,17 @@ def test_match_for_highlighting_uses_callers_row_numbers() -> None:
     found = index.match("ab", 1)
     assert found is not None and found.positions == (0, 1)
     assert index.match("ab", 0) is None
+
+
+def test_provisional_head_keeps_leading_rows_found_ahead_of_the_scan() -> None:
+    # Short rows that match weakly come first in tie-break order; the strong (leading) rows are long.
+    texts = [f"xlxoxg {i}" for i in range(300)] + [f"log entry number {i} " + "pad " * 10 for i in range(8)]
+    index = FuzzyIndex(texts)
+    ranking = index.search("log", want=5)
+    assert ranking.exact(5) and not ranking.exact(12)
+    ranking.refine(0.0)  # one chunk: none of the long rows reached yet
+    head = ranking.head(12)
+    assert head[:5] == _brute("log", texts)[:5]
+    while ranking.refine(1.0):
+        pass
+    assert ranking.head(12) == _brute("log", texts)[:12]

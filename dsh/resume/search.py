@@ -93,7 +93,7 @@ class Ranking:
 
     def exact(self, n: int) -> bool:
         """Whether the first `n` rows of `head` are final."""
-        return self.complete or max(len(self._known_leading), len(self._leading)) >= n
+        return self.complete or len(self._leading_so_far()) >= n
 
     def known(self) -> int:
         """How many matching rows are known now (all of them once complete)."""
@@ -104,12 +104,20 @@ class Ranking:
         order = self._index.order
         if n <= len(self._known_leading):
             return [order[i] for i in self._known_leading[:n]]
-        if n <= len(self._leading):
-            return [order[i] for i in self._leading[:n]]
         if self.complete:
             return self.rows()[:n]
-        scored = heapq.nsmallest(max(0, n - len(self._leading)), self._scored)
-        return [order[i] for i in self._leading[:n]] + [order[i] for _, i in scored]
+        leading = self._leading_so_far()
+        scored = heapq.nsmallest(max(0, n - len(leading)), self._scored)
+        return [order[i] for i in leading[:n]] + [order[i] for _, i in scored]
+
+    def _leading_so_far(self) -> list[int]:
+        """Every leading row found by either scan. Each scan found all of them up to where it got, so
+        together they hold all leading rows up to the further of the two: a true prefix of the ranking."""
+        if not self._leading:
+            return self._known_leading
+        if not self._known_leading or self._known_leading[-1] <= self._leading[-1]:
+            return self._leading
+        return sorted(set(self._known_leading).union(self._leading))
 
     def rows(self) -> list[int]:
         """Every row known to match, best first, as the caller's row numbers."""
