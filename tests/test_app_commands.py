@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from test_app_harness import (
     C_B,
+    Harness,
     plain_shell,  # noqa: F401  (autouse: panes run /bin/sh)
     run,
     running_app,
 )
 
+from dsh.ui import keys
 from dsh.ui.commands_builtin import build_registry
 
 
@@ -126,5 +129,68 @@ def test_swap_and_focus_last(tmp_path: Path) -> None:
             await h.wait(lambda: h.app.tabs.active_pane == first, "C-b ; to go to the last pane")
             h.send(C_B + ";")
             await h.wait(lambda: h.app.tabs.active_pane == second, "C-b ; to come back")
+
+    run(body)
+
+
+async def _split_and_measure(h: Harness) -> tuple[Callable[[], int], int]:
+    left = h.pane.id
+    h.send(C_B + "%")
+    await h.wait(lambda: len(h.app.panes) == 2, "C-b % to split")
+    await h.wait(lambda: h.app.area.width > 40, "the first frame")
+
+    def left_width() -> int:
+        return h.app.tabs.rects(h.app.area).rects[left].width
+
+    return left_width, left_width()
+
+
+C_RIGHT = "\x1b[1;5C"
+
+
+def test_resize_keys_repeat_without_the_prefix(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            left_width, width = await _split_and_measure(h)
+            h.send(C_B + C_RIGHT + C_RIGHT + C_RIGHT)
+            await h.wait(lambda: left_width() == width + 15, "three resizes from one prefix")
+            assert h.app.prompt_buffer.text == ""
+
+    run(body)
+
+
+def test_another_key_ends_the_repeat(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            left_width, width = await _split_and_measure(h)
+            h.send(C_B + C_RIGHT + "ab cd" + "\x01" + C_RIGHT + "!")
+            await h.wait(lambda: "!" in h.app.prompt_buffer.text, "the keys to reach the prompt")
+            assert h.app.prompt_buffer.text == "ab! cd"  # C-a, then C-Right moved a word on the prompt
+            assert left_width() == width + 5
+
+    run(body)
+
+
+def test_repeat_ends_after_the_repeat_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(keys, "REPEAT_SECONDS", 0.0)
+
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            left_width, width = await _split_and_measure(h)
+            h.send(C_B + C_RIGHT + C_RIGHT + "!")
+            await h.wait(lambda: h.app.prompt_buffer.text.endswith("!"), "the keys to reach the prompt")
+            assert left_width() == width + 5
+
+    run(body)
+
+
+def test_non_repeatable_keys_do_not_repeat(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            h.send(C_B + "c" + "c")
+            await h.wait(lambda: h.app.prompt_buffer.text == "c", "the second c to reach the prompt")
+            await h.wait(lambda: len(h.app.tabs.tabs) == 2, "one new tab")
+            await h.quiet()
+            assert len(h.app.tabs.tabs) == 2
 
     run(body)

@@ -145,3 +145,19 @@ def test_escape_key_from_config(tmp_path: Path) -> None:
             await h.wait(lambda: h.app.mode == "prompt", "C-g to go back to the prompt")
 
     run(body)
+
+
+def test_prefix_bound_after_itself_runs_the_command_instead_of_sending(tmp_path: Path) -> None:
+    write_config('[keys]\n"c-b" = "focus last"\n')
+
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            first = h.pane.id
+            sent = h.record(h.pane)
+            h.send(C_B + "%")
+            await h.wait(lambda: len(h.app.panes) == 2, "C-b % to split")
+            h.send(C_B + C_B)
+            await h.wait(lambda: h.app.tabs.active_pane == first, "C-b C-b to focus the last pane")
+            assert sent == []
+
+    run(body)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 from prompt_toolkit.buffer import CompletionState
@@ -18,6 +19,10 @@ if TYPE_CHECKING:
 
 
 DEFAULT_ESCAPE_KEY = "c-]"
+# Commands whose prefix keys repeat without the prefix for a moment, as tmux's `bind -r` resize keys do:
+# C-b C-Left C-Left C-Left.
+REPEATABLE_COMMANDS = frozenset({"resize"})
+REPEAT_SECONDS = 0.5
 
 
 # The keys bound in this module by hand (not from the keymap), as help lists them.
@@ -105,27 +110,47 @@ def build_key_bindings(app: DshApp) -> KeyBindings:
         app.prefix_pending = True
         app.invalidate()
 
-    @kb.add(*key_sequence(keymap.prefix), filter=prefix_pending, eager=True)
-    def _prefix_twice(event: KeyPressEvent) -> None:
-        # Pressed twice, the prefix goes through to the pane (tmux send-prefix), as the key pressed:
-        # prompt_toolkit's own name and data encode it even where the keymap's alias (c-space) would not.
-        app.prefix_pending = False
-        pane = app.active_pane
-        if pane is not None and pane.running:
-            for press in event.key_sequence:
-                pane.terminal.send_key(press.key, press.data)
-        app.invalidate()
+    if keymap.prefix not in keymap.prefix_bindings:
+
+        @kb.add(*key_sequence(keymap.prefix), filter=prefix_pending, eager=True)
+        def _prefix_twice(event: KeyPressEvent) -> None:
+            # Pressed twice, the prefix goes through to the pane (tmux send-prefix), as the key pressed:
+            # prompt_toolkit's own name and data encode it where the keymap's alias (c-space) would not.
+            app.prefix_pending = False
+            pane = app.active_pane
+            if pane is not None and pane.running:
+                for press in event.key_sequence:
+                    pane.terminal.send_key(press.key, press.data)
+            app.invalidate()
+
+    # A repeatable key repeats only while nothing else was pressed since, within REPEAT_SECONDS.
+    presses = [0]  # key presses counted since the first repeatable command ran
+    repeat_from = [-1, 0.0]  # (press count, monotonic deadline) of the last repeatable command
+    counting: list[object] = []
+
+    def count_press(_: object) -> None:
+        presses[0] += 1
+
+    repeating = Condition(lambda: presses[0] == repeat_from[0] + 1 and time.monotonic() < repeat_from[1])
 
     def bind_prefix(key: str, command_line: str) -> None:
-        @kb.add(*key_sequence(key), filter=prefix_pending, eager=True)
-        def _run(event: KeyPressEvent) -> None:
+        repeatable = command_name(command_line) in REPEATABLE_COMMANDS
+
+        def run(event: KeyPressEvent) -> None:
             app.prefix_pending = False
+            if repeatable:
+                if not counting:
+                    event.app.key_processor.before_key_press += count_press
+                    counting.append(count_press)
+                repeat_from[:] = [presses[0], time.monotonic() + REPEAT_SECONDS]
             app.run_command_line(command_line)
             app.invalidate()
 
+        kb.add(*key_sequence(key), filter=prefix_pending, eager=True)(run)
+        if repeatable:
+            kb.add(*key_sequence(key), filter=in_work & no_prefix & repeating, eager=True)(run)
+
     for key, command_line in keymap.prefix_bindings.items():
-        if key == keymap.prefix:
-            continue
         bind_prefix(key, command_line)
 
     @kb.add(Keys.Any, filter=prefix_pending)
