@@ -62,3 +62,14 @@ def test_mouse_is_forwarded_when_the_child_asks() -> None:
     term.feed(b"\x1b[?1006l")
     control.mouse_handler(event(MouseEventType.MOUSE_DOWN, x=2, y=1))
     assert sent == [b"\x1b[M" + bytes([32, 35, 34])]
+
+
+def test_wheel_in_alternate_screen_sends_arrow_keys() -> None:
+    sent: list[str | bytes] = []
+    term = Terminal(["true"], cwd="/", rows=3, cols=10)
+    term.write = sent.append  # type: ignore[method-assign]
+    control = TerminalControl(term)
+    term.feed(b"\r\n".join(b"%d" % i for i in range(20)) + b"\x1b[?1049h\x1b[?1h")
+    control.mouse_handler(event(MouseEventType.SCROLL_DOWN))
+    assert sent == [b"\x1bOB"] * WHEEL_LINES
+    assert term.scroll_offset == 0

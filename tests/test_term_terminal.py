@@ -114,3 +114,15 @@ def test_replayed_tail_draws_the_same_screen() -> None:
     again = make()
     again.feed(term.tail())
     assert view(again) == view(term)
+
+
+def test_alternate_screen_does_not_scroll_into_main_history() -> None:
+    term = make()
+    fill(term, 8)
+    term.feed(b"\x1b[?1049h\x1b[Hvim")
+    term.scroll_by(3)
+    assert term.scroll_offset == 0
+    assert view(term)[0] == "vim"
+    term.feed(b"\x1b[?1049l")
+    term.scroll_by(3)
+    assert view(term) == ["line2", "line3", "line4"]

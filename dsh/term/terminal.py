@@ -326,7 +326,7 @@ class Terminal:
             return
         self.rows, self.cols = rows, cols
         self.screen.resize(rows, cols)
-        self.scroll_offset = min(self.scroll_offset, len(self.screen.history))
+        self.scroll_offset = min(self.scroll_offset, self._max_offset())
         if self._proc is not None and self._fd is not None:
             try:
                 self._proc.setwinsize(rows, cols)
@@ -347,7 +347,7 @@ class Terminal:
         pushed = screen.history_pushed
         screen.feed(data)
         if self.scroll_offset:
-            self.scroll_offset = min(self.scroll_offset + screen.history_pushed - pushed, len(screen.history))
+            self.scroll_offset = min(self.scroll_offset + screen.history_pushed - pushed, self._max_offset())
         if screen.cwd and screen.cwd != self.cwd:
             self.cwd = screen.cwd
         if screen.title != title and self.on_title is not None:
@@ -366,9 +366,13 @@ class Terminal:
             self.on_change()
 
     # -- scrollback and copy mode -----------------------------------------------------------
+    def _max_offset(self) -> int:
+        # History belongs to the main screen: a full-screen program's view does not scroll into it.
+        return 0 if self.screen.alternate_screen else len(self.screen.history)
+
     def scroll_by(self, lines: int) -> None:
         """Positive scrolls back into history, negative toward the live screen."""
-        self.scroll_offset = max(0, min(self.scroll_offset + lines, len(self.screen.history)))
+        self.scroll_offset = max(0, min(self.scroll_offset + lines, self._max_offset()))
 
     def scroll_to_bottom(self) -> None:
         self.scroll_offset = 0
@@ -442,6 +446,6 @@ class Terminal:
                 self.scroll_offset = n_hist - i
             elif i >= top + height:
                 self.scroll_offset = n_hist + self.screen.lines - 1 - i
-            self.scroll_offset = max(0, min(self.scroll_offset, n_hist))
+            self.scroll_offset = max(0, min(self.scroll_offset, self._max_offset()))
             return True
         return False

@@ -74,10 +74,14 @@ class TerminalControl(UIControl):
             elif kind == MouseEventType.MOUSE_MOVE and term.screen.has_private_mode(1002):
                 term.send_mouse(_BUTTONS.get(mouse_event.button, 0), x, y, motion=True)
             return None
-        if kind == MouseEventType.SCROLL_UP:
-            term.scroll_by(WHEEL_LINES)
-        elif kind == MouseEventType.SCROLL_DOWN:
-            term.scroll_by(-WHEEL_LINES)
+        if kind in (MouseEventType.SCROLL_UP, MouseEventType.SCROLL_DOWN):
+            up = kind == MouseEventType.SCROLL_UP
+            if term.alternate_screen:
+                # A pager or editor without mouse reporting: the wheel moves it (xterm's alternateScroll).
+                for _ in range(WHEEL_LINES):
+                    term.send_key("up" if up else "down")
+            else:
+                term.scroll_by(WHEEL_LINES if up else -WHEEL_LINES)
         elif kind == MouseEventType.MOUSE_UP:
             self._clicked()
         return None
