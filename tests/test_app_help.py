@@ -17,7 +17,8 @@ def rows(lines: list[str]) -> dict[str, str]:
 
 def test_every_binding_of_the_default_keymap_is_listed() -> None:
     keymap = Keymap()
-    table = rows(key_help_lines(keymap, build_registry(), "c-]"))
+    lines = key_help_lines(keymap, build_registry(), "c-]")
+    table = rows(lines)
     for key, line in keymap.prefix_bindings.items():
         if key.isdigit():
             continue
@@ -27,6 +28,7 @@ def test_every_binding_of_the_default_keymap_is_listed() -> None:
         assert table[key_display(key)].startswith(f"/{line}")
     assert table["C-b C-b"] == "send C-b itself to the pane"
     assert "between the prompt and the pane" in table["C-]"]
+    assert "  (C-Left and the other /resize keys repeat without C-b: C-b C-Left C-Left …)" in lines
 
 
 def test_a_summary_is_shown_once_per_run_of_the_same_command() -> None:

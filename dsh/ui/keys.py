@@ -58,6 +58,11 @@ def key_help_lines(keymap: Keymap, registry: Registry | None, escape_key: str) -
         lines.append(f"  {key:<16} {shown:<20} {text}".rstrip())
     toggle = key_display(escape_key)
     lines.append(f"  {toggle:<16} {'':<20} move the keyboard between the prompt and the pane")
+    repeat = [k for k, line in keymap.prefix_bindings.items() if command_name(line) in REPEATABLE_COMMANDS]
+    if repeat:
+        again = key_display(repeat[0])
+        example = f"{prefix} {again} {again} …"
+        lines.append(f"  ({again} and the other /resize keys repeat without {prefix}: {example})")
     lines += ["", "On the prompt line:"]
     lines += [f"  {key:<16} {text}" for key, text in PROMPT_KEYS]
     lines += ["", f"In copy mode ({prefix} [ or /copy):"]
