@@ -10,12 +10,18 @@
 - reference in the same run: a plain case-insensitive `str.find` substring scan of the same rows per
   keystroke (and `fzf --filter` over the same rows, if fzf is installed).
 
-    python bench/picker.py [--rows N] [--workspaces N]
+With `--store N`, the open is also measured through the real store: N session logs are written to a
+temporary DSH_HOME (closed logs, so no liveness probe), the index is built once, and then
+`store.summaries()` + candidates + model + first frame are timed, as `/resume` does.
+
+    python bench/picker.py [--rows N] [--workspaces N] [--store N]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
 import shutil
 import statistics
@@ -160,12 +166,53 @@ def report(name: str, values: list[float], target: float | None = None) -> None:
     print(f"  {name:<46} p50 {p50:6.1f} ms  p95 {p95:6.1f} ms  max {worst:6.1f} ms  n={len(values)}{verdict}")
 
 
+def store_open(summaries: list[FakeSummary], here: str, now: datetime) -> None:
+    """Write the summaries as real session logs, then time the picker's open through the store."""
+    with tempfile.TemporaryDirectory(prefix="dsh-bench-") as home:
+        os.environ["DSH_HOME"] = home
+        from dsh.config import load_config
+        from dsh.store.log import log_path
+        from dsh.store.store import open_store
+
+        store = open_store(load_config())
+        t0 = time.perf_counter()
+        for s in summaries:
+            path = log_path(store.root, s.cwd or "/", s.id)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            lines = [
+                {"type": "session", "version": 1, "id": s.id, "cwd": s.cwd, "created_at": s.created_at,
+                 "dsh": "bench"},
+                {"type": "input", "at": s.created_at, "text": s.first_input},
+                {"type": "title", "at": s.created_at, "title": s.title},
+                {"type": "close", "at": s.updated_at},
+            ]
+            path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+        written = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        store.refresh()
+        built = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        listed = store.summaries(cwd=None)
+        t1 = time.perf_counter()
+        candidates = Candidate.from_summaries(listed, current_session_id=None, own_pid=os.getpid())
+        model = PickerModel(candidates, current_cwd=here, now=now)
+        model.frame(WIDTH, HEIGHT)
+        t2 = time.perf_counter()
+        store.close()
+        total = ms(t2 - t0)
+        verdict = "OK" if total <= TARGET_OPEN_MS else f"OVER target {TARGET_OPEN_MS:.0f} ms"
+        print(f"  through the store, {len(listed):,} logs (written in {written:.1f} s, first index build "
+              f"{built:.1f} s): open {total:.0f} ms = store.summaries {ms(t1 - t0):.0f} ms + "
+              f"candidates, model, frame {ms(t2 - t1):.0f} ms  {verdict}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--workspaces", type=int, default=2_000)
+    parser.add_argument("--store", type=int, default=0, help="also open through the real store with N logs")
     args = parser.parse_args()
 
     summaries, here = make_summaries(args.rows, args.workspaces)
@@ -215,6 +262,8 @@ def main() -> None:
         print("  fzf --filter: not installed, skipped")
     else:
         report("reference: fzf --filter (incl. start), all", fzf)
+    if args.store:
+        store_open(summaries[: args.store], here, now)
 
 
 if __name__ == "__main__":
