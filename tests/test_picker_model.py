@@ -268,3 +268,16 @@ def test_large_lists_rank_in_steps_and_end_exact(monkeypatch: pytest.MonkeyPatch
     assert [c.id for c in m.visible] == [c.id for c in expected]
     brute = [c for c in cands if match("fxrn", m._scopes[ALL].text(c))]
     assert len(m.visible) == len(brute)
+
+
+def test_rows_found_ahead_of_ranking_can_be_moved_to_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dsh.resume import picker as picker_mod
+
+    monkeypatch.setattr(picker_mod, "KEYSTROKE_BUDGET", 0.0)
+    cands = [cand(f"id{i:04d}", HERE, f"fix thing {i}", f"2026-11-{1 + i % 28:02d}T10:00Z") for i in range(3000)]
+    m = model(cands)
+    m.set_query("fix")
+    assert m.pending  # most rows not looked at yet, but the head is known
+    m.move(5)
+    assert m.selected_index == 5
+    assert m.selected == m.window(10)[5]

@@ -97,7 +97,7 @@ class Ranking:
 
     def known(self) -> int:
         """How many matching rows are known now (all of them once complete)."""
-        return len(self._leading) + len(self._scored)
+        return len(self._leading_so_far()) + len(self._scored)
 
     def head(self, n: int) -> list[int]:
         """The best `n` rows known now (final when `exact(n)`), as the caller's row numbers."""
@@ -125,7 +125,7 @@ class Ranking:
             order = self._index.order
             # Rows were scored in tie-break order, so sorting the pairs keeps ties shorter-then-newer.
             scored = sorted(self._scored)
-            self._order = [order[i] for i in self._leading] + [order[i] for _, i in scored]
+            self._order = [order[i] for i in self._leading_so_far()] + [order[i] for _, i in scored]
         return self._order
 
     def narrowed(self) -> list[int]:
