@@ -274,7 +274,8 @@ def test_rows_found_ahead_of_ranking_can_be_moved_to_at_once(monkeypatch: pytest
     from dsh.resume import picker as picker_mod
 
     monkeypatch.setattr(picker_mod, "KEYSTROKE_BUDGET", 0.0)
-    cands = [cand(f"id{i:04d}", HERE, f"fix thing {i}", f"2026-11-{1 + i % 28:02d}T10:00Z") for i in range(3000)]
+    stamp = "2026-11-01T10:00Z"
+    cands = [cand(f"id{i:04d}", HERE, f"fix thing {i}", stamp) for i in range(3000)]
     m = model(cands)
     m.set_query("fix")
     assert m.pending  # most rows not looked at yet, but the head is known
