@@ -149,3 +149,12 @@ def test_control_characters_never_reach_the_query() -> None:
     h = Harness()
     h.type("ab\x01\x02c")
     assert h.model.query == "abc"
+
+
+def test_a_change_the_host_could_not_save_leaves_the_row() -> None:
+    h = Harness()
+    h.view.on_archive = lambda c: False
+    h.view.on_rename = lambda c, t: False
+    h.type(CTRL_D + CTRL_R + "!" + ENTER)
+    assert [c.id for c in h.model.visible] == ["a1", "a2", "a3"]
+    assert h.model.visible[0].title == "fix resume picker"

@@ -49,7 +49,11 @@ class _PickerControl(UIControl):
 
 
 class PickerView:
-    """The picker's container and keys; what the picker decides goes out through the callbacks."""
+    """The picker's container and keys; what the picker decides goes out through the callbacks.
+
+    `on_rename` and `on_archive` persist the change; returning False (it could not be saved) keeps the
+    row as it was. The key bindings are the picker control's own: they apply while it has the focus.
+    """
 
     def __init__(
         self,
@@ -57,8 +61,8 @@ class PickerView:
         *,
         on_resume: Callable[[Candidate], None],
         on_close: Callable[[], None],
-        on_rename: Callable[[Candidate, str], None],
-        on_archive: Callable[[Candidate], None],
+        on_rename: Callable[[Candidate, str], bool | None],
+        on_archive: Callable[[Candidate], bool | None],
         on_message: Callable[[str], None],
     ) -> None:
         self.model = model
@@ -127,7 +131,9 @@ class PickerView:
             return
         if title == chosen.title:
             return
-        self.on_rename(chosen, title)
+        # A callback that could not persist the change returns False, and the row stays as it was.
+        if self.on_rename(chosen, title) is False:  # type: ignore[func-returns-value]
+            return
         self.model.rename(chosen.id, title)
 
     def archive(self) -> None:
@@ -139,7 +145,8 @@ class PickerView:
         if chosen.unresumable_reason == CURRENT_SESSION or chosen.live_pid is not None:
             self.on_message(f"cannot archive: {chosen.unresumable_reason or 'the session is open'}")
             return
-        self.on_archive(chosen)
+        if self.on_archive(chosen) is False:  # type: ignore[func-returns-value]
+            return
         self.model.archive(chosen.id)
 
     # -- keys --------------------------------------------------------------------------------------
