@@ -71,3 +71,11 @@ def test_title_falls_back_to_first_input_then_untitled() -> None:
 def test_label_derived_when_missing() -> None:
     c = _cand(workspace_label="", cwd="/srv/x")
     assert c.workspace_label == "/srv/x"
+
+
+def test_odd_field_types_from_disk_do_not_break_a_row() -> None:
+    c = _cand(preview=("ok", 3, None), title=42, live_pid="77", pane_count="x", id="s9")  # type: ignore[arg-type]
+    assert c.preview == ("ok", "3", "")
+    assert c.title == "42"
+    assert c.live_pid is None and c.pane_count == 0
+    assert _cand(preview="not a tuple").preview == ()

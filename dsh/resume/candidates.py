@@ -84,8 +84,12 @@ class Candidate(NamedTuple):
         title = clean(summary.title) if summary.title else ""
         label = getattr(summary, "workspace_label", None) or _label(cwd)
         preview = summary.preview or ()
-        if type(preview) is not tuple or not "".join(preview).isprintable():
-            preview = tuple(clean(line) for line in preview)
+        try:
+            safe = type(preview) is tuple and "".join(preview).isprintable()
+        except TypeError:  # not all text
+            safe = False
+        if not safe:
+            preview = tuple(clean(line) for line in preview) if isinstance(preview, (tuple, list)) else ()
         pane_count = summary.pane_count
         return cls(
             clean(summary.id, 64),
