@@ -32,6 +32,11 @@ CHUNK = 65536
 _FIELDS = len(pyte.screens.Char._fields)
 
 
+def raw_output(data: bytes) -> bytes:
+    """What a program writes for `data` to reach the screen: the tty turns LF into CR LF itself."""
+    return data.replace(b"\r\n", b"\n")
+
+
 def feed_pyte(data: bytes) -> tuple[float, pyte.Screen]:
     screen = pyte.Screen(COLS, ROWS)
     stream = pyte.ByteStream(screen)
@@ -99,7 +104,7 @@ def tmux_rate(data: bytes, tmp: Path, target: int) -> float:
     """tmux MB/s for `data` repeated to about `target` bytes, minus an empty run (server start)."""
     times = max(1, target // max(1, len(data)))
     big = tmp / "tmux-stream"
-    big.write_bytes(data * times)
+    big.write_bytes(raw_output(data) * times)
     empty = tmp / "tmux-empty"
     empty.write_bytes(b"")
     base = min(tmux_time(str(empty), tmp) for _ in range(3))
@@ -137,7 +142,7 @@ def main() -> int:
                    f"{'yes' if identical(ref, mine) else 'NO':>5}")
             if not args.no_pty:
                 path = tmp / f"{name}.bin"
-                path.write_bytes(data)
+                path.write_bytes(raw_output(data))
                 row += f" {len(data) / 1e6 / pty_pane(str(path)):8.2f}"
             if use_tmux:
                 rate = tmux_rate(data, tmp, 16_000_000)

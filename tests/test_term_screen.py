@@ -276,3 +276,10 @@ def test_insert_delete_lines_and_scroll_region() -> None:
     assert [row(s, y) for y in range(5)] == ["a", "", "c", "d", "X"]
     s.feed(b"\x1b[M\x1b[M")
     assert [row(s, y) for y in range(5)] == ["a", "d", "X", "", ""]
+
+
+def test_cr_cr_lf_is_a_line_end() -> None:
+    s = make()
+    s.feed(b"ab\r\r\ncd\r\r\r\n\r\nef")
+    assert [row(s, y) for y in range(4)] == ["ab", "cd", "", "ef"]
+    assert (s.cursor.x, s.cursor.y) == (2, 3)

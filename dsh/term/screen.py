@@ -118,8 +118,8 @@ class _Glyphs(dict):
 
 # Text runs: anything but C0, DEL and C1 controls. A trailing CRLF is taken with the run (most lines).
 _TOKEN = re.compile(
-    r"([^\x00-\x1f\x7f-\x9f]+)(\r\n)?"  # 1 text, 2 CR LF after it
-    r"|(\r\n)"  # 3
+    r"([^\x00-\x1f\x7f-\x9f]+)(\r+\n)?"  # 1 text, 2 CR LF after it (CR CR LF: the tty's onlcr)
+    r"|(\r+\n)"  # 3
     r"|\x1b\[([0-9;]*)m([^\x00-\x1f\x7f-\x9f]+)?"  # 4 plain SGR, 5 text after it
     r"|(?:\x1b\[|\x9b)([\x30-\x3f]*)([\x20-\x2f]*)([\x40-\x7e])"  # 6 params, 7 intermediates, 8 final
 )
