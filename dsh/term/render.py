@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from operator import attrgetter
 
 from pyte.screens import wcwidth
 
@@ -33,6 +34,7 @@ _NAMED = {
 _HEX = frozenset("0123456789abcdefABCDEF")
 
 _styles: dict[tuple, str] = {}
+_data = attrgetter("data")
 
 
 def _colour(name: str) -> str | None:
@@ -142,4 +144,10 @@ def cursor_column(line: Mapping[int, Cell], x: int, columns: int) -> int:
 
 def line_text(line: Mapping[int, Cell], columns: int) -> str:
     """A row as plain text, without trailing blanks."""
+    if not line:
+        return ""
+    last = min(columns - 1, max(line))  # type: ignore[type-var]
+    text = "".join(map(_data, map(line.__getitem__, range(last + 1))))
+    if text.isascii() and len(text) == last + 1:  # no wide characters, no placeholders
+        return text.rstrip()
     return "".join(ch for _, ch in _glyphs(line, columns)).rstrip()
