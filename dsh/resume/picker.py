@@ -131,7 +131,12 @@ class _Scope:
     @property
     def index(self) -> FuzzyIndex:
         if self._index is None:
-            self._index = FuzzyIndex([self.text(c) for c in self.rows])
+            # The same texts as `text()`, spelled out: this runs for every row of the scope at once.
+            if self.with_label:
+                texts = [f"{c.title} {c.first_input} {c.id} {c.workspace_label}" for c in self.rows]
+            else:
+                texts = [f"{c.title} {c.first_input} {c.id}" for c in self.rows]
+            self._index = FuzzyIndex(texts)
         return self._index
 
     def reset(self, rows: list[Candidate]) -> None:

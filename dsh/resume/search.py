@@ -17,6 +17,7 @@ import heapq
 import re
 import time
 from collections.abc import Sequence
+from itertools import accumulate
 
 from dsh.resume.fuzzy import (
     NON_WORD,
@@ -29,6 +30,7 @@ from dsh.resume.fuzzy import (
 )
 
 _SPACE = re.compile(r"\s")
+_SPACE_NOT_NEWLINE = re.compile(r"[^\S\n]")
 _CHUNK = 128
 
 
@@ -51,13 +53,11 @@ def _spaced(text: str) -> str:
 class _Joined:
     """All rows' spaced texts in one string, to find a needle across rows with C-speed `str.find`."""
 
-    def __init__(self, spaced: list[str]) -> None:
-        self.text = "\n".join(spaced)
-        self.starts: list[int] = []
-        pos = 0
-        for s in spaced:
-            self.starts.append(pos)
-            pos += len(s) + 1
+    def __init__(self, spaced: list[str], text: str | None = None) -> None:
+        self.text = "\n".join(spaced) if text is None else text
+        # Row i starts after the i rows before it and their i newlines.
+        ends = accumulate(map(len, spaced), initial=0)
+        self.starts = [end + i for i, end in enumerate(ends)][: len(spaced)]
 
     def row_at(self, pos: int) -> int:
         return bisect.bisect_right(self.starts, pos) - 1
@@ -195,18 +195,28 @@ class FuzzyIndex:
     """Searchable texts of many rows, given newest first; `search(query)` ranks them fzf-like."""
 
     def __init__(self, texts: Sequence[str]) -> None:
-        lengths = [len(t) for t in texts]
+        lengths = list(map(len, texts))
         # Internal row i is the caller's row order[i]: shorter first, then newer (the input order).
         self.order = sorted(range(len(texts)), key=lengths.__getitem__)
-        self._internal = [0] * len(texts)
-        for i, row in enumerate(self.order):
-            self._internal[row] = i
-        self._texts = [texts[row] for row in self.order]
-        self._lower = [fold(t) for t in self._texts]
-        self._spaced_lower = [_spaced(t) for t in self._lower]
+        self._internal: list[int] | None = None  # the inverse of `order`, made when first needed
+        self._texts = list(map(texts.__getitem__, self.order))
         self._spaced_text: list[str] | None = None
-        self._joined_lower = _Joined(self._spaced_lower)
         self._joined_text: _Joined | None = None
+        # One pass over all rows joined beats one call per row; rows with newlines (or characters whose
+        # lowercase is longer) cannot be cut apart again and take the row-by-row way.
+        big = "\n".join(self._texts)
+        low = big.lower()
+        if len(low) == len(big) and big.count("\n") == max(0, len(self._texts) - 1):
+            spaced_big = " " + low.replace("\n", "\n ")
+            if not big.replace("\n", "").isprintable():
+                spaced_big = _SPACE_NOT_NEWLINE.sub(" ", spaced_big)
+            self._lower = low.split("\n") if self._texts else []
+            self._spaced_lower = spaced_big.split("\n") if self._texts else []
+            self._joined_lower = _Joined(self._spaced_lower, spaced_big if self._texts else "")
+        else:
+            self._lower = [fold(t) for t in self._texts]
+            self._spaced_lower = [_spaced(t) for t in self._lower]
+            self._joined_lower = _Joined(self._spaced_lower)
         self._all = list(range(len(texts)))
         self._last: tuple[str, Ranking] | None = None
 
@@ -234,6 +244,10 @@ class FuzzyIndex:
     def match(self, query: str, row: int) -> Match | None:
         """The exact match of `query` against one of the caller's rows (for highlighting what is drawn)."""
         terms = [t if is_case_sensitive(t) else fold(t) for t in split_terms(query)]
+        if self._internal is None:
+            self._internal = [0] * len(self.order)
+            for i, caller_row in enumerate(self.order):
+                self._internal[caller_row] = i
         return self.score_internal(terms, self._internal[row])
 
     def score_internal(self, terms: list[str], row: int) -> Match | None:
