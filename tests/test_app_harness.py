@@ -112,8 +112,14 @@ class Harness:
         return b"".join(self.sent.get(pane.id, []))
 
     async def wait_output(self, pane: Pane, text: str) -> None:
-        await self.wait(lambda: any(line.strip() == text for line in pane.terminal.text_lines()),
-                        f"a line {text!r} in {pane.id}")
+        # A line ending with `text`: a shell that starts after the keys were typed prints its prompt
+        # first on the output's line.
+        try:
+            await self.wait(lambda: any(line.rstrip().endswith(text) for line in pane.terminal.text_lines()),
+                            f"a line ending with {text!r} in {pane.id}")
+        except AssertionError as exc:
+            shown = "\n".join(line for line in pane.terminal.text_lines() if line.strip())
+            raise AssertionError(f"{exc}\n{pane.id} shows:\n{shown}") from None
 
     def type_line(self, line: str) -> None:
         self.send(line + ENTER)
