@@ -2,7 +2,22 @@
 
 from __future__ import annotations
 
-from dsh.resume.fuzzy import bonus_at, fold, match, max_term_score
+import itertools
+import random
+
+from dsh.resume.fuzzy import (
+    BONUS_BOUNDARY,
+    BONUS_CONSECUTIVE,
+    FIRST_CHAR_MULTIPLIER,
+    GAP_EXTEND,
+    GAP_START,
+    SCORE_MATCH,
+    bonus_at,
+    fold,
+    match,
+    max_term_score,
+    score_term,
+)
 
 
 def test_subsequence_in_order_only() -> None:
@@ -76,3 +91,45 @@ def test_fold_keeps_positions() -> None:
     found = match("fix", text)
     assert found is not None
     assert [text[p] for p in found.positions] == ["F", "i", "x"]
+
+
+def _score_of(text: str, positions: tuple[int, ...]) -> int:
+    """fzf's calculateScore for given positions: the reference the aligner must agree with."""
+    score = first_bonus = run = 0
+    for j, p in enumerate(positions):
+        if j and p - positions[j - 1] > 1:
+            score += GAP_START + GAP_EXTEND * (p - positions[j - 1] - 2)
+            run = first_bonus = 0
+        bonus = bonus_at(text, p)
+        if run == 0:
+            first_bonus = bonus
+        else:
+            if bonus >= BONUS_BOUNDARY and bonus > first_bonus:
+                first_bonus = bonus
+            bonus = max(bonus, first_bonus, BONUS_CONSECUTIVE)
+        score += SCORE_MATCH + (bonus * FIRST_CHAR_MULTIPLIER if j == 0 else bonus)
+        run += 1
+    return score
+
+
+def test_alignment_is_the_best_of_all_alignments() -> None:
+    rng = random.Random(3)
+    checked = 0
+    for _ in range(4000):
+        text = "".join(rng.choice("abAB _/-1") for _ in range(rng.randint(1, 10)))
+        term = "".join(rng.choice("ab1") for _ in range(rng.randint(1, 4)))
+        hay = fold(text)
+        scores = [
+            _score_of(text, combo)
+            for combo in itertools.combinations(range(len(text)), len(term))
+            if all(hay[p] == term[j] for j, p in enumerate(combo))
+        ]
+        found = score_term(term, text, hay)
+        if not scores:
+            assert found is None, (term, text)
+            continue
+        checked += 1
+        assert found is not None, (term, text)
+        assert found[0] == max(scores), (term, text)
+        assert _score_of(text, found[1]) == found[0], (term, text)
+    assert checked > 500
