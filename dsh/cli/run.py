@@ -24,7 +24,10 @@ def run_app(args: argparse.Namespace) -> int:
         dsh_home()
     except HomeError as exc:
         return _fail(str(exc), 2)
-    config = load_config(args.options)
+    try:
+        config = load_config(args.options)
+    except HomeError as exc:
+        return _fail(str(exc), 2)
     for warning in config.warnings:
         print(f"dsh: {warning}", file=sys.stderr)
 
@@ -79,7 +82,8 @@ def run_app(args: argparse.Namespace) -> int:
         try:
             log = SessionLog.open_existing(path)
         except SessionBusy as exc:
-            return _fail(f"session {target_id} is open in another dsh (pid {exc.pid})")
+            who = f" (pid {exc.pid})" if exc.pid and exc.pid > 0 else ""
+            return _fail(f"session {target_id} is open in another dsh{who}")
         except (LogError, OSError) as exc:
             return _fail(f"cannot resume {target_id}: {exc}")
         for event in contents.events:
@@ -96,7 +100,7 @@ def run_app(args: argparse.Namespace) -> int:
         session_cwd = str(launch_dir)
         try:
             log = store.create_session(session_cwd)
-        except OSError as exc:
+        except (LogError, OSError) as exc:
             return _fail(f"cannot create a session under {store.root}: {exc}")
 
     options = DshOptions(

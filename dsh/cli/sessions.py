@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             # One summary a line (json's C encoder; indent= would use the slow Python one).
             # ASCII escapes keep C1 controls and the like from reaching a terminal raw.
-            body = ",\n".join(json.dumps(row.to_json()) for row in rows)
+            body = ",\n".join(json.dumps(_with_panes(row)) for row in rows)
             sys.stdout.write(f"[\n{body}\n]\n" if rows else "[]\n")
         elif rows:
             write_table(sys.stdout, rows, with_workspace=args.all)
@@ -86,6 +86,15 @@ def run(args: argparse.Namespace) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
     return 0
+
+
+def _with_panes(row: Summary) -> dict[str, object]:
+    """The summary plus its panes' restore states (LIVE, RESTORED, RESUMABLE, EXITED) from the snapshot."""
+    from dsh.persist.listing import pane_states
+
+    data = row.to_json()
+    data["panes"] = pane_states(row.id, live=row.live_pid is not None)
+    return data
 
 
 def _say_empty(cwd: str | None) -> None:

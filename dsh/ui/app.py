@@ -295,7 +295,9 @@ class DshApp:
         out: StyleAndTextTuples = []
         for index, tab in enumerate(self.tabs.tabs):
             style = "class:tabbar.active" if index == self.tabs.active_index else "class:tabbar"
-            label = sanitize(tab.title or f"tab {index + 1}", max_len=30)
+            # An unnamed tab is called after its active pane, as tmux names a window after its program.
+            active = self.panes.get(tab.active_pane)
+            label = sanitize(tab.title or (active.title if active else "tab"), max_len=30)
             attention = any(
                 self.panes[p].attention for p in tab.pane_ids() if p in self.panes
             )
