@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 # fzf's constants (src/algo/algo.go): a match is worth 16, a gap costs 3 to open and 1 per extra char.
@@ -99,6 +100,17 @@ def is_case_sensitive(term: str) -> bool:
     return any(c.isupper() for c in term)
 
 
+_CLASS_CACHE: dict[str, int] = {chr(i): _ASCII_CLASS[i] for i in range(128)}
+
+
+def _classes(text: str, positions: Iterable[int]) -> None:
+    """Make sure the class of every character before and at `positions` is cached."""
+    for p in positions:
+        for ch in text[max(0, p - 1) : p + 1]:
+            if ch not in _CLASS_CACHE:
+                _CLASS_CACHE[ch] = _class_of(ch)
+
+
 def score_term(term: str, text: str, hay: str) -> tuple[int, tuple[int, ...]] | None:
     """Best alignment of `term` in `text` (fzf V2-like, sparse over the term's character occurrences).
 
@@ -108,6 +120,26 @@ def score_term(term: str, text: str, hay: str) -> tuple[int, tuple[int, ...]] | 
     m = len(term)
     if m == 0:
         return 0, ()
+    cls = _CLASS_CACHE
+    bonus_table = _BONUS
+    if m == 1:
+        # One character: its best-placed occurrence, the earliest among equals.
+        best_p, best_b = -1, -1
+        p = hay.find(term)
+        while p >= 0:
+            try:
+                b = bonus_table[cls[text[p - 1]] if p else WHITE][cls[text[p]]]
+            except KeyError:
+                _classes(text, (p,))
+                continue
+            if b > best_b:
+                best_p, best_b = p, b
+                if b == BONUS_BOUNDARY_WHITE:
+                    break
+            p = hay.find(term, p + 1)
+        if best_p < 0:
+            return None
+        return SCORE_MATCH + best_b * FIRST_CHAR_MULTIPLIER, (best_p,)
     # Earliest and latest feasible position for each term character bound the occurrences worth trying.
     first: list[int] = []
     pos = -1
@@ -122,49 +154,56 @@ def score_term(term: str, text: str, hay: str) -> tuple[int, tuple[int, ...]] | 
         pos = hay.rfind(term[j], 0, pos)
         last[j] = pos
 
-    # Per occurrence p of term[j]: (score, run length, run's first bonus, previous position).
-    prev_states: dict[int, tuple[int, int, int, int]] = {}
+    # Per occurrence p of term[j]: (score, run's first bonus, previous position).
+    prev_states: dict[int, tuple[int, int, int]] = {}
     prev_sorted: list[int] = []
-    history: list[dict[int, tuple[int, int, int, int]]] = []
+    history: list[dict[int, tuple[int, int, int]]] = []
     for j in range(m):
         ch = term[j]
-        states: dict[int, tuple[int, int, int, int]] = {}
+        states: dict[int, tuple[int, int, int]] = {}
         order: list[int] = []
-        lo, hi = first[j], last[j]
-        p = hay.find(ch, lo, hi + 1)
+        hi = last[j] + 1
+        p = hay.find(ch, first[j], hi)
         k = 0
-        best_gap = None  # max over q <= p-2 of (score(q) + q), with that q
+        n_prev = len(prev_sorted)
+        best_gap = -(1 << 30)  # max over q <= p-2 of (score(q) + q), with that q
         best_q = -1
         while p >= 0:
-            bonus = bonus_at(text, p)
+            try:
+                bonus = bonus_table[cls[text[p - 1]] if p else WHITE][cls[text[p]]]
+            except KeyError:
+                _classes(text, (p,))
+                continue
             if j == 0:
-                states[p] = (SCORE_MATCH + bonus * FIRST_CHAR_MULTIPLIER, 1, bonus, -1)
+                states[p] = (SCORE_MATCH + bonus * FIRST_CHAR_MULTIPLIER, bonus, -1)
             else:
-                while k < len(prev_sorted) and prev_sorted[k] <= p - 2:
+                limit = p - 2
+                while k < n_prev and prev_sorted[k] <= limit:
                     q = prev_sorted[k]
                     cand = prev_states[q][0] + q
-                    if best_gap is None or cand > best_gap:
+                    if cand > best_gap:
                         best_gap, best_q = cand, q
                     k += 1
-                option: tuple[int, int, int, int] | None = None
-                if best_gap is not None:
-                    # A gap of g characters costs 3 + (g - 1) = (p - q - 1) + 2.
-                    option = (best_gap - p - 1 + SCORE_MATCH + bonus, 1, bonus, best_q)
+                # A gap of g characters costs 3 + (g - 1) = (p - q - 1) + 2.
+                score = best_gap - p - 1 + SCORE_MATCH + bonus if best_q >= 0 else None
+                option = (score, bonus, best_q) if score is not None else None
                 run = prev_states.get(p - 1)
                 if run is not None:
-                    first_bonus = run[2]
+                    first_bonus = run[1]
                     if bonus >= BONUS_BOUNDARY and bonus > first_bonus:
                         first_bonus = bonus
-                    b = max(bonus, first_bonus, BONUS_CONSECUTIVE)
-                    cons = (run[0] + SCORE_MATCH + b, run[1] + 1, first_bonus, p - 1)
-                    if option is None or cons[0] >= option[0]:
-                        option = cons
+                    b = bonus if bonus > first_bonus else first_bonus
+                    if b < BONUS_CONSECUTIVE:
+                        b = BONUS_CONSECUTIVE
+                    cons_score = run[0] + SCORE_MATCH + b
+                    if score is None or cons_score >= score:
+                        option = (cons_score, first_bonus, p - 1)
                 if option is None:
-                    p = hay.find(ch, p + 1, hi + 1)
+                    p = hay.find(ch, p + 1, hi)
                     continue
                 states[p] = option
             order.append(p)
-            p = hay.find(ch, p + 1, hi + 1)
+            p = hay.find(ch, p + 1, hi)
         if not states:
             return None
         prev_states, prev_sorted = states, order
@@ -175,7 +214,7 @@ def score_term(term: str, text: str, hay: str) -> tuple[int, tuple[int, ...]] | 
     p = end
     for j in range(m - 1, -1, -1):
         positions[j] = p
-        p = history[j][p][3]
+        p = history[j][p][2]
     return score, tuple(positions)
 
 
