@@ -282,3 +282,12 @@ def test_rows_found_ahead_of_ranking_can_be_moved_to_at_once(monkeypatch: pytest
     m.move(5)
     assert m.selected_index == 5
     assert m.selected == m.window(10)[5]
+
+
+def test_prepare_builds_every_scope_index_up_front() -> None:
+    m = model()
+    m.prepare()
+    assert all(scope._index is not None for scope in m._scopes.values())
+    m.toggle_scope()
+    m.set_query("css")
+    assert ids(m.visible) == ["b1"]

@@ -209,6 +209,11 @@ class PickerModel:
             ranking.refine(KEYSTROKE_BUDGET)
         scope.ranking = ranking
 
+    def prepare(self) -> None:
+        """Build the search index of every scope now (it is otherwise built by the first search in it)."""
+        for scope in self._scopes.values():
+            scope.index  # noqa: B018 -- the property builds and keeps it
+
     @property
     def pending(self) -> bool:
         """Whether rows are still being ranked (call `refine` until it says no)."""

@@ -18,6 +18,8 @@ from dsh.resume.picker import PickerModel
 RENAME_PROMPT = "Rename: "
 # Ranking left over after a keystroke runs in slices this long, so keys are read between them.
 REFINE_SLICE = 0.015
+# After the picker is first drawn, the search indexes are built this much later (before a Tab, usually).
+PREPARE_DELAY = 0.3
 
 
 class _PickerControl(UIControl):
@@ -33,6 +35,7 @@ class _PickerControl(UIControl):
     def create_content(self, width: int, height: int) -> UIContent:
         view = self._view
         view.height = height
+        view.prepare_later()
         lines = view.model.frame(width, height, edit=view.edit_line())
         if view.editing is not None:
             x = min(max(0, width - 1), len(RENAME_PROMPT) + len(view.editing[1]))
@@ -74,6 +77,7 @@ class PickerView:
         self.height = 20
         self.editing: tuple[Candidate, str] | None = None
         self._generation = 0
+        self._prepared = False
         self.key_bindings = self._bindings()
         self.container = Window(content=_PickerControl(self), always_hide_cursor=False)
 
@@ -103,6 +107,21 @@ class PickerView:
             app.invalidate()
 
         app.create_background_task(refine())
+
+    def prepare_later(self) -> None:
+        """Index every scope shortly after opening, so the first search after Tab does not pay for it."""
+        if self._prepared:
+            return
+        app = get_app_or_none()
+        if app is None or not app.is_running:
+            return
+        self._prepared = True
+
+        async def prepare() -> None:
+            await asyncio.sleep(PREPARE_DELAY)
+            self.model.prepare()
+
+        app.create_background_task(prepare())
 
     # -- actions -----------------------------------------------------------------------------------
 
