@@ -209,3 +209,55 @@ def test_dsh_sessions_json_lists_pane_states(run, dsh_cmd, agent_env, dsh_home: 
     rows = json.loads(out.stdout)
     states = sorted(p["state"] for p in rows[0]["panes"])
     assert states == ["RESTORED", "RESUMABLE"]
+
+
+def test_secrets_in_the_environment_never_reach_disk(run, dsh_env, dsh_home: Path, tmp_path: Path) -> None:
+    env = dict(dsh_env)
+    secrets = {
+        "AWS_SECRET_ACCESS_KEY": "aws-very-secret-value",
+        "GITHUB_TOKEN": "ghp-very-secret-value",
+        "ANTHROPIC_API_KEY": "sk-ant-very-secret-value",
+    }
+    env.update(secrets)
+    d = run(cwd=tmp_path, env=env)
+    d.wait_for("PROMPT")
+    d.type_line("echo visible-output")
+    d.wait_for("visible-output")
+    os.kill(d.pid, signal.SIGTERM)
+    d.wait_exit()
+    stored = b"".join(p.read_bytes() for p in dsh_home.rglob("*") if p.is_file())
+    assert b"visible-output" in stored
+    for name, value in secrets.items():
+        assert name.encode() not in stored and value.encode() not in stored
+
+
+def test_corrupt_snapshot_is_backed_up_and_reported(run, dsh_env, dsh_home: Path, tmp_path: Path) -> None:
+    d = run(cwd=tmp_path, env=dsh_env)
+    d.wait_for("PROMPT")
+    d.type_line("/quit")
+    d.wait_exit()
+    session_id = only_session_id(dsh_home)
+    snapshot = dsh_home / "state" / session_id / "snapshot.json"
+    snapshot.write_text('{"version": 1, "tabs": [')
+    r = run(f"--resume={session_id}", cwd=tmp_path, env=dsh_env)
+    screen = r.wait_for("corrupt")
+    assert "PROMPT" in screen and "LIVE" in screen  # started empty, with a fresh shell
+    backups = list(snapshot.parent.glob("snapshot.json.corrupt-*"))
+    assert len(backups) == 1 and backups[0].read_text() == '{"version": 1, "tabs": ['
+
+
+def test_snapshot_from_a_newer_dsh_is_refused(run, dsh_env, dsh_home: Path, tmp_path: Path) -> None:
+    d = run(cwd=tmp_path, env=dsh_env)
+    d.wait_for("PROMPT")
+    d.type_line("/quit")
+    d.wait_exit()
+    session_id = only_session_id(dsh_home)
+    snapshot = dsh_home / "state" / session_id / "snapshot.json"
+    data = json.loads(snapshot.read_text())
+    data["version"] = 99
+    snapshot.write_text(json.dumps(data))
+    r = run(f"--resume={session_id}", cwd=tmp_path, env=dsh_env)
+    assert r.wait_exit() == 1
+    screen = " ".join(r.text().split())
+    assert "version 99 is newer than this dsh understands (version 1)" in screen
+    assert json.loads(snapshot.read_text())["version"] == 99  # untouched
