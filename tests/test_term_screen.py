@@ -186,8 +186,8 @@ def test_cursor_position_and_device_attribute_replies() -> None:
 
 def test_title_is_sanitized_and_capped() -> None:
     s = make()
-    s.feed(b"\x1b]0;build \x1b[31m\x07")
-    assert s.title == "build ^[[31m"
+    s.feed(b"\x1b]0;build \x01 \xc2\x9b31m\x07")
+    assert s.title == "build ^A \\x9b31m"
     s.feed(b"\x1b]2;" + b"t" * 10_000 + b"\x1b\\after")
     assert len(s.title) == TITLE_MAX
     assert s.title.endswith("…")
@@ -283,3 +283,48 @@ def test_cr_cr_lf_is_a_line_end() -> None:
     s.feed(b"ab\r\r\ncd\r\r\r\n\r\nef")
     assert [row(s, y) for y in range(4)] == ["ab", "cd", "", "ef"]
     assert (s.cursor.x, s.cursor.y) == (2, 3)
+
+
+_FUZZ_PIECES = [b"\x1b[", b"\x1b]", b"\x1b", b"\x07", b"\x1b\\", b";", b"?", b">", b"=", b":", b"1049", b"h",
+                b"l", b"m", b"H", b"J", b"K", b"r", b"S", b"T", b"L", b"M", b"@", b"P", b"X", b"b", b"c", b"n",
+                b"38", b"5", b"2", b"0", b"9999999", b"\r", b"\n", b"\t", b"\x08", b"abc", "日本".encode(),
+                b"\xff", b"\xc3", b"\x9b", b"\x1bP", b"\x1b#8", b"\x1b(0", b"\x1bM", b"\x1bD", b"\x1b7", b"\x1b8",
+                b"\x1bc", b"\x18", b"\x0e", b"e\xcc\x81", b"4", b"6", b"25", b"47", b"1047", b"3", b"7", b"4h"]
+
+
+def test_random_garbage_keeps_the_screen_consistent() -> None:
+    import random
+
+    rnd = random.Random(7)
+    for _ in range(300):
+        s = TermScreen(rnd.randint(1, 30), rnd.randint(1, 10), scrollback=rnd.randint(0, 50),
+                       write_process_input=lambda _d: None)
+        for _ in range(rnd.randint(1, 40)):
+            s.feed(b"".join(rnd.choice(_FUZZ_PIECES) for _ in range(rnd.randint(1, 20))))
+            if rnd.random() < 0.1:
+                s.resize(rnd.randint(1, 12), rnd.randint(1, 40))
+            assert len(s.buffer) == s.lines
+            assert 0 <= s.cursor.y < s.lines
+            assert 0 <= s.cursor.x <= s.columns
+            assert len(s.display) == s.lines
+        s.resize(5, 10)
+        s.feed(b"\x07\x1bc\x1b[?1049l\x1b[?47l\x1b[r\x1b[1;1H\x1b[2Kalive")
+        assert s.display[0] == "alive     "
+
+
+def test_tab_stops_past_a_narrowed_screen_are_ignored() -> None:
+    s = make(cols=20)
+    s.resize(columns=6)
+    s.feed(b"\tX")
+    assert s.cursor.x == 6
+    assert row(s, 0) == "     X"
+
+
+def test_osc_ends_at_a_new_escape_or_is_cancelled() -> None:
+    s = make()
+    s.feed(b"\x1b]2;first\x1b[1mB")
+    assert s.title == "first"
+    assert s.buffer[0][0].data == "B" and s.buffer[0][0].bold
+    s.feed(b"\x1b]2;second\x18C")
+    assert s.title == "first"  # cancelled
+    assert row(s, 0) == "BC"

@@ -126,7 +126,9 @@ _TOKEN = re.compile(
 _TEXT_RUN = re.compile(r"[^\x00-\x1f\x7f-\x9f]+")
 # A CSI that did not match cleanly: controls inside it, an unfinished one, or a bad final byte.
 _CSI_LOOSE = re.compile(r"(?:\x1b\[|\x9b)([\x07-\x0d\x30-\x3f]*)([\x20-\x2f]*)(.)?", re.S)
-_STRING_END = re.compile(r"\x07|\x1b\\|\x9c")
+# OSC/DCS strings end at BEL or ST; any other ESC ends them too and starts a new sequence, and
+# CAN/SUB cancel them (the VT500 parser), so a lost terminator cannot swallow the rest of the output.
+_STRING_END = re.compile(r"\x07|\x1b\\?|\x9c|[\x18\x1a]")
 _ASCII_RUNS = re.compile(r"[\x20-\x7e]+|[^\x20-\x7e]+")
 _CSI_CONTROLS = re.compile(r"[\x07-\x0d]")
 
@@ -263,7 +265,7 @@ class TermScreen(pyte.Screen):
             if end is None:
                 return
             self._discarding_string = False
-            pos = end.end()
+            pos = end.start() if end.group() == "\x1b" else end.end()
         # The hot loop keeps screen state in locals; anything other than text, CR LF and SGR
         # goes through a method that may change that state, so the locals are re-read after it.
         match = _TOKEN.match
@@ -432,9 +434,12 @@ class TermScreen(pyte.Screen):
                 self._discarding_string = True
                 return -1
             return self._keep_string(text, pos)
-        if kind == "]":
+        token = end.group()
+        if token == "\x1b" and end.end() == len(text):
+            return self._keep_string(text, pos)  # ESC \ may be split across reads
+        if kind == "]" and token not in "\x18\x1a":
             self._osc(text[pos + intro:end.start()])
-        return end.end()
+        return end.start() if token == "\x1b" else end.end()
 
     def _keep_string(self, text: str, pos: int) -> int:
         self._pending = text[pos:]
@@ -762,8 +767,9 @@ class TermScreen(pyte.Screen):
 
     def tab(self) -> None:
         x = self.cursor.x
-        stops = [s for s in self.tabstops if s > x]
-        self.cursor.x = min(stops) if stops else self.columns - 1
+        cols = self.columns
+        stops = [s for s in self.tabstops if x < s < cols]  # stops past a narrowed screen do not count
+        self.cursor.x = min(stops) if stops else cols - 1
 
     def _forward_tabs(self, count: int | None = None) -> None:
         for _ in range(min(count or 1, self.columns)):
@@ -922,6 +928,28 @@ class TermScreen(pyte.Screen):
                 self.cwd = cwd
 
     # -- reading the screen -------------------------------------------------------------------
+    @property
+    def display(self) -> list[str]:  # type: ignore[override]
+        """Rows as text, like pyte's, except that a placeholder left by a half-overwritten wide
+        character reads as a space instead of breaking pyte's renderer."""
+        rows = []
+        for y in range(self.lines):
+            line = self.buffer[y]
+            chars = []
+            skip = False
+            for x in range(self.columns):
+                if skip:
+                    skip = False
+                    continue
+                ch = line[x].data
+                if not ch:
+                    chars.append(" ")
+                    continue
+                chars.append(ch)
+                skip = wcwidth(ch[0]) == 2
+            rows.append("".join(chars))
+        return rows
+
     def all_lines(self) -> list[Line]:
         """History (oldest first) then the rows on screen."""
         return [*self.history, *self.buffer]
