@@ -256,8 +256,8 @@ def test_snapshot_from_a_newer_dsh_is_refused(run, dsh_env, dsh_home: Path, tmp_
     data = json.loads(snapshot.read_text())
     data["version"] = 99
     snapshot.write_text(json.dumps(data))
-    r = run(f"--resume={session_id}", cwd=tmp_path, env=dsh_env)
+    r = run(f"--resume={session_id}", cwd=tmp_path, env=dsh_env, cols=220)
     assert r.wait_exit() == 1
-    screen = " ".join(r.text().split())
+    screen = r.text()
     assert "version 99 is newer than this dsh understands (version 1)" in screen
     assert json.loads(snapshot.read_text())["version"] == 99  # untouched
