@@ -353,3 +353,17 @@ def test_help_scrolls_with_pager_keys(tmp_path: Path) -> None:
             await h.wait(lambda: h.app.mode == "prompt", "q to close help")
 
     run(body)
+
+
+def test_a_tmux_key_dsh_lacks_gets_a_hint(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            h.send(C_B + "d")
+            await h.wait(lambda: "no binding for C-b d" in h.message, "the message for C-b d")
+            assert "/quit" in h.message and "dsh --continue" in h.message
+            h.send(C_B + ":")
+            await h.wait(lambda: "no binding for C-b :" in h.message, "the message for C-b :")
+            assert "prompt line" in h.message
+            assert not h.task.done() and len(h.app.panes) == 1
+
+    run(body)

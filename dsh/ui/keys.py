@@ -24,6 +24,19 @@ DEFAULT_ESCAPE_KEY = "c-]"
 REPEATABLE_COMMANDS = frozenset({"resize"})
 REPEAT_SECONDS = 0.5
 
+# What dsh offers instead of a tmux default binding it does not have, said when that key is pressed
+# after the prefix and the keymap leaves it unbound.
+TMUX_HINTS = {
+    "d": "dsh does not detach: /quit saves the layout (its programs end), dsh --continue brings it back",
+    ":": "commands go on the prompt line: type /help there",
+    "&": "close panes one by one with /close; the last one closes the tab",
+    "l": "tabs: n and p for the next and previous, 0…9 for a number",
+    "w": "tabs are listed in the tab bar; n, p and 0…9 switch",
+    "s": "/sessions lists the sessions to resume",
+    "q": "each pane's id is in its header",
+    "pageup": "[ enters copy mode, where PgUp scrolls",
+}
+
 
 # The keys bound in this module by hand (not from the keymap), as help lists them.
 PROMPT_KEYS = [
@@ -162,7 +175,12 @@ def build_key_bindings(app: DshApp) -> KeyBindings:
     def _unbound_after_prefix(event: KeyPressEvent) -> None:
         app.prefix_pending = False
         shown = f"{prefix_shown} {pressed_display(event)}"
-        app.announce(f"no binding for {shown} — {prefix_shown} ? lists the keys")
+        names = " ".join(str(getattr(press.key, "value", press.key)) for press in event.key_sequence)
+        hint = TMUX_HINTS.get(names)
+        if hint is not None:
+            app.announce(f"no binding for {shown}: {hint}")
+        else:
+            app.announce(f"no binding for {shown} — {prefix_shown} ? lists the keys")
 
     # -- direct bindings (no prefix) ---------------------------------------------------------
     def bind_direct(key: str, command_line: str) -> None:
