@@ -367,3 +367,22 @@ def test_a_tmux_key_dsh_lacks_gets_a_hint(tmp_path: Path) -> None:
             assert not h.task.done() and len(h.app.panes) == 1
 
     run(body)
+
+
+def test_prefix_arrows_move_focus_by_direction(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            left = h.pane.id
+            right = await split(h, "%")
+            below = await split(h, '"')
+            h.send(C_B + "\x1b[A")
+            await h.wait(lambda: h.app.tabs.active_pane == right, "C-b Up to focus the pane above")
+            h.send(C_B + "\x1b[B")
+            await h.wait(lambda: h.app.tabs.active_pane == below, "C-b Down to focus the pane below")
+            h.send(C_B + "\x1b[D")
+            await h.wait(lambda: h.app.tabs.active_pane == left, "C-b Left to focus the left pane")
+            h.send(C_B + "\x1b[C")
+            await h.wait(lambda: h.app.tabs.active_pane != left, "C-b Right to leave the left pane")
+            assert h.app.prompt_buffer.text == ""
+
+    run(body)
