@@ -328,3 +328,10 @@ def test_osc_ends_at_a_new_escape_or_is_cancelled() -> None:
     s.feed(b"\x1b]2;second\x18C")
     assert s.title == "first"  # cancelled
     assert row(s, 0) == "BC"
+
+
+def test_mode_queries_are_answered() -> None:
+    replies: list[str] = []
+    s = make(write_process_input=replies.append)
+    s.feed(b"\x1b[?2026$p\x1b[?2026h\x1b[?2026$p\x1b[?4242$p\x1b[4$p")
+    assert replies == ["\x1b[?2026;2$y", "\x1b[?2026;1$y", "\x1b[?4242;0$y", "\x1b[4;2$y"]

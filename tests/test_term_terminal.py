@@ -126,3 +126,15 @@ def test_alternate_screen_does_not_scroll_into_main_history() -> None:
     term.feed(b"\x1b[?1049l")
     term.scroll_by(3)
     assert view(term) == ["line2", "line3", "line4"]
+
+
+def test_focus_events_only_when_asked() -> None:
+    sent: list[str | bytes] = []
+    term = make()
+    term.write = sent.append  # type: ignore[method-assign]
+    term.set_focus(True)
+    assert sent == []
+    term.feed(b"\x1b[?1004h")
+    term.set_focus(True)
+    term.set_focus(False)
+    assert sent == [b"\x1b[I", b"\x1b[O"]

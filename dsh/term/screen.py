@@ -36,6 +36,10 @@ MODE_MOUSE_ANY = 1003
 MODE_MOUSE_SGR = 1006
 MODE_BRACKETED_PASTE = 2004
 _ALT_MODES = (1049, 1047, 47)
+MODE_FOCUS_EVENTS = 1004
+MODE_SYNCHRONIZED_OUTPUT = 2026
+_REPORTED_PRIVATE_MODES = frozenset({1, 5, 6, 7, 9, 12, 25, 47, 1000, 1002, 1003, 1004, 1006, 1047, 1049, 2004,
+                                     2026})
 
 DA_PRIMARY_REPLY = "\x1b[?62;22c"  # VT220 with ANSI colour, as xterm says
 DA_SECONDARY_REPLY = "\x1b[>1;10;0c"
@@ -465,7 +469,9 @@ class TermScreen(pyte.Screen):
     # -- CSI ----------------------------------------------------------------------------------
     def _csi(self, params: str, inter: str, final: str) -> None:
         if inter:
-            return  # cursor style, soft reset, mode queries: nothing to draw
+            if inter == "$" and final == "p":
+                self._report_mode(params)
+            return  # cursor style, soft reset: nothing to draw
         marker = params[:1]
         if marker and marker in "<=>?":
             params = params[1:]
@@ -905,6 +911,22 @@ class TermScreen(pyte.Screen):
         elif mode == 6:
             y, x = self._cursor_report()
             self.write_process_input(f"\x1b[{y};{x}R")
+
+    def _report_mode(self, params: str) -> None:
+        """DECRQM (CSI ? Ps $ p): 1 set, 2 reset, 0 unknown; programs probe features this way."""
+        private = params.startswith("?")
+        try:
+            number = int(params.lstrip("?") or 0)
+        except ValueError:
+            return
+        if private:
+            known = number in _REPORTED_PRIVATE_MODES
+            value = (number << 5) in self.mode
+        else:
+            known = number in (mo.IRM, mo.LNM)
+            value = number in self.mode
+        state = 0 if not known else 1 if value else 2
+        self.write_process_input(f"\x1b[{'?' if private else ''}{number};{state}$y")
 
     def bell(self, *args: Any) -> None:
         self.attention = True

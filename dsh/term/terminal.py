@@ -12,7 +12,7 @@ import ptyprocess
 
 from dsh.term.keys import key_to_bytes, paste_bytes
 from dsh.term.render import line_text
-from dsh.term.screen import Line, TermScreen
+from dsh.term.screen import MODE_FOCUS_EVENTS, MODE_SYNCHRONIZED_OUTPUT, Line, TermScreen
 from dsh.text import sanitize
 
 __all__ = ["Terminal"]
@@ -21,6 +21,8 @@ READ_CHUNK = 65536
 # Bytes handled per reader callback: the loop gets back to the keyboard at least this often.
 MAX_READ_PER_CALLBACK = 131072
 EXIT_NOT_STARTED = 127
+# Longest a synchronized update (mode 2026) may hold back a redraw.
+SYNC_TIMEOUT = 0.15
 _KILL_GRACE = 2.0
 
 
@@ -79,6 +81,7 @@ class Terminal:
         self._tail = bytearray()
         self._out = bytearray()
         self._killed = False
+        self._sync_timer: asyncio.TimerHandle | None = None
 
     # -- state read by the UI ---------------------------------------------------------------
     @property
@@ -175,7 +178,7 @@ class Terminal:
             total += len(data)
         if chunks:
             self.feed(b"".join(chunks))
-            self._changed()
+            self._output_changed()
         if eof:
             self._on_eof()
 
@@ -239,6 +242,9 @@ class Terminal:
         if self._killed:
             return
         self._killed = True
+        if self._sync_timer is not None:
+            self._sync_timer.cancel()
+            self._sync_timer = None
         self._close_fd()
         self._out.clear()
         pid = self.pid
@@ -319,6 +325,11 @@ class Terminal:
             code = 3 if release and button < 64 else code
             self.write(b"\x1b[M" + bytes([32 + code, 33 + x, 33 + y]))
 
+    def set_focus(self, focused: bool) -> None:
+        """Tell a child that asked for focus events (mode 1004) that its pane gained or lost focus."""
+        if self.screen.has_private_mode(MODE_FOCUS_EVENTS):
+            self.write(b"\x1b[I" if focused else b"\x1b[O")
+
     def resize(self, rows: int, cols: int) -> None:
         """New size for the screen and the child (TIOCSWINSZ, so it gets SIGWINCH); only if changed."""
         rows, cols = max(1, rows), max(1, cols)
@@ -362,8 +373,19 @@ class Terminal:
         return bytes(self._tail[-self.tail_bytes:]) if self.tail_bytes else b""
 
     def _changed(self) -> None:
+        if self._sync_timer is not None:
+            self._sync_timer.cancel()
+            self._sync_timer = None
         if self.on_change is not None:
             self.on_change()
+
+    def _output_changed(self) -> None:
+        """Report new output, except in the middle of a synchronized update (mode 2026), which is
+        shown when it ends (or after SYNC_TIMEOUT, if the child never ends it)."""
+        if not self.screen.has_private_mode(MODE_SYNCHRONIZED_OUTPUT):
+            self._changed()
+        elif self._sync_timer is None and self._loop is not None:
+            self._sync_timer = self._loop.call_later(SYNC_TIMEOUT, self._changed)
 
     # -- scrollback and copy mode -----------------------------------------------------------
     def _max_offset(self) -> int:

@@ -205,3 +205,21 @@ def test_child_gets_default_sigpipe(tmp_path: Path) -> None:
         assert "done" in shown
         assert "Broken pipe" not in shown
     run(main())
+
+
+def test_synchronized_update_is_drawn_when_it_ends(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("dsh.term.terminal.SYNC_TIMEOUT", 60.0)  # only the end of the update may redraw
+    script = ("import os, sys; os.write(1, b'\\x1b[?2026hpart'); sys.stdin.readline(); "
+              "os.write(1, b'whole\\x1b[?2026l'); sys.stdin.readline()")
+
+    async def main() -> None:
+        changes: list[str] = []
+        term = Terminal([sys.executable, "-c", script], cwd=str(tmp_path),
+                        on_change=lambda: changes.append(text(term)))
+        term.start()
+        await until(lambda: "part" in text(term), "first half")
+        assert not any("part" in c for c in changes)  # held back while the update is open
+        term.write("\r")
+        await until(lambda: any("whole" in c for c in changes), "update drawn")
+        term.kill()
+    run(main())
