@@ -28,6 +28,7 @@ from dsh.commands.parse import parse_line
 from dsh.commands.registry import CommandError, Registry
 from dsh.config import Config
 from dsh.home import dsh_home_path
+from dsh.layout.geometry import Layout as PaneLayout
 from dsh.layout.geometry import Rect
 from dsh.layout.ids import next_id
 from dsh.layout.serialize import tabset_to_dict
@@ -233,7 +234,7 @@ class DshApp:
     # -- layout ------------------------------------------------------------------------
     def _build_layout(self) -> None:
         self.tabbar = Window(FormattedTextControl(self._tabbar_fragments), height=1, style="class:tabbar")
-        self.panes_view = PanesContainer(self._pane_rects, self._visible_slots, on_area=self._set_area)
+        self.panes_view = PanesContainer(self._pane_layout, self._visible_slots, on_area=self._set_area)
         self.help_window = Window(
             FormattedTextControl(self._help_fragments, focusable=True, show_cursor=False),
             style="class:help",
@@ -277,13 +278,13 @@ class DshApp:
         if area != self.area:
             self.area = area
 
-    def _pane_rects(self, area: Rect) -> dict[str, Rect]:
+    def _pane_layout(self, area: Rect) -> PaneLayout:
         if not self.tabs.tabs:
             self.too_small = False
-            return {}
+            return PaneLayout()
         layout = self.tabs.rects(area)
         self.too_small = layout.too_small
-        return layout.rects
+        return layout
 
     def _visible_slots(self) -> list[PaneSlot]:
         if not self.tabs.tabs:

@@ -10,7 +10,7 @@ from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.mouse_handlers import MouseHandlers
 from prompt_toolkit.layout.screen import Char, Screen, WritePosition
 
-from dsh.layout.geometry import Rect
+from dsh.layout.geometry import Border, Layout, Rect
 
 
 @dataclass
@@ -25,17 +25,17 @@ class PaneSlot:
 class PanesContainer(Container):
     """Draws panes at model-computed rectangles, so what you see is what focus-by-direction uses.
 
-    Each pane's rectangle holds a one-line header (title and state) over its terminal. Cells between
-    panes become border lines.
+    Each pane's rectangle holds a one-line header (title and state) over its terminal; the layout's
+    borders are drawn between them.
     """
 
     def __init__(
         self,
-        get_rects: Callable[[Rect], dict[str, Rect]],
+        get_layout: Callable[[Rect], Layout],
         get_slots: Callable[[], Sequence[PaneSlot]],
         on_area: Callable[[Rect], None] | None = None,
     ) -> None:
-        self._get_rects = get_rects
+        self._get_layout = get_layout
         self._get_slots = get_slots
         self._on_area = on_area
 
@@ -62,16 +62,12 @@ class PanesContainer(Container):
         area = Rect(write_position.xpos, write_position.ypos, write_position.width, write_position.height)
         if self._on_area is not None:
             self._on_area(area)
-        rects = self._get_rects(area)
+        layout = self._get_layout(area)
         slots = {slot.pane_id: slot for slot in self._get_slots()}
-        covered: set[tuple[int, int]] = set()
-        for pane_id, rect in rects.items():
+        for pane_id, rect in layout.rects.items():
             slot = slots.get(pane_id)
             if slot is None or rect.width <= 0 or rect.height <= 0:
                 continue
-            for y in range(rect.y, rect.y + rect.height):
-                for x in range(rect.x, rect.x + rect.width):
-                    covered.add((x, y))
             slot.header.write_to_screen(
                 screen,
                 mouse_handlers,
@@ -89,30 +85,21 @@ class PanesContainer(Container):
                     erase_bg,
                     z_index,
                 )
-        self._draw_borders(screen, area, covered)
+        self._draw_borders(screen, layout.borders)
 
     @staticmethod
-    def _draw_borders(screen: Screen, area: Rect, covered: set[tuple[int, int]]) -> None:
-        style = "class:pane.border"
+    def _draw_borders(screen: Screen, borders: list[Border]) -> None:
         buffer = screen.data_buffer
-        for y in range(area.y, area.y + area.height):
-            row = buffer[y]
-            for x in range(area.x, area.x + area.width):
-                if (x, y) in covered:
-                    continue
-                horizontal = (x - 1, y) in covered and (x + 1, y) in covered
-                vertical = (x, y - 1) in covered and (x, y + 1) in covered
-                if horizontal and not vertical:
-                    ch = "│"
-                elif vertical and not horizontal:
-                    ch = "─"
-                elif (x, y - 1) in covered or (x, y + 1) in covered:
-                    ch = "─"
-                elif (x - 1, y) in covered or (x + 1, y) in covered:
-                    ch = "│"
-                else:
-                    ch = "┼"
-                row[x] = Char(ch, style)
+        vertical = Char("│", "class:pane.border")
+        horizontal = Char("─", "class:pane.border")
+        for border in borders:
+            if border.orientation == "vertical":
+                for y in range(border.y, border.y + border.length):
+                    buffer[y][border.x] = vertical
+            else:
+                row = buffer[border.y]
+                for x in range(border.x, border.x + border.length):
+                    row[x] = horizontal
 
     def get_children(self) -> list[Container]:
         children: list[Container] = []
