@@ -158,3 +158,46 @@ def test_a_change_the_host_could_not_save_leaves_the_row() -> None:
     h.type(CTRL_D + CTRL_R + "!" + ENTER)
     assert [c.id for c in h.model.visible] == ["a1", "a2", "a3"]
     assert h.model.visible[0].title == "fix resume picker"
+
+
+def test_ranking_left_after_a_key_is_finished_in_the_background(monkeypatch: Any) -> None:
+    import asyncio
+
+    from dsh.resume import picker as picker_mod
+
+    monkeypatch.setattr(picker_mod, "KEYSTROKE_BUDGET", 0.0)  # a keystroke ranks one slice only
+    words = ["parser", "fixture", "login", "export", "flaky", "render"]
+    many = [
+        cand(f"id{i:04d}", HERE, f"{words[i % 6]} {words[(i * 5) % 6]} {i}", "2026-11-01T10:00:00Z")
+        for i in range(3000)
+    ]
+    model = PickerModel(many, current_cwd=HERE, now=NOW)
+    view = PickerView(
+        model, on_resume=lambda c: None, on_close=lambda: None, on_rename=lambda c, t: None,
+        on_archive=lambda c: None, on_message=lambda m: None,
+    )
+    extra = KeyBindings()
+    seen: dict[str, bool] = {}
+
+    @extra.add("c-q")
+    def _watch(event: Any) -> None:
+        seen["pending_after_keys"] = model.pending
+
+        async def wait_then_quit() -> None:
+            for _ in range(2000):  # gives up rather than hang if nothing finishes the ranking
+                if not model.pending:
+                    break
+                await asyncio.sleep(0.005)
+            event.app.exit()
+
+        event.app.create_background_task(wait_then_quit())
+
+    with create_pipe_input() as pipe:
+        app: Application[None] = Application(
+            layout=Layout(view.container), key_bindings=extra, input=pipe, output=DummyOutput()
+        )
+        pipe.send_text("fxrn" + QUIT)
+        app.run()
+    assert seen["pending_after_keys"]
+    assert not model.pending
+    assert len(model.visible) == 500  # "fixture render" rows: every sixth
