@@ -291,3 +291,14 @@ def test_prepare_builds_every_scope_index_up_front() -> None:
     m.toggle_scope()
     m.set_query("css")
     assert ids(m.visible) == ["b1"]
+
+
+def test_matches_in_id_and_first_input_are_highlighted_in_the_preview() -> None:
+    cands = [cand("zq7", HERE, "plain title", "2026-11-29T20:00:00Z", first_input="make deploy")]
+    m = model(cands)
+    m.set_query("zq7")
+    preview_head = m.frame(80, 20)[-6]
+    assert ("class:picker.match bold fg:ansiyellow", "zq7") in preview_head
+    m.set_query("deploy")
+    lines = m.frame(80, 20)
+    assert any(("class:picker.match bold fg:ansiyellow", "deploy") in line for line in lines)

@@ -482,13 +482,21 @@ class PickerModel:
         chosen = self.selected
         lines: list[Line] = []
         if chosen is not None:
+            # Matches in the id or the first input show here, since the row itself shows neither.
+            marks = self.match_positions(chosen)
             where = chosen.workspace_label if chosen.cwd else "no recorded workspace"
-            lines.append(_fit([(S_PREVIEW_HEAD, f"  {chosen.id} · {where}")], width))
-            body = [clean(line) for line in chosen.preview] or (
-                [chosen.first_input] if chosen.first_input else ["(nothing recorded yet)"]
-            )
-            for text in body[-(count - 1) :] if count > 1 else []:
-                lines.append(_fit([(S_PREVIEW, "  " + text)], width))
+            head: Line = [(S_PREVIEW_HEAD, "  ")]
+            head += _highlight(chosen.id, marks["id"], S_PREVIEW_HEAD, S_MATCH)
+            head.append((S_PREVIEW_HEAD, f" · {where}"))
+            lines.append(_fit(head, width))
+            body: list[Line] = [[(S_PREVIEW, clean(line))] for line in chosen.preview]
+            if not body:
+                if chosen.first_input:
+                    body = [_highlight(chosen.first_input, marks["first_input"], S_PREVIEW, S_MATCH)]
+                else:
+                    body = [[(S_PREVIEW, "(nothing recorded yet)")]]
+            for frags in body[-(count - 1) :] if count > 1 else []:
+                lines.append(_fit([(S_PREVIEW, "  "), *frags], width))
         while len(lines) < count:
             lines.append(_fit([], width))
         return lines[:count]
