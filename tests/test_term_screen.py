@@ -335,3 +335,24 @@ def test_mode_queries_are_answered() -> None:
     s = make(write_process_input=replies.append)
     s.feed(b"\x1b[?2026$p\x1b[?2026h\x1b[?2026$p\x1b[?4242$p\x1b[4$p")
     assert replies == ["\x1b[?2026;2$y", "\x1b[?2026;1$y", "\x1b[?4242;0$y", "\x1b[4;2$y"]
+
+
+def test_compacted_history_reads_the_same_and_thaws_on_resize() -> None:
+    from dsh.term.render import line_fragments, line_text
+    from dsh.term.screen import FrozenLine
+
+    s = make(cols=12, rows=3)
+    s.feed("\x1b[31mred\x1b[0m 日本\r\nplain\r\n\r\nx\r\ny\r\nz".encode())
+    before = [(line_text(line, 12), line_fragments(line, 12)) for line in s.history]
+    assert s.compact_history(2) == 1
+    assert s.compact_history(100) == 0
+    assert all(isinstance(line, FrozenLine) for line in s.history)
+    assert [(line_text(line, 12), line_fragments(line, 12)) for line in s.history] == before
+    assert before[0][0] == "red 日本"
+    s.feed(b"\r\nw")
+    assert s.compact_history(100) == 0
+    assert isinstance(s.history[-1], FrozenLine)
+    s.resize(lines=8)
+    assert [row(s, y) for y in range(7)] == ["red 日本", "plain", "", "x", "y", "z", "w"]
+    s.feed(b"\x1b[1;1H!")
+    assert row(s, 0) == "!ed 日本"

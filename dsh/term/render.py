@@ -7,7 +7,10 @@ from operator import attrgetter
 
 from pyte.screens import wcwidth
 
-from dsh.term.screen import Cell
+from dsh.term.screen import Cell, FrozenLine
+
+# A screen row (column -> Cell) or a compacted history row (cells from column 0).
+Row = Mapping[int, Cell] | FrozenLine
 
 __all__ = ["cell_style", "cursor_column", "line_fragments", "line_text"]
 
@@ -72,13 +75,20 @@ def cell_style(cell: Cell) -> str:
     return style
 
 
-def _glyphs(line: Mapping[int, Cell], columns: int) -> list[tuple[str, str]]:
+def _last_column(line: Row, columns: int) -> int:
+    """The last column worth drawing: the last written one, within the width; -1 if none."""
+    if not line:
+        return -1
+    if isinstance(line, tuple):
+        return min(columns, len(line)) - 1
+    return min(columns - 1, max(line))
+
+
+def _glyphs(line: Row, columns: int) -> list[tuple[str, str]]:
     """(style, character) per drawn character: a wide character's placeholder cell is dropped,
     half of a broken wide character shows as a space, so columns line up."""
     out: list[tuple[str, str]] = []
-    if not line:
-        return out
-    last = min(columns - 1, max(line))  # type: ignore[type-var]
+    last = _last_column(line, columns)
     x = 0
     while x <= last:
         cell = line[x]
@@ -86,7 +96,7 @@ def _glyphs(line: Mapping[int, Cell], columns: int) -> list[tuple[str, str]]:
         if not ch:
             ch = " "  # a placeholder whose wide character was overwritten
         elif not ch.isascii() and wcwidth(ch[0]) == 2:
-            if x + 1 < columns and line[x + 1].data == "":
+            if x + 1 <= last and line[x + 1].data == "":
                 out.append((cell_style(cell), ch))
                 x += 2
                 continue
@@ -97,7 +107,7 @@ def _glyphs(line: Mapping[int, Cell], columns: int) -> list[tuple[str, str]]:
 
 
 def line_fragments(
-    line: Mapping[int, Cell],
+    line: Row,
     columns: int,
     *,
     highlight: tuple[int, int] | None = None,
@@ -142,11 +152,11 @@ def cursor_column(line: Mapping[int, Cell], x: int, columns: int) -> int:
     return index if col == x else index - 1
 
 
-def line_text(line: Mapping[int, Cell], columns: int) -> str:
+def line_text(line: Row, columns: int) -> str:
     """A row as plain text, without trailing blanks."""
-    if not line:
+    last = _last_column(line, columns)
+    if last < 0:
         return ""
-    last = min(columns - 1, max(line))  # type: ignore[type-var]
     text = "".join(map(_data, map(line.__getitem__, range(last + 1))))
     if text.isascii() and len(text) == last + 1:  # no wide characters, no placeholders
         return text.rstrip()

@@ -18,7 +18,7 @@ from pyte.screens import Cursor, Margins, wcwidth
 
 from dsh.text import sanitize
 
-__all__ = ["Cell", "Line", "Lines", "TermScreen"]
+__all__ = ["Cell", "FrozenLine", "Line", "Lines", "TermScreen"]
 
 TITLE_MAX = 256
 # An unterminated OSC/DCS longer than this is dropped rather than buffered forever.
@@ -74,6 +74,20 @@ class Line(dict):
 
     def __missing__(self, key: int) -> Cell:
         return self.default
+
+
+class FrozenLine(tuple):
+    """A row in history, compacted: its cells from column 0 to the last one written (a tuple of
+    pointers takes about a fifth of a Line's memory). Read-only."""
+
+    __slots__ = ()
+
+    @classmethod
+    def of(cls, line: Line) -> FrozenLine:
+        return cls(map(line.__getitem__, range(max(line) + 1))) if line else cls()
+
+    def thaw(self) -> Line:
+        return Line(enumerate(self))
 
 
 class Lines(list):
@@ -153,8 +167,9 @@ class TermScreen(pyte.Screen):
         scrollback: int = 10000,
         write_process_input: Callable[[str], None] | None = None,
     ) -> None:
-        self.history: deque[Line] = deque(maxlen=max(0, scrollback))
+        self.history: deque[Line | FrozenLine] = deque(maxlen=max(0, scrollback))
         self.history_pushed = 0  # rows ever pushed into history (to keep a scrolled view still)
+        self._compacted_mark = 0  # history_pushed when compact_history last caught up
         self.cwd: str | None = None
         self.attention = False
         self.bell_count = 0
@@ -876,6 +891,7 @@ class TermScreen(pyte.Screen):
             if pull:
                 back = [self.history.pop() for _ in range(pull)]
                 back.reverse()
+                back = [line.thaw() if isinstance(line, FrozenLine) else line for line in back]
                 buf[0:0] = back
                 cursor.y += pull
             buf.extend(self._blank() for _ in range(rows - len(buf)))
@@ -949,6 +965,20 @@ class TermScreen(pyte.Screen):
             if cwd is not None:
                 self.cwd = cwd
 
+    def compact_history(self, limit: int) -> int:
+        """Turn up to `limit` of the newest not yet compacted history rows into FrozenLines;
+        returns how many are still waiting. Meant for idle time, not the feed."""
+        history = self.history
+        waiting = min(self.history_pushed - self._compacted_mark, len(history))
+        count = min(waiting, max(0, limit))
+        end = len(history)
+        for i in range(end - waiting, end - waiting + count):
+            line = history[i]
+            if not isinstance(line, FrozenLine):
+                history[i] = FrozenLine.of(line)  # type: ignore[call-overload]
+        self._compacted_mark = self.history_pushed - (waiting - count)
+        return waiting - count
+
     # -- reading the screen -------------------------------------------------------------------
     @property
     def display(self) -> list[str]:  # type: ignore[override]
@@ -972,7 +1002,7 @@ class TermScreen(pyte.Screen):
             rows.append("".join(chars))
         return rows
 
-    def all_lines(self) -> list[Line]:
+    def all_lines(self) -> list[Line | FrozenLine]:
         """History (oldest first) then the rows on screen."""
         return [*self.history, *self.buffer]
 

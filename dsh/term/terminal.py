@@ -12,17 +12,20 @@ import ptyprocess
 
 from dsh.term.keys import key_to_bytes, paste_bytes
 from dsh.term.render import line_text
-from dsh.term.screen import MODE_FOCUS_EVENTS, MODE_SYNCHRONIZED_OUTPUT, Line, TermScreen
+from dsh.term.screen import MODE_FOCUS_EVENTS, MODE_SYNCHRONIZED_OUTPUT, FrozenLine, Line, TermScreen
 from dsh.text import sanitize
 
 __all__ = ["Terminal"]
 
 READ_CHUNK = 65536
 # Bytes handled per reader callback: the loop gets back to the keyboard at least this often.
-MAX_READ_PER_CALLBACK = 131072
+MAX_READ_PER_CALLBACK = 32768
 EXIT_NOT_STARTED = 127
 # Longest a synchronized update (mode 2026) may hold back a redraw.
 SYNC_TIMEOUT = 0.15
+# History rows are compacted (FrozenLine) after output has been quiet this long, this many per tick.
+COMPACT_IDLE = 1.0
+COMPACT_BATCH = 2000
 _KILL_GRACE = 2.0
 
 
@@ -82,6 +85,8 @@ class Terminal:
         self._out = bytearray()
         self._killed = False
         self._sync_timer: asyncio.TimerHandle | None = None
+        self._compact_timer: asyncio.TimerHandle | None = None
+        self._last_output = 0.0
 
     # -- state read by the UI ---------------------------------------------------------------
     @property
@@ -179,8 +184,23 @@ class Terminal:
         if chunks:
             self.feed(b"".join(chunks))
             self._output_changed()
+            self._last_output = self._loop.time() if self._loop is not None else 0.0
+            if self._compact_timer is None and self._loop is not None:
+                self._compact_timer = self._loop.call_later(COMPACT_IDLE, self._compact)
         if eof:
             self._on_eof()
+
+    def _compact(self) -> None:
+        """Compact history rows in small batches once output has been quiet for COMPACT_IDLE."""
+        self._compact_timer = None
+        loop = self._loop
+        if loop is None or self._killed:
+            return
+        quiet = loop.time() - self._last_output
+        if quiet < COMPACT_IDLE:
+            self._compact_timer = loop.call_later(COMPACT_IDLE - quiet, self._compact)
+        elif self.screen.compact_history(COMPACT_BATCH):
+            self._compact_timer = loop.call_later(0.01, self._compact)
 
     def _on_eof(self) -> None:
         self._close_fd()
@@ -242,9 +262,10 @@ class Terminal:
         if self._killed:
             return
         self._killed = True
-        if self._sync_timer is not None:
-            self._sync_timer.cancel()
-            self._sync_timer = None
+        for timer in (self._sync_timer, self._compact_timer):
+            if timer is not None:
+                timer.cancel()
+        self._sync_timer = self._compact_timer = None
         self._close_fd()
         self._out.clear()
         pid = self.pid
@@ -403,13 +424,13 @@ class Terminal:
     def _view_top(self, height: int) -> int:
         return len(self.screen.history) + self.screen.lines - self.scroll_offset - height
 
-    def visible_lines(self, height: int) -> list[Line]:
+    def visible_lines(self, height: int) -> list[Line | FrozenLine]:
         """The `height` rows to draw: history and screen with `scroll_offset` applied."""
         history = self.screen.history
         buf = self.screen.buffer
         n_hist = len(history)
         top = self._view_top(height)
-        out: list[Line] = []
+        out: list[Line | FrozenLine] = []
         for i in range(top, top + height):
             if i < 0:
                 out.append(Line())

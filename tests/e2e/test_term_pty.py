@@ -223,3 +223,19 @@ def test_synchronized_update_is_drawn_when_it_ends(tmp_path: Path, monkeypatch: 
         await until(lambda: any("whole" in c for c in changes), "update drawn")
         term.kill()
     run(main())
+
+
+def test_history_is_compacted_once_output_is_quiet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from dsh.term.screen import FrozenLine
+
+    monkeypatch.setattr("dsh.term.terminal.COMPACT_IDLE", 0.05)
+    monkeypatch.setattr("dsh.term.terminal.COMPACT_BATCH", 100)
+
+    async def main() -> None:
+        term, exits = make(["seq", "1", "1000"], tmp_path)
+        term.start()
+        await until(lambda: exits, "exit")
+        await until(lambda: all(isinstance(line, FrozenLine) for line in term.screen.history), "compaction")
+        numbers = [line for line in term.text_lines() if line.isdigit()]
+        assert numbers == [str(i) for i in range(1, 1001)]
+    run(main())
