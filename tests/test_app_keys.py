@@ -386,3 +386,51 @@ def test_prefix_arrows_move_focus_by_direction(tmp_path: Path) -> None:
             assert h.app.prompt_buffer.text == ""
 
     run(body)
+
+
+def test_unbound_named_keys_are_shown_by_their_names(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            h.send(C_B + ENTER)
+            await h.wait(lambda: "no binding for C-b Enter" in h.message, "C-b Enter to be reported")
+            h.send(C_B + "\t")
+            await h.wait(lambda: "no binding for C-b Tab" in h.message, "C-b Tab to be reported")
+            h.send(C_B + "\x1bx")
+            await h.wait(lambda: "no binding for C-b M-x" in h.message, "C-b M-x to be reported")
+            h.send(C_B + ESC)
+            await h.wait(lambda: "no binding for C-b Escape" in h.message, "C-b Escape to be reported")
+            assert not h.app.prefix_pending
+            assert h.app.prompt_buffer.text == ""
+
+    run(body)
+
+
+def test_prompt_editing_keys_after_the_prefix_do_not_edit_the_prompt(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            sent = h.record(h.pane)
+            h.send("ab")
+            await h.wait(lambda: h.app.prompt_buffer.text == "ab", "the typed text")
+            for key, shown in ((ENTER, "Enter"), ("\x01", "C-a"), ("\x1b[H", "Home"), ("\x7f", "Backspace")):
+                h.send(C_B + key)
+                await h.wait(lambda shown=shown: f"no binding for C-b {shown}" in h.message, f"C-b {shown}")
+                assert not h.app.prefix_pending
+                assert h.app.layout.has_focus(h.app.prompt_window)
+            h.send("%")
+            await h.wait(lambda: h.app.prompt_buffer.text == "ab%", "% to be typed, not a split")
+            assert sent == [] and len(h.app.panes) == 1
+            assert h.app.prompt_buffer.cursor_position == 3
+
+    run(body)
+
+
+def test_the_prompt_keeps_its_line_and_cursor_across_a_prefix_command(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            h.send("echo x\x01")
+            await h.wait(lambda: h.app.prompt_buffer.cursor_position == 0, "C-a on the prompt")
+            await split(h, "%")
+            assert h.app.mode == "prompt" and h.app.layout.has_focus(h.app.prompt_window)
+            assert h.app.prompt_buffer.text == "echo x" and h.app.prompt_buffer.cursor_position == 0
+
+    run(body)

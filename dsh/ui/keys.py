@@ -85,8 +85,10 @@ def key_help_lines(keymap: Keymap, registry: Registry | None, escape_key: str) -
 
 def pressed_display(event: KeyPressEvent) -> str:
     """The keys of `event` as help shows them (`C-x`, `M-Left`, `Q`)."""
-    names = [str(getattr(press.key, "value", press.key)) for press in event.key_sequence]
-    return key_display(" ".join(names)) if names else "?"
+    names = " ".join(str(getattr(press.key, "value", press.key)) for press in event.key_sequence)
+    if not names:
+        return "?"
+    return key_display(normalize_key(names) or names)  # c-m is shown as Enter, c-i as Tab
 
 
 def checked_escape_key(app: DshApp) -> str:
@@ -123,10 +125,29 @@ def build_key_bindings(app: DshApp) -> KeyBindings:
     pane_is_tombstone = Condition(lambda: bool(app.active_pane and app.active_pane.is_tombstone))
 
     # -- the prefix ------------------------------------------------------------------------
+    # While the prefix waits for its key, the keyboard focus leaves the prompt line for the active pane:
+    # prompt_toolkit's line-editing bindings (Enter, Tab, C-a, arrows ...) are bound to specific keys and
+    # would win over the catch-all below, running in the prompt while the prefix stayed pending.
+    def start_prefix() -> None:
+        app.prefix_pending = True
+        pane = app.active_pane
+        slot = app.slots.get(pane.id) if pane is not None else None
+        if app.mode == "prompt" and slot is not None:
+            try:
+                app.layout.focus(slot.body)
+            except ValueError:
+                pass
+        app.invalidate()
+
+    def end_prefix() -> None:
+        app.prefix_pending = False
+        if app.mode == "prompt" and not app.layout.has_focus(app.prompt_window):
+            app.layout.focus(app.prompt_window)
+        app.invalidate()
+
     @kb.add(*key_sequence(keymap.prefix), filter=in_work & no_prefix, eager=True)
     def _prefix(event: KeyPressEvent) -> None:
-        app.prefix_pending = True
-        app.invalidate()
+        start_prefix()
 
     if keymap.prefix not in keymap.prefix_bindings:
 
@@ -134,12 +155,11 @@ def build_key_bindings(app: DshApp) -> KeyBindings:
         def _prefix_twice(event: KeyPressEvent) -> None:
             # Pressed twice, the prefix goes through to the pane (tmux send-prefix), as the key pressed:
             # prompt_toolkit's own name and data encode it where the keymap's alias (c-space) would not.
-            app.prefix_pending = False
+            end_prefix()
             pane = app.active_pane
             if pane is not None and pane.running:
                 for press in event.key_sequence:
                     pane.terminal.send_key(press.key, press.data)
-            app.invalidate()
 
     # A repeatable key repeats only while nothing else was pressed since, within REPEAT_SECONDS.
     presses = [0]  # key presses counted since the first repeatable command ran
@@ -155,14 +175,13 @@ def build_key_bindings(app: DshApp) -> KeyBindings:
         repeatable = command_name(command_line) in REPEATABLE_COMMANDS
 
         def run(event: KeyPressEvent) -> None:
-            app.prefix_pending = False
+            end_prefix()
             if repeatable:
                 if not counting:
                     event.app.key_processor.before_key_press += count_press
                     counting.append(count_press)
                 repeat_from[:] = [presses[0], time.monotonic() + REPEAT_SECONDS]
             app.run_command_line(command_line)
-            app.invalidate()
 
         kb.add(*key_sequence(key), filter=prefix_pending, eager=True)(run)
         if repeatable:
@@ -172,8 +191,9 @@ def build_key_bindings(app: DshApp) -> KeyBindings:
         bind_prefix(key, command_line)
 
     @kb.add(Keys.Any, filter=prefix_pending)
+    @kb.add("escape", Keys.Any, filter=prefix_pending)  # Alt+key: one unbound key, not Escape then key
     def _unbound_after_prefix(event: KeyPressEvent) -> None:
-        app.prefix_pending = False
+        end_prefix()
         shown = f"{prefix_shown} {pressed_display(event)}"
         names = " ".join(str(getattr(press.key, "value", press.key)) for press in event.key_sequence)
         hint = TMUX_HINTS.get(names)
