@@ -124,5 +124,8 @@ def run_app(args: argparse.Namespace) -> int:
     if result.exec_argv:
         sys.stdout.flush()
         sys.stderr.flush()
-        os.execve(result.exec_argv[0], result.exec_argv, result.exec_env or dict(os.environ))
+        try:
+            os.execve(result.exec_argv[0], result.exec_argv, result.exec_env or dict(os.environ))
+        except OSError as exc:
+            return _fail(f"cannot start the resumed session ({' '.join(result.exec_argv)}): {exc}")
     return result.exit_code

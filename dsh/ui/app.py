@@ -185,7 +185,7 @@ class DshApp:
             full_screen=True,
             mouse_support=Condition(lambda: bool(self.config.get("ui.mouse", True))),
             min_redraw_interval=1 / 60,
-            max_render_postpone_time=0.05,
+            max_render_postpone_time=0.005,
             refresh_interval=None,
         )
         self.application.ttimeoutlen = 0.05
@@ -444,6 +444,7 @@ class DshApp:
         argv = list(argv) if argv else self.default_shell_argv()
         cwd = cwd or self.cwd
         env = self._spawn_env(pane_id)
+        env["PWD"] = cwd
         agent: AgentInfo | None = None
         adapter = adapter_for_argv(argv)
         if adapter is not None:
@@ -633,6 +634,7 @@ class DshApp:
         rows, cols = pane.terminal.rows, pane.terminal.cols
         tail = pane.terminal.tail()
         env = self._spawn_env(pane.id)
+        env["PWD"] = cwd
         terminal = self._make_terminal(pane.id, argv, cwd, env, rows, cols)
         if tail:
             terminal.feed(tail)
@@ -790,10 +792,10 @@ class DshApp:
             return
         for warning in warnings[:1]:
             self.announce(warning, error=True)
-        candidates = [
-            Candidate.from_summary(s, current_session_id=self.log.id, own_pid=os.getpid()) for s in summaries
-        ]
-        self.picker = PickerModel(candidates, current_cwd=self.cwd, now=time.time())
+        candidates = Candidate.from_summaries(summaries, current_session_id=self.log.id, own_pid=os.getpid())
+        self.picker = PickerModel(
+            candidates, current_cwd=self.cwd, now=time.time(), current_workspace=workspace_partition(self.cwd)
+        )
         self.picker_view = PickerView(
             self.picker,
             on_resume=self._resume_candidate,
@@ -806,33 +808,39 @@ class DshApp:
         self.layout.focus(self.picker_view.container)
         self.invalidate()
 
-    def _rename_candidate(self, candidate: Any, title: str) -> None:
-        from dsh.store.log import append_event
+    def _rename_candidate(self, candidate: Any, title: str) -> bool:
+        """Rename a listed session in its own log; False (and a message) when that cannot be saved."""
+        from dsh.store.log import LogError, append_event
 
         if candidate.id == self.log.id:
             self.set_session_title(title)
-            return
+            return True
         path = self.store.find_log(candidate.id)
         if path is None:
             self.announce(f"session {candidate.id} is gone", error=True)
-            return
+            return False
         try:
             append_event(path, "title", title=title)
-        except OSError as exc:
+        except (LogError, OSError) as exc:
             self.announce(f"cannot rename: {exc}", error=True)
+            return False
+        return True
 
-    def _archive_candidate(self, candidate: Any) -> None:
-        from dsh.store.log import append_event
+    def _archive_candidate(self, candidate: Any) -> bool:
+        """Archive (hide, never delete) a listed session; False (and a message) when that cannot be saved."""
+        from dsh.store.log import LogError, append_event
 
         path = self.store.find_log(candidate.id)
         if path is None:
             self.announce(f"session {candidate.id} is gone", error=True)
-            return
+            return False
         try:
             append_event(path, "archive", archived=True)
-            self.announce(f"archived {candidate.id} (dsh sessions --archived lists it)")
-        except OSError as exc:
+        except (LogError, OSError) as exc:
             self.announce(f"cannot archive: {exc}", error=True)
+            return False
+        self.announce(f"archived {candidate.id} (dsh sessions --archived lists it)")
+        return True
 
     def _resume_candidate(self, candidate: Any) -> None:
         from dsh.resume.handoff import HandoffError, handoff
@@ -1076,6 +1084,7 @@ class _Host:
 
         env = dict(os.environ)
         env["DSH_HANDOFF_FROM"] = from_cwd or self.from_cwd
+        env["PWD"] = os.getcwd()  # the handoff already entered the target workspace
         self.app.result.exec_argv = exec_argv(session_id)
         self.app.result.exec_env = env
         if self.app.application.is_running and not self.app.application.future.done():
