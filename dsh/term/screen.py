@@ -147,7 +147,27 @@ _CSI_LOOSE = re.compile(r"(?:\x1b\[|\x9b)([\x07-\x0d\x30-\x3f]*)([\x20-\x2f]*)(.
 # OSC/DCS strings end at BEL or ST; any other ESC ends them too and starts a new sequence, and
 # CAN/SUB cancel them (the VT500 parser), so a lost terminator cannot swallow the rest of the output.
 _STRING_END = re.compile(r"\x07|\x1b\\?|\x9c|[\x18\x1a]")
-_ASCII_RUNS = re.compile(r"[\x20-\x7e]+|[^\x20-\x7e]+")
+
+
+def _narrow_class() -> str:
+    """A regex class of the characters below U+3000 that take exactly one cell (by pyte's
+    wcwidth) and do not combine: text made only of these is drawn by the one-cell fast path."""
+    ranges: list[tuple[int, int]] = []
+    for code in range(0x20, 0x3000):
+        ch = chr(code)
+        if 0x7f <= code <= 0x9f or wcwidth(ch) != 1 or unicodedata.combining(ch):
+            continue
+        if ranges and ranges[-1][1] == code - 1:
+            ranges[-1] = (ranges[-1][0], code)
+        else:
+            ranges.append((code, code))
+    return "".join(re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}"
+                   for a, b in ranges)
+
+
+_NARROW = _narrow_class()
+_NARROW_TEXT = re.compile(f"[{_NARROW}]+")
+_NARROW_RUNS = re.compile(f"[{_NARROW}]+|[^{_NARROW}]+")
 _CSI_CONTROLS = re.compile(r"[\x07-\x0d]")
 
 
@@ -288,6 +308,7 @@ class TermScreen(pyte.Screen):
         # The hot loop keeps screen state in locals; anything other than text, CR LF and SGR
         # goes through a method that may change that state, so the locals are re-read after it.
         match = _TOKEN.match
+        narrow_text = _NARROW_TEXT.fullmatch
         cols = self.columns
         last_row = self.lines - 1
         glyphs_for = self._glyphs_for
@@ -340,7 +361,7 @@ class TermScreen(pyte.Screen):
                     if run:
                         x = cursor.x
                         end = x + len(run)
-                        if end <= cols and simple and run.isascii():
+                        if end <= cols and simple and (run.isascii() or narrow_text(run)):
                             attrs = cursor.attrs
                             if attrs is not attrs_seen:
                                 getc = glyphs_for(attrs).__getitem__  # type: ignore[arg-type]
@@ -554,13 +575,14 @@ class TermScreen(pyte.Screen):
         if text.isascii():
             self._draw_ascii(text)
         else:
-            for run in _ASCII_RUNS.findall(text):
-                if run.isascii():
+            for run in _NARROW_RUNS.findall(text):
+                if run.isascii() or _NARROW_TEXT.fullmatch(run):
                     self._draw_ascii(run)
                 else:
                     self._draw_unicode(run)
 
     def _draw_ascii(self, text: str) -> None:
+        """Draw text whose every character takes one cell (ASCII or _NARROW)."""
         mode = self.mode
         if mo.IRM in mode:
             self._draw_unicode(text)
