@@ -163,6 +163,8 @@ def test_app_starts_on_the_prompt_with_one_live_shell_pane(tmp_path: Path) -> No
             assert len(h.app.tabs.tabs) == 1
             assert h.pane.argv == ["/bin/sh", "-l"]
             assert h.pane.cwd == str(tmp_path)
+            # An untitled tab is named after its active pane's program, as tmux names a window.
+            assert "".join(text for _style, text in h.app._tabbar_fragments()).strip() == "0:sh"
 
     run(body)
 
