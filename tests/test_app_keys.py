@@ -364,6 +364,8 @@ def test_a_tmux_key_dsh_lacks_gets_a_hint(tmp_path: Path) -> None:
             h.send(C_B + ":")
             await h.wait(lambda: "no binding for C-b :" in h.message, "the message for C-b :")
             assert "prompt line" in h.message
+            h.send(C_B + "$")
+            await h.wait(lambda: "/rename TITLE" in h.message, "the message for C-b $")
             assert not h.task.done() and len(h.app.panes) == 1
 
     run(body)
