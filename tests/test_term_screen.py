@@ -356,3 +356,10 @@ def test_compacted_history_reads_the_same_and_thaws_on_resize() -> None:
     assert [row(s, y) for y in range(7)] == ["red 日本", "plain", "", "x", "y", "z", "w"]
     s.feed(b"\x1b[1;1H!")
     assert row(s, 0) == "!ed 日本"
+
+
+def test_extra_csi_parameters_are_ignored_not_fatal() -> None:
+    s = make(rows=6)
+    s.feed(b"\x1b[4;1;7;9H*\x1b[2;3;4A+")
+    assert s.buffer[3][0].data == "*"
+    assert s.buffer[1][1].data == "+"

@@ -522,7 +522,16 @@ class TermScreen(pyte.Screen):
         if marker == "":
             handler = self._csi_handlers.get(final)
             if handler is not None:
-                handler(*args)
+                try:
+                    handler(*args)
+                except TypeError:  # more parameters than pyte's method takes: xterm ignores the extra
+                    if len(args) > 2:
+                        try:
+                            handler(*args[:2])
+                            return
+                        except TypeError:
+                            pass
+                    handler(*args[:1])
         elif marker == "?":
             if final == "h":
                 self.set_mode(*args, private=True)
