@@ -192,7 +192,10 @@ def store_open(summaries: list[FakeSummary], here: str, now: datetime) -> None:
         store.refresh()
         built = time.perf_counter() - t0
         t0 = time.perf_counter()
-        listed = store.summaries(cwd=None)
+        store.refresh()
+        refreshed = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        listed = store.index.summaries(cwd=None)
         t1 = time.perf_counter()
         candidates = Candidate.from_summaries(listed, current_session_id=None, own_pid=os.getpid())
         model = PickerModel(candidates, current_cwd=here, now=now)
@@ -202,8 +205,9 @@ def store_open(summaries: list[FakeSummary], here: str, now: datetime) -> None:
         total = ms(t2 - t0)
         verdict = "OK" if total <= TARGET_OPEN_MS else f"OVER target {TARGET_OPEN_MS:.0f} ms"
         print(f"  through the store, {len(listed):,} logs (written in {written:.1f} s, first index build "
-              f"{built:.1f} s): open {total:.0f} ms = store.summaries {ms(t1 - t0):.0f} ms + "
-              f"candidates, model, frame {ms(t2 - t1):.0f} ms  {verdict}")
+              f"{built:.1f} s): open {total:.0f} ms = index query {ms(t1 - t0):.0f} ms + "
+              f"candidates, model, frame {ms(t2 - t1):.0f} ms  {verdict}; "
+              f"the warm refresh /resume runs after the first frame: {ms(refreshed):.0f} ms")
 
 
 def main() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import os
 import signal
 import time
@@ -780,18 +781,55 @@ class DshApp:
         self.invalidate()
 
     def open_picker(self) -> None:
-        from dsh.resume.candidates import Candidate
-        from dsh.resume.picker import PickerModel
-        from dsh.ui.picker_view import PickerView
-
         try:
-            warnings = self.store.refresh()
+            # What the index knows now, so the picker opens at once; a refresh follows off the loop.
             summaries = self.store.index.summaries(cwd=None)
         except Exception as exc:
             self.announce(f"cannot read the session store: {exc}", error=True)
             return
+        self._show_picker(summaries)
+        self.refresh_index_in_background(self._picker_refreshed)
+
+    def _picker_refreshed(self, warnings: list[str]) -> None:
+        """After the background refresh: show what changed, unless the user is already choosing."""
         for warning in warnings[:1]:
             self.announce(warning, error=True)
+        picker = self.picker
+        if self.mode != "picker" or picker is None:
+            return
+        try:
+            summaries = self.store.index.summaries(cwd=None)
+        except Exception:
+            return
+        if picker.query or picker.selected_index or picker.scope != "workspace":
+            return
+        self._show_picker(summaries)
+
+    def refresh_index_in_background(self, done: Callable[[list[str]], None] | None = None) -> None:
+        """Bring the query index up to date on a worker thread (SQLite connections stay per thread)."""
+        from dsh.store.index import SessionIndex
+
+        db_path, root, loop = self.store.index.db_path, self.store.root, self._loop
+
+        def work() -> None:
+            try:
+                index = SessionIndex(db_path, root, progress=io.StringIO())
+                try:
+                    warnings = index.refresh()
+                finally:
+                    index.close()
+            except Exception as exc:  # a broken index must not break the app; the listing says so
+                warnings = [f"session index: {exc}"]
+            if done is not None and not self._closing:
+                loop.call_soon_threadsafe(done, warnings)
+
+        loop.run_in_executor(None, work)
+
+    def _show_picker(self, summaries: list[Any]) -> None:
+        from dsh.resume.candidates import Candidate
+        from dsh.resume.picker import PickerModel
+        from dsh.ui.picker_view import PickerView
+
         candidates = Candidate.from_summaries(summaries, current_session_id=self.log.id, own_pid=os.getpid())
         self.picker = PickerModel(
             candidates, current_cwd=self.cwd, now=time.time(), current_workspace=workspace_partition(self.cwd)
@@ -1034,6 +1072,8 @@ class DshApp:
                 pass
 
         self._loop = loop
+        # Warm the index while the user works, so /resume opens on fresh data.
+        self.refresh_index_in_background()
 
         def ticker() -> None:
             if self._closing:
