@@ -134,7 +134,7 @@ class Terminal:
         if not os.path.isdir(self.cwd):
             self._fail(f"cannot start {name}: directory {self.cwd} does not exist")
             return
-        exe = shutil.which(name, path=self.env.get("PATH", os.defpath))
+        exe = self._resolve(name)
         if exe is None:
             self._fail(f"command not found: {name}")
             return
@@ -152,6 +152,14 @@ class Terminal:
         self._fd = proc.fd
         self.pid = proc.pid
         self.running = True
+
+    def _resolve(self, name: str) -> str | None:
+        """The executable for argv[0]: a path is taken relative to the pane's cwd (not dsh's),
+        a bare name is looked up on the child's PATH."""
+        if "/" in name:
+            path = os.path.join(self.cwd, os.path.expanduser(name))
+            return path if os.path.isfile(path) and os.access(path, os.X_OK) else None
+        return shutil.which(name, path=self.env.get("PATH", os.defpath))
 
     def _fail(self, message: str) -> None:
         self.feed(f"\x1b[0m\x1b[31mdsh: {sanitize(message)}\x1b[0m\r\n".encode())

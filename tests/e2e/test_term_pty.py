@@ -239,3 +239,17 @@ def test_history_is_compacted_once_output_is_quiet(tmp_path: Path, monkeypatch: 
         numbers = [line for line in term.text_lines() if line.isdigit()]
         assert numbers == [str(i) for i in range(1, 1001)]
     run(main())
+
+
+def test_relative_command_runs_from_the_pane_cwd(tmp_path: Path) -> None:
+    script = tmp_path / "hello.sh"
+    script.write_text("#!/bin/sh\necho hello from script\n")
+    script.chmod(0o755)
+
+    async def main() -> None:
+        term, exits = make(["./hello.sh"], tmp_path)
+        term.start()
+        await until(lambda: exits, "exit")
+        assert exits == [0]
+        assert "hello from script" in text(term)
+    run(main())
