@@ -72,7 +72,11 @@ def test_prefix_x_closes_the_active_pane(tmp_path: Path) -> None:
             second = await split(h, "%")
             terminal = h.app.panes[second].terminal
             h.send(C_B + "x")
-            await h.wait(lambda: second not in h.app.panes, "C-b x to close the pane")
+            await h.wait(lambda: f"{second} (sh)? y closes it" in h.message, "C-b x to ask first")
+            assert second in h.app.panes
+            h.send("y")
+            await h.wait(lambda: second not in h.app.panes, "y to close the pane")
+            assert h.message == ""
             assert h.app.tabs.active_pane == first
             assert not terminal.running
             assert not h.task.done()
@@ -434,5 +438,38 @@ def test_the_prompt_keeps_its_line_and_cursor_across_a_prefix_command(tmp_path: 
             await split(h, "%")
             assert h.app.mode == "prompt" and h.app.layout.has_focus(h.app.prompt_window)
             assert h.app.prompt_buffer.text == "echo x" and h.app.prompt_buffer.cursor_position == 0
+
+    run(body)
+
+
+def test_prefix_x_keeps_the_pane_on_any_key_but_y(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            second = await split(h, "%")
+            sent = h.record(h.app.panes[second])
+            h.send("ab")
+            await h.wait(lambda: h.app.prompt_buffer.text == "ab", "the typed text")
+            for answer in ("n", ENTER, "\x1b[A"):
+                h.send(C_B + "x")
+                await h.wait(lambda: "y closes it" in h.message, "C-b x to ask")
+                h.send(answer)
+                await h.wait(lambda: "not done: /close" in h.message, f"{answer!r} to keep the pane")
+                assert second in h.app.panes and h.app.panes[second].running
+            assert h.app.prompt_buffer.text == "ab" and sent == []
+            h.send("c")
+            await h.wait(lambda: h.app.prompt_buffer.text == "abc", "the keyboard back on the prompt")
+
+    run(body)
+
+
+def test_prefix_x_closes_an_exited_pane_without_asking(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            second = await split(h, "%")
+            h.type_line("exit")
+            await h.wait(lambda: not h.app.panes[second].running, "the shell to exit")
+            h.send(C_B + "x")
+            await h.wait(lambda: second not in h.app.panes, "C-b x to close the exited pane")
+            assert "y closes it" not in h.message
 
     run(body)

@@ -124,7 +124,7 @@ def test_closing_the_last_pane_ends_the_app_and_closes_the_log(tmp_path: Path) -
     async def body() -> None:
         async with running_app(tmp_path) as h:
             terminal = h.pane.terminal
-            h.send(C_B + "x")
+            h.send(C_B + "x" + "y")
             await h.wait(lambda: h.task.done(), "the app to end")
             assert h.task.result().exit_code == 0
             assert h.app.log.closed and not terminal.running

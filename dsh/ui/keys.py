@@ -23,6 +23,8 @@ DEFAULT_ESCAPE_KEY = "c-]"
 # C-b C-Left C-Left C-Left.
 REPEATABLE_COMMANDS = frozenset({"resize"})
 REPEAT_SECONDS = 0.5
+# Commands a key asks about first while the pane's program still runs, as tmux's x asks before kill-pane.
+CONFIRM_COMMANDS = frozenset({"close"})
 
 # What dsh offers instead of a tmux default binding it does not have, said when that key is pressed
 # after the prefix and the keymap leaves it unbound.
@@ -68,6 +70,8 @@ def key_help_lines(keymap: Keymap, registry: Registry | None, escape_key: str) -
         name = command_name(line) if line else None
         shown = f"/{line}" if line else ""
         text = summary if name is None or name != previous else ""
+        if name in CONFIRM_COMMANDS:
+            text = f"{text} (asks y/n while it runs)".strip()
         previous = name
         lines.append(f"  {key:<16} {shown:<20} {text}".rstrip())
     toggle = key_display(escape_key)
@@ -116,8 +120,10 @@ def build_key_bindings(app: DshApp) -> KeyBindings:
     app.escape_key = checked_escape_key(app)
     prefix_shown = key_display(keymap.prefix)
 
+    confirming: list[str] = []  # the command line a key asked about, waiting for y
     prefix_pending = Condition(lambda: app.prefix_pending)
-    no_prefix = ~prefix_pending
+    confirm_pending = Condition(lambda: bool(confirming))
+    no_prefix = ~prefix_pending & ~confirm_pending
     in_prompt = Condition(lambda: app.mode == "prompt")
     in_pane = Condition(lambda: app.mode == "pane")
     in_copy = Condition(lambda: app.mode == "copy")
@@ -126,11 +132,10 @@ def build_key_bindings(app: DshApp) -> KeyBindings:
     pane_is_tombstone = Condition(lambda: bool(app.active_pane and app.active_pane.is_tombstone))
 
     # -- the prefix ------------------------------------------------------------------------
-    # While the prefix waits for its key, the keyboard focus leaves the prompt line for the active pane:
-    # prompt_toolkit's line-editing bindings (Enter, Tab, C-a, arrows ...) are bound to specific keys and
-    # would win over the catch-all below, running in the prompt while the prefix stayed pending.
-    def start_prefix() -> None:
-        app.prefix_pending = True
+    # While the prefix (or a y/n question) waits for its key, the keyboard focus leaves the prompt line for
+    # the active pane: prompt_toolkit's line-editing bindings (Enter, Tab, C-a, arrows ...) are bound to
+    # specific keys and would win over the catch-alls below, editing the line while the prefix stayed.
+    def hold_keyboard() -> None:
         pane = app.active_pane
         slot = app.slots.get(pane.id) if pane is not None else None
         if app.mode == "prompt" and slot is not None:
@@ -140,11 +145,18 @@ def build_key_bindings(app: DshApp) -> KeyBindings:
                 pass
         app.invalidate()
 
-    def end_prefix() -> None:
-        app.prefix_pending = False
+    def release_keyboard() -> None:
         if app.mode == "prompt" and not app.layout.has_focus(app.prompt_window):
             app.layout.focus(app.prompt_window)
         app.invalidate()
+
+    def start_prefix() -> None:
+        app.prefix_pending = True
+        hold_keyboard()
+
+    def end_prefix() -> None:
+        app.prefix_pending = False
+        release_keyboard()
 
     @kb.add(*key_sequence(keymap.prefix), filter=in_work & no_prefix, eager=True)
     def _prefix(event: KeyPressEvent) -> None:
@@ -172,11 +184,23 @@ def build_key_bindings(app: DshApp) -> KeyBindings:
 
     repeating = Condition(lambda: presses[0] == repeat_from[0] + 1 and time.monotonic() < repeat_from[1])
 
+    def ask_first(command_line: str) -> bool:
+        """Ask y/n before a key closes a pane whose program still runs; True when asked."""
+        pane = app.active_pane
+        if command_name(command_line) not in CONFIRM_COMMANDS or pane is None or not pane.running:
+            return False
+        confirming[:] = [command_line]
+        hold_keyboard()
+        app.announce(f"/{command_line} {pane.id} ({pane.title})? y closes it, any other key keeps it")
+        return True
+
     def bind_prefix(key: str, command_line: str) -> None:
         repeatable = command_name(command_line) in REPEATABLE_COMMANDS
 
         def run(event: KeyPressEvent) -> None:
             end_prefix()
+            if ask_first(command_line):
+                return
             if repeatable:
                 if not counting:
                     event.app.key_processor.before_key_press += count_press
@@ -203,11 +227,23 @@ def build_key_bindings(app: DshApp) -> KeyBindings:
         else:
             app.announce(f"no binding for {shown} — {prefix_shown} ? lists the keys")
 
+    @kb.add(Keys.Any, filter=confirm_pending)
+    @kb.add("escape", Keys.Any, filter=confirm_pending)
+    def _answer(event: KeyPressEvent) -> None:
+        command_line = confirming.pop()
+        release_keyboard()
+        if [press.key for press in event.key_sequence] in (["y"], ["Y"]):
+            app.message = None
+            app.run_command_line(command_line)
+        else:
+            app.announce(f"not done: /{command_line}")
+
     # -- direct bindings (no prefix) ---------------------------------------------------------
     def bind_direct(key: str, command_line: str) -> None:
         @kb.add(*key_sequence(key), filter=in_work & no_prefix, eager=True)
         def _run(event: KeyPressEvent) -> None:
-            app.run_command_line(command_line)
+            if not ask_first(command_line):
+                app.run_command_line(command_line)
 
     for key, command_line in keymap.direct_bindings.items():
         bind_direct(key, command_line)
