@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from dsh.term.terminal import Terminal
+from tests.e2e.ptydriver import PtyDriver
 
 pytestmark = pytest.mark.slow
 
@@ -253,3 +254,20 @@ def test_relative_command_runs_from_the_pane_cwd(tmp_path: Path) -> None:
         assert exits == [0]
         assert "hello from script" in text(term)
     run(main())
+
+
+def test_demo_pane_runs_a_shell_end_to_end(tmp_path: Path) -> None:
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "TERM": "xterm-256color", "PS1": "demo$ "}
+    driver = PtyDriver([sys.executable, "-m", "dsh.term.demo", "sh"], env=env, cwd=tmp_path, rows=12, cols=60)
+    try:
+        driver.wait_for("demo$")
+        driver.type_line("printf 'a\\033[32mgreen\\033[0m\\n'; stty size")
+        driver.wait_for("11 60")  # the pane is the window minus the status line
+        assert "agreen" in driver.text()
+        driver.resize(15, 70)
+        driver.type_line("stty size")
+        driver.wait_for("14 70")
+        driver.send("\x1d")  # C-] quits the demo
+        assert driver.wait_exit() == 0
+    finally:
+        driver.close()
