@@ -194,3 +194,17 @@ def test_non_repeatable_keys_do_not_repeat(tmp_path: Path) -> None:
             assert len(h.app.tabs.tabs) == 2
 
     run(body)
+
+
+def test_tab_select_completes_the_tab_numbers(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            h.type_line("/new")
+            await h.wait(lambda: len(h.app.tabs.tabs) == 2, "a second tab")
+            h.app.tabs.rename_tab("logs")
+            items = h.app.registry.complete("/tab select ", h.app)
+            assert [(i.text, i.meta) for i in items] == [("0", ""), ("1", "logs")]
+            assert [i.text for i in h.app.registry.complete("/tab ", h.app)] == ["next", "prev", "select", "rename"]
+            assert h.app.registry.complete("/tab select 1 ", h.app) == []
+
+    run(body)

@@ -23,6 +23,14 @@ def _help_topics(ctx: DshApp, args: list[str]) -> list[str]:
     return ["keys", *ctx.registry.names()] if not args else []
 
 
+def _tab_args(ctx: DshApp, args: list[str]) -> list[str | tuple[str, str]]:
+    if not args:
+        return ["next", "prev", "select", "rename"]
+    if args == ["select"]:
+        return [(str(i), tab.title or "") for i, tab in enumerate(ctx.tabs.tabs)]
+    return []
+
+
 def build_registry() -> Registry:
     registry = Registry()
     command = registry.command
@@ -123,7 +131,7 @@ def build_registry() -> Registry:
         app.tabs.swap(args[0], app.area) if args[0] in DIRECTIONS else app.tabs.swap(args[0])
         app._after_structure_change()
 
-    @command("tab", usage="next|prev|select N|rename [NAME]", args=["next", "prev", "select", "rename"])
+    @command("tab", usage="next|prev|select N|rename [NAME]", args=_tab_args)
     def tab(app: DshApp, args: list[str]) -> None:
         """Switch tabs, or rename the active one.
 
