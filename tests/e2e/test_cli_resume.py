@@ -1,0 +1,94 @@
+"""End to end: `dsh --resume ID`, `dsh --continue`, the legacy ./.sessions lookup, and history per workspace."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.ptydriver import PtyDriver
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def run(dsh_cmd: list[str], dsh_env: dict[str, str]):
+    drivers: list[PtyDriver] = []
+
+    def start(*args: str, cwd: Path) -> PtyDriver:
+        driver = PtyDriver([*dsh_cmd, *args], env=dsh_env, cwd=cwd, rows=30, cols=110)
+        drivers.append(driver)
+        return driver
+
+    yield start
+    for driver in drivers:
+        driver.close()
+
+
+def quit_session(d: PtyDriver, word: str) -> None:
+    """Print `word` in the pane (typed so that the screen only shows it once it ran), then quit."""
+    d.wait_for("PROMPT")
+    half = len(word) // 2
+    d.type_line(f"printf '%s%s\\n' {word[:half]} {word[half:]}")
+    d.wait_for(word)
+    d.type_line("/quit")
+    d.wait_exit()
+
+
+def test_continue_resumes_the_newest_session_here(run, dsh_home: Path, tmp_path: Path) -> None:
+    quit_session(run(cwd=tmp_path), "first-session")
+    quit_session(run(cwd=tmp_path), "second-session")
+    d = run("--continue", cwd=tmp_path)
+    screen = d.wait_for("resumed session")
+    assert "second-session" in screen and "first-session" not in screen
+
+
+def test_continue_with_no_session_here_says_so(run, tmp_path: Path) -> None:
+    d = run("--continue", cwd=tmp_path)
+    assert d.wait_exit() == 1
+    assert "no session to continue" in d.text()
+
+
+def test_unknown_and_malformed_ids(run, tmp_path: Path) -> None:
+    d = run("--resume=nosuchsession", cwd=tmp_path)
+    assert d.wait_exit() == 1
+    assert "no session nosuchsession" in d.text()
+    bad = run("--resume", "../../etc/passwd", cwd=tmp_path)
+    assert bad.wait_exit() == 2
+    assert "Traceback" not in bad.text() and "dsh:" in bad.text()
+
+
+def test_resume_finds_a_legacy_dot_sessions_log(run, dsh_home: Path, tmp_path: Path) -> None:
+    legacy = tmp_path / ".sessions"
+    legacy.mkdir()
+    header = {"type": "session", "version": 1, "id": "legacy-one", "cwd": str(tmp_path),
+              "created_at": "2025-01-01T00:00:00.000Z", "dsh": "0.0.1"}
+    (legacy / "legacy-one.jsonl").write_text(json.dumps(header) + "\n")
+    d = run("--resume", "legacy-one", cwd=tmp_path)
+    d.wait_for("resumed session legacy-one")
+    d.type_line("/quit")
+    d.wait_exit()
+    lines = [json.loads(x) for x in (legacy / "legacy-one.jsonl").read_text().splitlines()]
+    assert [e["type"] for e in lines][:2] == ["session", "resume"]
+
+
+def test_prompt_history_is_kept_per_workspace(run, tmp_path: Path) -> None:
+    one, two = tmp_path / "one", tmp_path / "two"
+    one.mkdir()
+    two.mkdir()
+    quit_session(run(cwd=one), "typed-in-one")
+    d = run(cwd=two)
+    d.wait_for("PROMPT")
+    d.send("x\x1b[A")  # Up: nothing typed in this workspace yet, so the line stays as it is
+    d.wait_for("dsh› x")
+    time.sleep(0.3)
+    assert "typed-" not in d.text()
+    d.send("\x7f")
+    d.type_line("/quit")
+    d.wait_exit()
+    e = run(cwd=one)
+    e.wait_for("PROMPT")
+    e.send("\x1b[A\x1b[A")  # /quit, then the echo
+    e.wait_for("dsh› printf '%s%s\\n' typed- in-one")
