@@ -265,8 +265,14 @@ def test_demo_pane_runs_a_shell_end_to_end(tmp_path: Path) -> None:
         driver.wait_for("11 60")  # the pane is the window minus the status line
         assert "agreen" in driver.text()
         driver.resize(15, 70)
-        driver.type_line("stty size")
-        driver.wait_for("14 70")
+        for _ in range(10):  # the pane takes the new size on the app's next redraw: ask until it has
+            driver.type_line("stty size")
+            try:
+                driver.wait_for("14 70", timeout=2.0)
+                break
+            except AssertionError:
+                continue
+        assert "14 70" in driver.text()
         driver.send("\x1d")  # C-] quits the demo
         assert driver.wait_exit() == 0
     finally:
