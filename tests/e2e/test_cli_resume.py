@@ -92,3 +92,13 @@ def test_prompt_history_is_kept_per_workspace(run, tmp_path: Path) -> None:
     e.wait_for("PROMPT")
     e.send("\x1b[A\x1b[A")  # /quit, then the echo
     e.wait_for("dsh› printf '%s%s\\n' typed- in-one")
+
+
+def test_resume_without_an_id_opens_the_picker(run, tmp_path: Path) -> None:
+    quit_session(run(cwd=tmp_path), "picked-session")
+    d = run("--resume", cwd=tmp_path)
+    d.wait_for("This workspace")
+    d.wait_for("printf")  # the earlier session, titled by its first input, once the index caught up
+    d.send("\x1b[B\r")  # the newest row is this very session: move down to the earlier one
+    d.wait_for("picked-session", timeout=20)
+    d.wait_for("resumed session")
