@@ -71,7 +71,7 @@ def key_help_lines(keymap: Keymap, registry: Registry | None, escape_key: str) -
         shown = f"/{line}" if line else ""
         text = summary if name is None or name != previous else ""
         if name in CONFIRM_COMMANDS:
-            text = f"{text} (asks y/n while it runs)".strip()
+            text = f"{text} (asks y/n)".strip()
         previous = name
         lines.append(f"  {key:<16} {shown:<20} {text}".rstrip())
     toggle = key_display(escape_key)
