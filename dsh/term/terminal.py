@@ -134,32 +134,46 @@ class Terminal:
         if not os.path.isdir(self.cwd):
             self._fail(f"cannot start {name}: directory {self.cwd} does not exist")
             return
-        exe = self._resolve(name)
+        exe, problem = self._resolve(name)
         if exe is None:
-            self._fail(f"command not found: {name}")
+            self._fail(problem)
             return
         try:
             proc = ptyprocess.PtyProcess.spawn(
                 [exe, *self.argv[1:]], cwd=self.cwd, env=self.env, dimensions=(self.rows, self.cols),
                 preexec_fn=_default_signals,
             )
-            os.set_blocking(proc.fd, False)
-            self._loop.add_reader(proc.fd, self._on_readable)
         except Exception as exc:  # an unstartable child is a message in the pane, not a crash
             self._fail(f"cannot start {name}: {exc}")
+            return
+        try:
+            os.set_blocking(proc.fd, False)
+            self._loop.add_reader(proc.fd, self._on_readable)
+        except Exception as exc:
+            try:
+                os.kill(proc.pid, signal.SIGKILL)
+                os.waitpid(proc.pid, 0)
+            except OSError:
+                pass
+            self._fail(f"cannot read from {name}: {exc}")
             return
         self._proc = proc
         self._fd = proc.fd
         self.pid = proc.pid
         self.running = True
 
-    def _resolve(self, name: str) -> str | None:
-        """The executable for argv[0]: a path is taken relative to the pane's cwd (not dsh's),
-        a bare name is looked up on the child's PATH."""
+    def _resolve(self, name: str) -> tuple[str | None, str]:
+        """The executable for argv[0], or None and why: a path is taken relative to the pane's
+        cwd (not dsh's), a bare name is looked up on the child's PATH."""
         if "/" in name:
             path = os.path.join(self.cwd, os.path.expanduser(name))
-            return path if os.path.isfile(path) and os.access(path, os.X_OK) else None
-        return shutil.which(name, path=self.env.get("PATH", os.defpath))
+            if not os.path.exists(path):
+                return None, f"no such file: {name}"
+            if not os.path.isfile(path) or not os.access(path, os.X_OK):
+                return None, f"not an executable file: {name}"
+            return path, ""
+        exe = shutil.which(name, path=self.env.get("PATH", os.defpath))
+        return exe, "" if exe else f"command not found: {name}"
 
     def _fail(self, message: str) -> None:
         self.feed(f"\x1b[0m\x1b[31mdsh: {sanitize(message)}\x1b[0m\r\n".encode())

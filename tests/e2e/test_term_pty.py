@@ -277,3 +277,16 @@ def test_demo_pane_runs_a_shell_end_to_end(tmp_path: Path) -> None:
         assert driver.wait_exit() == 0
     finally:
         driver.close()
+
+
+def test_path_that_is_not_executable_says_so(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("just text\n")
+
+    async def main() -> None:
+        for argv, message in ((["./notes.txt"], "not an executable file: ./notes.txt"),
+                              (["./missing.sh"], "no such file: ./missing.sh")):
+            term, exits = make(argv, tmp_path)
+            term.start()
+            assert exits == [127]
+            assert message in text(term)
+    run(main())
