@@ -133,6 +133,10 @@ class DshApp:
         self.panes: dict[str, Pane] = {}
         self.slots: dict[str, PaneSlot] = {}
         self.mode = "prompt"  # prompt | pane | picker | help | copy
+        # Where the keyboard goes back to when an overlay, copy mode or a question on the prompt ends.
+        self._return_mode = "prompt"
+        self._return_auto = False
+        self._ask_return_mode = "prompt"
         self.prefix_pending = False
         self.auto_entered = False
         self.message: Announcement | None = None
@@ -195,10 +199,11 @@ class DshApp:
             self._build_snapshot,
             interval=float(self.config.get("snapshot.debounce_seconds", 2.0) or 2.0),
         )
-        for warning in options.keymap_warnings + warnings:
-            self.announce(warning, error=True)
-        for item in options.announcements:
-            self.announce(item.text, error=item.error)
+        startup = [Announcement(w, error=True) for w in options.keymap_warnings + warnings]
+        startup += options.announcements
+        if startup:
+            # One message line: join them, so a second warning does not hide the first.
+            self.announce(" | ".join(a.text for a in startup), error=any(a.error for a in startup))
         if options.loaded is not None and options.loaded.snapshot is not None:
             self._restore(options.loaded)
         if not self.panes:
@@ -360,7 +365,7 @@ class DshApp:
             "copy": "COPY",
         }.get(self.mode, self.mode.upper())
         if self.prefix_pending:
-            mode_label = f"{self.keymap.prefix.upper()}…"
+            mode_label = f"{key_display(self.keymap.prefix)}…"
         title = sanitize(self.session_title or "untitled", max_len=40)
         state = self.pane_state_label(pane) if pane else "-"
         hint = self._key_hint()
@@ -656,19 +661,36 @@ class DshApp:
     def _accept_line(self, buffer: Buffer) -> bool:
         line = buffer.text
         if self._pending_prompt_action is not None:
-            action, self._pending_prompt_action = self._pending_prompt_action, None
-            self._prompt_label = "dsh› "
+            action = self._pending_prompt_action
+            self.end_ask()  # empties the line, so the answer stays out of the prompt history
             action(line)
-            return False
+            return True
         self.handle_line(line)
         return False  # clear the prompt line
 
     def ask(self, label: str, action: Callable[[str], None], default: str = "") -> None:
         """Use the prompt line to ask for a value (tab rename, search)."""
+        self._ask_return_mode = self.mode if self.mode in ("pane", "copy") else "prompt"
+        self._remember_mode()
         self._pending_prompt_action = action
         self._prompt_label = label
         self.enter_prompt()
         self.prompt_buffer.set_document(Document(default, len(default)), bypass_readonly=True)
+
+    def end_ask(self) -> None:
+        """Drop the question on the prompt line; the keyboard goes back where it was when asked."""
+        self._pending_prompt_action = None
+        self._prompt_label = "dsh› "
+        self.prompt_buffer.reset()
+        back, self._ask_return_mode = self._ask_return_mode, "prompt"
+        if back == "copy" and self.active_pane is not None:
+            self.mode = "copy"
+            self._focus_active_body()
+            self.invalidate()
+        elif back == "pane":
+            self.return_keyboard()
+        else:
+            self.enter_prompt()
 
     def handle_line(self, line: str) -> None:
         self.message = None
@@ -730,30 +752,39 @@ class DshApp:
     def show_help(self, topic: str | None = None) -> None:
         lines: list[str] = []
         if topic in (None, "keys"):
-            lines.append(f"Keys (prefix {key_display(self.keymap.prefix)}, then the key):")
-            for key, command, summary in self.keymap.describe(self.registry):
-                shown = f"/{command}" if command else ""
-                lines.append(f"  {key:<16} {shown:<24} {summary}")
-            shown = key_display(self.escape_key)
-            lines.append(f"  {shown:<16} {'':<24} move the keyboard between prompt and pane")
+            from dsh.ui.keys import key_help_lines
+
+            lines += key_help_lines(self.keymap, self.registry, self.escape_key)
             lines.append("")
         if topic != "keys":
             lines.append(self.registry.help_text(topic) if topic else self.registry.help_text())
         self.help_lines = "\n".join(lines).splitlines()
         self.help_scroll = 0
+        self._remember_mode()
         self.mode = "help"
         self.layout.focus(self.help_window)
         self.invalidate()
 
     def close_overlay(self) -> None:
-        self.mode = "prompt"
         self.picker_view = None
-        self.enter_prompt()
+        self.return_keyboard()
+
+    def _remember_mode(self) -> None:
+        if self.mode in ("prompt", "pane"):
+            self._return_mode, self._return_auto = self.mode, self.auto_entered
+
+    def return_keyboard(self) -> None:
+        """Give the keyboard back to the prompt or the pane it was in before an overlay or copy mode."""
+        if self._return_mode == "pane" and self.active_pane is not None:
+            self.enter_pane(auto=self._return_auto)
+        else:
+            self.enter_prompt()
 
     # -- copy mode ------------------------------------------------------------------------------
     def enter_copy_mode(self) -> None:
         if self.active_pane is None:
             return
+        self._remember_mode()
         self.mode = "copy"
         self._focus_active_body()
         self.invalidate()
@@ -762,7 +793,7 @@ class DshApp:
         pane = self.active_pane
         if pane is not None:
             pane.terminal.scroll_to_bottom()
-        self.enter_prompt()
+        self.return_keyboard()
 
     def search_history(self, text: str, *, backwards: bool = True) -> None:
         pane = self.active_pane
@@ -842,6 +873,7 @@ class DshApp:
             on_archive=self._archive_candidate,
             on_message=lambda text: self.announce(text, error=True),
         )
+        self._remember_mode()
         self.mode = "picker"
         self.layout.focus(self.picker_view.container)
         self.invalidate()

@@ -279,11 +279,11 @@ def build_key_bindings(app: DshApp) -> KeyBindings:
     @kb.add("c-c", filter=in_prompt & no_prefix)
     def _interrupt(event: KeyPressEvent) -> None:
         buffer = app.prompt_buffer
-        if buffer.text or app._pending_prompt_action is not None:
+        if app._pending_prompt_action is not None:
+            app.end_ask()
+            return
+        if buffer.text:
             buffer.reset()
-            app._pending_prompt_action = None
-            app._prompt_label = "dsh› "
-            app.invalidate()
             return
         pane = app.active_pane
         if pane is not None and pane.running:
@@ -321,10 +321,7 @@ def build_key_bindings(app: DshApp) -> KeyBindings:
 
     @kb.add("escape", filter=in_prompt & no_prefix & asking)
     def _cancel_ask(event: KeyPressEvent) -> None:
-        app._pending_prompt_action = None
-        app._prompt_label = "dsh› "
-        app.prompt_buffer.reset()
-        app.invalidate()
+        app.end_ask()
 
     @kb.add("pageup", filter=in_prompt & no_prefix)
     def _prompt_pageup(event: KeyPressEvent) -> None:

@@ -1,0 +1,135 @@
+"""Overlays and questions give the keyboard back where it was; status and tab bar read like tmux."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from test_app_harness import (
+    C_B,
+    C_RBRACKET,
+    ESC,
+    UP,
+    plain_shell,  # noqa: F401  (autouse: panes run /bin/sh)
+    run,
+    running_app,
+)
+
+
+def fragments_text(fragments: list[tuple[str, str]]) -> str:
+    return "".join(text for _style, text in fragments)
+
+
+def test_help_opened_from_inside_a_pane_gives_the_keyboard_back_to_it(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            h.send(C_RBRACKET)
+            await h.wait(lambda: h.app.mode == "pane", "C-] to enter the pane")
+            h.send(C_B + "?")
+            await h.wait(lambda: h.app.mode == "help", "C-b ? to open help")
+            h.send("q")
+            await h.wait(lambda: h.app.mode != "help", "q to close help")
+            assert h.app.mode == "pane"
+            assert h.app.layout.has_focus(h.app.slots[h.pane.id].body)
+
+    run(body)
+
+
+def test_help_opened_from_the_prompt_gives_the_keyboard_back_to_the_prompt(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            h.send(C_B + "?")
+            await h.wait(lambda: h.app.mode == "help", "C-b ? to open help")
+            h.send(ESC)
+            await h.wait(lambda: h.app.mode == "prompt", "Escape to close help")
+            assert h.app.layout.has_focus(h.app.prompt_window)
+
+    run(body)
+
+
+def test_copy_mode_left_with_q_gives_the_keyboard_back_to_the_pane(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            h.send(C_RBRACKET)
+            await h.wait(lambda: h.app.mode == "pane", "C-] to enter the pane")
+            h.send(C_B + "[")
+            await h.wait(lambda: h.app.mode == "copy", "C-b [ to enter copy mode")
+            h.send("q")
+            await h.wait(lambda: h.app.mode != "copy", "q to leave copy mode")
+            assert h.app.mode == "pane"
+
+    run(body)
+
+
+def test_escape_from_a_copy_mode_search_returns_to_copy_mode(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            h.send(C_B + "[")
+            await h.wait(lambda: h.app.mode == "copy", "C-b [ to enter copy mode")
+            h.send("/")
+            await h.wait(lambda: h.app._prompt_label == "search history: ", "the search question")
+            h.send(ESC)
+            await h.wait(lambda: h.app._pending_prompt_action is None, "Escape to cancel the search")
+            assert h.app.mode == "copy"
+
+    run(body)
+
+
+def test_tab_rename_from_inside_a_pane_returns_there_and_stays_out_of_history(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            h.send(C_RBRACKET)
+            await h.wait(lambda: h.app.mode == "pane", "C-] to enter the pane")
+            h.send(C_B + ",")
+            await h.wait(lambda: h.app._prompt_label == "tab name: ", "the rename question")
+            h.send("work\r")
+            await h.wait(lambda: h.app.tabs.active_tab.title == "work", "the tab to be renamed")
+            assert h.app.mode == "pane"
+            assert "work" not in h.app.prompt_buffer.history.get_strings()
+
+    run(body)
+
+
+def test_status_shows_the_pending_prefix_as_help_writes_it(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            h.send(C_B)
+            await h.wait(lambda: h.app.prefix_pending, "C-b to be pending")
+            assert "C-b…" in fragments_text(h.app._status_fragments())
+
+    run(body)
+
+
+def test_every_startup_warning_is_shown(tmp_path: Path) -> None:
+    (Path(os.environ["DSH_HOME"]) / "config.toml").write_text('[keys]\n"ctrl-x" = "zoom"\nz = "zoomify"\n')
+
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            assert "ctrl-x" in h.message and "zoomify" in h.message
+
+    run(body)
+
+
+def test_help_lists_the_prompt_keys(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            h.send(C_B + "?")
+            await h.wait(lambda: h.app.mode == "help", "C-b ? to open help")
+            assert "On the prompt line:" in h.app.help_lines
+            assert any(line.startswith("  C-b \"") and line.endswith("/split -v") for line in h.app.help_lines)
+
+    run(body)
+
+
+def test_up_after_a_question_does_not_recall_the_answer(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            h.send(C_B + ",")
+            await h.wait(lambda: h.app._prompt_label == "tab name: ", "the rename question")
+            h.send("work\r")
+            await h.wait(lambda: h.app.tabs.active_tab.title == "work", "the tab to be renamed")
+            h.send(UP + "!")
+            await h.wait(lambda: h.app.prompt_buffer.text.endswith("!"), "the keys to reach the prompt")
+            assert h.app.prompt_buffer.text == "!"
+
+    run(body)
