@@ -74,7 +74,10 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             # One summary a line (json's C encoder; indent= would use the slow Python one).
             # ASCII escapes keep C1 controls and the like from reaching a terminal raw.
-            body = ",\n".join(json.dumps(_with_panes(row)) for row in rows)
+            from dsh.persist.listing import sessions_with_state
+
+            saved = sessions_with_state()
+            body = ",\n".join(json.dumps(_with_panes(row, saved)) for row in rows)
             sys.stdout.write(f"[\n{body}\n]\n" if rows else "[]\n")
         elif rows:
             write_table(sys.stdout, rows, with_workspace=args.all)
@@ -88,12 +91,12 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _with_panes(row: Summary) -> dict[str, object]:
+def _with_panes(row: Summary, saved: set[str]) -> dict[str, object]:
     """The summary plus its panes' restore states (LIVE, RESTORED, RESUMABLE, EXITED) from the snapshot."""
     from dsh.persist.listing import pane_states
 
     data = row.to_json()
-    data["panes"] = pane_states(row.id, live=row.live_pid is not None)
+    data["panes"] = pane_states(row.id, live=row.live_pid is not None, known=saved)
     return data
 
 

@@ -1,22 +1,37 @@
-"""Pane states of a saved session for listings (`dsh sessions --json`), read without touching the files."""
+"""Pane states of saved sessions for listings (`dsh sessions --json`), read without touching the files."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterable
+
+from dsh.home import dsh_home_path
 from dsh.persist.records import SnapshotError
-from dsh.persist.snapshot import MAX_SNAPSHOT_BYTES, SNAPSHOT_FILE, _parse, state_dir
+from dsh.persist.snapshot import MAX_SNAPSHOT_BYTES, SNAPSHOT_FILE, _parse
 from dsh.persist.states import PaneState, restored_state
 from dsh.text import sanitize
 
 
-def pane_states(session_id: str, *, live: bool) -> list[dict[str, str]]:
+def sessions_with_state() -> set[str]:
+    """Ids that have a state folder: one directory scan, so a listing of 10,000 sessions stays cheap."""
+    try:
+        return set(os.listdir(dsh_home_path("state")))
+    except OSError:
+        return set()
+
+
+def pane_states(session_id: str, *, live: bool, known: Iterable[str] | None = None) -> list[dict[str, str]]:
     """`[{id, title, state}]` for each pane of the session's snapshot; `[]` when there is none.
 
+    `known` (from `sessions_with_state`) skips sessions that have no state folder without a file lookup.
     A listing never moves or repairs anything: an unreadable or corrupt snapshot lists no panes (the
     loader reports and backs it up when the session is resumed). In a live session a running pane is
     LIVE; otherwise each pane gets the state a restore would give it.
     """
+    if known is not None and session_id not in known:
+        return []
     try:
-        path = state_dir(session_id) / SNAPSHOT_FILE
+        path = dsh_home_path("state", session_id, SNAPSHOT_FILE)
         with path.open("rb") as handle:
             raw = handle.read(MAX_SNAPSHOT_BYTES + 1)
     except (OSError, SnapshotError):
@@ -26,6 +41,8 @@ def pane_states(session_id: str, *, live: bool) -> list[dict[str, str]]:
     try:
         snapshot = _parse(raw)
     except SnapshotError:
+        return []
+    if snapshot.session_id != session_id:
         return []
     from dsh.agents.registry import resume_argv_for
 
