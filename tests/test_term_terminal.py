@@ -138,3 +138,14 @@ def test_focus_events_only_when_asked() -> None:
     term.set_focus(True)
     term.set_focus(False)
     assert sent == [b"\x1b[I", b"\x1b[O"]
+
+
+def test_a_failing_callback_does_not_break_the_feed() -> None:
+    def boom(*_args: object) -> None:
+        raise RuntimeError("ui bug")
+
+    term = make(on_title=boom, on_bell=boom, on_change=boom)
+    term.feed(b"\x1b]2;t\x07\x07after")
+    term._changed()
+    assert view(term)[0] == "after"
+    assert term.title == "t"

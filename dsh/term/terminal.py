@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import shutil
 import signal
@@ -17,6 +18,8 @@ from dsh.text import sanitize
 
 __all__ = ["Terminal"]
 
+logger = logging.getLogger(__name__)
+
 READ_CHUNK = 65536
 # Bytes handled per reader callback: the loop gets back to the keyboard at least this often.
 MAX_READ_PER_CALLBACK = 32768
@@ -27,6 +30,17 @@ SYNC_TIMEOUT = 0.15
 COMPACT_IDLE = 1.0
 COMPACT_BATCH = 2000
 _KILL_GRACE = 2.0
+
+
+def _notify(callback: Callable[..., None] | None, *args: object) -> None:
+    """Call a UI callback; its failure is logged, never raised into the reader (where asyncio
+    would print it over the full-screen UI and the pane would stop making sense)."""
+    if callback is None:
+        return
+    try:
+        callback(*args)
+    except Exception:
+        logger.debug("terminal callback %r failed", callback, exc_info=True)
 
 
 def _default_signals() -> None:
@@ -181,7 +195,7 @@ class Terminal:
         self.exit_status = EXIT_NOT_STARTED
         self._changed()
         if self.on_exit is not None:
-            self.on_exit(EXIT_NOT_STARTED)
+            _notify(self.on_exit, EXIT_NOT_STARTED)
 
     def _on_readable(self) -> None:
         fd = self._fd
@@ -276,7 +290,7 @@ class Terminal:
         self.feed(prefix + f"\x1b[0m[exited {code}]".encode())
         self._changed()
         if self.on_exit is not None:
-            self.on_exit(code)
+            _notify(self.on_exit, code)
 
     def kill(self) -> None:
         """Hang up the child (SIGKILL later if it lingers) and stop reading; idempotent.
@@ -405,11 +419,11 @@ class Terminal:
         if screen.cwd and screen.cwd != self.cwd:
             self.cwd = screen.cwd
         if screen.title != title and self.on_title is not None:
-            self.on_title(screen.title)
+            _notify(self.on_title, screen.title)
         if screen.bell_count != bells and self.on_bell is not None:
-            self.on_bell()
+            _notify(self.on_bell)
         if screen.alternate_screen != alt and self.on_alt_screen is not None:
-            self.on_alt_screen(screen.alternate_screen)
+            _notify(self.on_alt_screen, screen.alternate_screen)
 
     def tail(self) -> bytes:
         """The last `tail_bytes` of raw output, for snapshots."""
@@ -420,7 +434,7 @@ class Terminal:
             self._sync_timer.cancel()
             self._sync_timer = None
         if self.on_change is not None:
-            self.on_change()
+            _notify(self.on_change)
 
     def _output_changed(self) -> None:
         """Report new output, except in the middle of a synchronized update (mode 2026), which is
