@@ -75,7 +75,8 @@ def test_json_has_every_summary_key(
     assert got.returncode == 0, got.stderr
     assert "\x1b" not in got.stdout and "\x07" not in got.stdout
     (row,) = json.loads(got.stdout)
-    assert list(row) == list(JSON_KEYS)
+    assert list(row) == [*JSON_KEYS, "panes"]
+    assert row["panes"] == []  # no snapshot for a session made by hand
     assert row["id"] == log.id and row["cwd"] == str(tmp_path) and row["preview"] == ["one", "two"]
     assert row["title"] == "\x1b]0;evil\x07title" and row["input_count"] == 2 and row["live_pid"] is None
     assert row["workspace"] == workspace_partition(str(tmp_path))
