@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -9,6 +10,8 @@ import re
 _UNSAFE = re.compile(r"[^A-Za-z0-9._]+")
 _SLUG_MAX = 40
 NO_WORKSPACE = "(no workspace)"
+# Distinct (cwd, home) pairs remembered; a listing meets a few thousand workspaces, not millions.
+_LABELS_KEPT = 65_536
 
 
 def workspace_partition(cwd: str) -> str:
@@ -24,12 +27,26 @@ def workspace_partition(cwd: str) -> str:
     return f"{slug or 'root'}-{digest}"
 
 
-def workspace_label(cwd: str | None) -> str:
-    """The cwd with the home folder shown as `~`; `(no workspace)` when there is none."""
-    if not cwd:
-        return NO_WORKSPACE
-    # $HOME first: expanduser() per row is the slow part of labelling 10k sessions.
-    home = (os.environ.get("HOME") or os.path.expanduser("~")).rstrip("/")
+def home_dir() -> str:
+    """The home folder labels shorten to `~`, without its trailing slash ("" when there is none)."""
+    # $HOME first: expanduser() asks the password database when HOME is unset.
+    return (os.environ.get("HOME") or os.path.expanduser("~")).rstrip("/")
+
+
+@functools.lru_cache(maxsize=_LABELS_KEPT)
+def _label(cwd: str, home: str) -> str:
     if home and (cwd == home or cwd.startswith(home + "/")):
         return "~" + cwd[len(home):]
     return cwd
+
+
+def workspace_label(cwd: str | None, home: str | None = None) -> str:
+    """The cwd with the home folder shown as `~`; `(no workspace)` when there is none.
+
+    A listing passes `home` (from `home_dir()`) once for all its rows: reading the environment per row
+    is the slow part of labelling 100k sessions. Labels are cached per (cwd, home), so a change of
+    $HOME is still seen by the next call that does not pass it.
+    """
+    if not cwd:
+        return NO_WORKSPACE
+    return _label(cwd, home_dir() if home is None else home)
