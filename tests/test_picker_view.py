@@ -43,8 +43,8 @@ def sample() -> list[Candidate]:
 
 
 class Harness:
-    def __init__(self) -> None:
-        self.model = PickerModel(sample(), current_cwd=HERE, now=NOW)
+    def __init__(self, model: PickerModel | None = None) -> None:
+        self.model = model if model is not None else PickerModel(sample(), current_cwd=HERE, now=NOW)
         self.events: list[tuple[Any, ...]] = []
         self.view = PickerView(
             self.model,
@@ -201,3 +201,15 @@ def test_ranking_left_after_a_key_is_finished_in_the_background(monkeypatch: Any
     assert seen["pending_after_keys"]
     assert not model.pending
     assert len(model.visible) == 500  # "fixture render" rows: every sixth
+
+
+def test_tab_before_every_row_arrives_then_the_rows_come_and_enter_resumes() -> None:
+    from dsh.resume.picker import prepare_all
+
+    every = sample()
+    mine = [c for c in every if c.cwd == HERE]
+    h = Harness(PickerModel(mine, current_cwd=HERE, now=NOW, all_count=len(every)))
+    assert h.type(TAB + "webs" + ENTER) == [("message", "all workspaces are still loading")]
+    assert h.model.scope == ALL and h.model.query == "webs"
+    h.view.add_all(prepare_all(every, current_cwd=HERE, current_workspace=None))
+    assert h.type(ENTER) == [("message", "all workspaces are still loading"), ("resume", "b1")]

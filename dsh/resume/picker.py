@@ -7,6 +7,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from operator import attrgetter
+from typing import NamedTuple
 
 from dsh.resume.candidates import Candidate, clean
 from dsh.resume.fuzzy import match
@@ -113,6 +114,56 @@ def _merge(style: str, extra: str) -> str:
     return f"{style} {extra}".strip() if extra else style
 
 
+def newest_first(candidates: Iterable[Candidate]) -> list[Candidate]:
+    """Rows in the picker's order: newest first, ties kept in the given order."""
+    # ISO-8601 UTC stamps of one format sort as text.
+    return sorted(candidates, key=attrgetter("updated_at"), reverse=True)
+
+
+def in_workspace(c: Candidate, here: str, workspace: str | None) -> bool:
+    """Whether a row belongs to the workspace scope of `here` (a normalized cwd) and its partition key."""
+    cwd = c.cwd
+    # Recorded cwds come from getcwd() and are normal already; only one trailing slash is forgiven.
+    if cwd is not None and (cwd == here or cwd == here + "/"):
+        return True
+    return workspace is not None and c.workspace == workspace
+
+
+def search_texts(rows: Sequence[Candidate], with_label: bool) -> list[str]:
+    """What a search of a scope matches, one text per row (the workspace label only in `all`)."""
+    if with_label:
+        return [f"{c.title} {c.first_input} {c.id} {c.workspace_label}" for c in rows]
+    return [f"{c.title} {c.first_input} {c.id}" for c in rows]
+
+
+class AllRows(NamedTuple):
+    """Every workspace's rows, made ready off the event loop for `PickerModel.add_all`."""
+
+    rows: list[Candidate]  # newest first
+    here: list[Candidate]  # those of the workspace scope, in the same order
+    index: FuzzyIndex | None  # the `all` scope's search index over `rows`, or None to build it later
+    error: str | None = None  # why the rows could not be listed (then `rows` is empty)
+
+
+def prepare_all(
+    candidates: Iterable[Candidate],
+    *,
+    current_cwd: str,
+    current_workspace: str | None,
+    with_index: bool = True,
+    error: str | None = None,
+) -> AllRows:
+    """Sort, split off this workspace's rows and index `candidates`: the slow part of `add_all`.
+
+    Builds only new objects, so it may run on a worker thread while the model is used on the loop.
+    """
+    rows = newest_first(candidates)
+    here = os.path.normpath(current_cwd) if current_cwd else current_cwd
+    mine = [c for c in rows if in_workspace(c, here, current_workspace)]
+    index = FuzzyIndex(search_texts(rows, with_label=True)) if with_index else None
+    return AllRows(rows, mine, index, error)
+
+
 class _Scope:
     """The rows of one scope, their search index (built on first search) and the current ranking."""
 
@@ -131,22 +182,21 @@ class _Scope:
     @property
     def index(self) -> FuzzyIndex:
         if self._index is None:
-            # The same texts as `text()`, spelled out: this runs for every row of the scope at once.
-            if self.with_label:
-                texts = [f"{c.title} {c.first_input} {c.id} {c.workspace_label}" for c in self.rows]
-            else:
-                texts = [f"{c.title} {c.first_input} {c.id}" for c in self.rows]
-            self._index = FuzzyIndex(texts)
+            self._index = FuzzyIndex(search_texts(self.rows, self.with_label))
         return self._index
 
-    def reset(self, rows: list[Candidate]) -> None:
+    def reset(self, rows: list[Candidate], index: FuzzyIndex | None = None) -> None:
         self.rows = rows
-        self._index = None
+        self._index = index if index is not None and len(index) == len(rows) else None
         self.ranking = None
 
 
 class PickerModel:
-    """The picker over `candidates` (any order); `current_cwd` names the workspace scope."""
+    """The picker over `candidates` (any order); `current_cwd` names the workspace scope.
+
+    With `all_count`, `candidates` are only this workspace's rows (the fast open): the `all` scope
+    says it is loading, counts `all_count` rows, and fills in when `add_all` hands it every row.
+    """
 
     def __init__(
         self,
@@ -155,18 +205,26 @@ class PickerModel:
         current_cwd: str,
         now: datetime | float,
         current_workspace: str | None = None,
+        all_count: int | None = None,
     ) -> None:
         self.now = now if isinstance(now, datetime) else datetime.fromtimestamp(now, UTC)
         if self.now.tzinfo is None:
             self.now = self.now.replace(tzinfo=UTC)
         self.current_cwd = os.path.normpath(current_cwd) if current_cwd else current_cwd
         self.current_workspace = current_workspace
-        # ISO-8601 UTC stamps of one format sort as text; newest first, ties kept in the given order.
-        everything = sorted(candidates, key=attrgetter("updated_at"), reverse=True)
+        everything = newest_first(candidates)
+        here = [c for c in everything if self._here(c)]
         self._scopes = {
-            WORKSPACE: _Scope([c for c in everything if self._here(c)], with_label=False),
-            ALL: _Scope(everything, with_label=True),
+            WORKSPACE: _Scope(here, with_label=False),
+            ALL: _Scope(everything if all_count is None else [], with_label=True),
         }
+        self.all_loaded = all_count is None
+        self._all_count = all_count or 0
+        self.all_error: str | None = None
+        # Renames and archives made here, applied again to rows that arrive later (the index may not
+        # have seen them yet).
+        self._renamed: dict[str, str] = {}
+        self._archived: set[str] = set()
         self.scope = WORKSPACE
         self.query = ""
         self.selected_index = 0
@@ -174,12 +232,51 @@ class PickerModel:
         self._last_height = 20
 
     def _here(self, c: Candidate) -> bool:
-        cwd = c.cwd
-        here = self.current_cwd
-        # Recorded cwds come from getcwd() and are normal already; only a trailing slash is forgiven.
-        if cwd is not None and (cwd == here or (cwd.endswith("/") and cwd.rstrip("/") == here)):
-            return True
-        return self.current_workspace is not None and c.workspace == self.current_workspace
+        return in_workspace(c, self.current_cwd, self.current_workspace)
+
+    # -- every workspace's rows, arriving after the open -------------------------------------------
+
+    def add_all(self, rows: AllRows | Iterable[Candidate]) -> None:
+        """Take every workspace's rows (again, after a refresh, is fine too).
+
+        This workspace's rows are replaced only if they differ. The query stays, and so does the
+        highlighted row when it is still listed (the top row stays the top row).
+        """
+        if not isinstance(rows, AllRows):
+            rows = prepare_all(rows, current_cwd=self.current_cwd, current_workspace=self.current_workspace)
+        if rows.error is not None and not rows.rows:
+            self.all_error = rows.error
+            return
+        chosen = self.selected if self.selected_index > 0 else None
+        everything, here, index = rows.rows, rows.here, rows.index
+        if self._renamed or self._archived:
+            everything = self._with_local_edits(everything)
+            here = self._with_local_edits(here)
+            index = None
+        changed = {ALL: True, WORKSPACE: here != self._scopes[WORKSPACE].rows}
+        self._scopes[ALL].reset(everything, index)
+        if changed[WORKSPACE]:
+            self._scopes[WORKSPACE].reset(here)
+        self.all_loaded = True
+        self.all_error = None
+        if not changed[self.scope]:
+            return
+        if self.query.split():
+            self._rank(self.query)
+        else:
+            self._scopes[self.scope].ranking = None
+        found = None if chosen is None else self._find(chosen.id, max(64, self.selected_index * 2 + 64))
+        self.selected_index = found or 0
+        self._top = min(self._top, self.selected_index)
+
+    def _with_local_edits(self, rows: list[Candidate]) -> list[Candidate]:
+        out = []
+        for c in rows:
+            if c.id in self._archived:
+                continue
+            title = self._renamed.get(c.id)
+            out.append(c if title is None else c._replace(title=title))
+        return out
 
     # -- scope and query ---------------------------------------------------------------------------
 
@@ -204,6 +301,10 @@ class PickerModel:
         if not text.split():
             scope.ranking = None
             return
+        self._rank(text)
+
+    def _rank(self, text: str) -> None:
+        scope = self._scopes[self.scope]
         ranking = scope.index.search(text, want=max(64, self._capacity(self._last_height) * 2))
         if not ranking.exact(self._capacity(self._last_height)):
             ranking.refine(KEYSTROKE_BUDGET)
@@ -211,7 +312,9 @@ class PickerModel:
 
     def prepare(self) -> None:
         """Build the search index of every scope now (it is otherwise built by the first search in it)."""
-        for scope in self._scopes.values():
+        for name, scope in self._scopes.items():
+            if name == ALL and not self.all_loaded:
+                continue  # its rows are not here yet; they come with their index
             scope.index  # noqa: B018 -- the property builds and keeps it
 
     @property
@@ -268,7 +371,17 @@ class PickerModel:
     @property
     def counts(self) -> tuple[int, int]:
         """(rows in the active scope, rows in the other scope), whatever the query."""
-        return len(self._scopes[self.scope].rows), len(self._scopes[self.other_scope].rows)
+        return self._size(self.scope), self._size(self.other_scope)
+
+    def _size(self, name: str) -> int:
+        if name == ALL and not self.all_loaded:
+            return self._all_count
+        return len(self._scopes[name].rows)
+
+    @property
+    def loading(self) -> bool:
+        """Whether the active scope's rows are still on their way."""
+        return self.scope == ALL and not self.all_loaded
 
     def match_positions(self, c: Candidate) -> dict[str, tuple[int, ...]]:
         """Matched character positions per field (`title`, `first_input`, `id`, `label`) of one row."""
@@ -349,15 +462,18 @@ class PickerModel:
         """The highlighted row to resume, or why not (its refusal reason, or that nothing is there)."""
         chosen = self.selected
         if chosen is None:
-            return "no session to resume here"
+            return "all workspaces are still loading" if self.loading else "no session to resume here"
         if chosen.unresumable_reason:
             return chosen.unresumable_reason
         return chosen
 
     def rename(self, session_id: str, title: str) -> None:
+        if clean(title):
+            self._renamed[session_id] = clean(title)
         self._update(session_id, lambda c: c._replace(title=clean(title) or c.title))
 
     def archive(self, session_id: str) -> None:
+        self._archived.add(session_id)
         self._update(session_id, None)
 
     def _update(self, session_id: str, change: object) -> None:
@@ -390,6 +506,10 @@ class PickerModel:
     def empty_message(self) -> str:
         """What the row area says when it has no rows."""
         here, there = self.counts
+        if self.loading:
+            if self.all_error is not None:
+                return f"Cannot list all workspaces: {clean(self.all_error)}"
+            return f"Loading all workspaces · {here}…"
         if self.scope == WORKSPACE and here == 0:
             return f"No sessions in this workspace — Tab shows all workspaces · {there}"
         if here == 0:
@@ -446,7 +566,7 @@ class PickerModel:
             prompt, text = edit
             return _fit([(S_SCOPE, prompt), (S_QUERY, clean(text, 10_000))], width)
         count = self._count()
-        shown = f"{count}{'…' if self.pending else ''}"
+        shown = "…" if self.loading else f"{count}{'…' if self.pending else ''}"
         right = f" {shown}/{self.counts[0]} "
         left_room = max(0, width - cells(right))
         left = _fit([(S_SCOPE, "> "), (S_QUERY, clean(self.query, 10_000))], left_room)

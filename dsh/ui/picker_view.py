@@ -13,7 +13,7 @@ from prompt_toolkit.layout import Window
 from prompt_toolkit.layout.controls import UIContent, UIControl
 
 from dsh.resume.candidates import CURRENT_SESSION, Candidate
-from dsh.resume.picker import PickerModel
+from dsh.resume.picker import AllRows, PickerModel
 
 RENAME_PROMPT = "Rename: "
 # Ranking left over after a keystroke runs in slices this long, so keys are read between them.
@@ -85,6 +85,14 @@ class PickerView:
         return (RENAME_PROMPT, self.editing[1]) if self.editing is not None else None
 
     # -- query and background ranking --------------------------------------------------------------
+
+    def add_all(self, rows: AllRows) -> None:
+        """Every workspace's rows have arrived (from `load_rest` on a worker): show them, finish ranking."""
+        self.model.add_all(rows)
+        self._refine_later()
+        app = get_app_or_none()
+        if app is not None and app.is_running:
+            app.invalidate()
 
     def set_query(self, text: str) -> None:
         self.model.set_query(text)

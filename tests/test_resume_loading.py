@@ -1,0 +1,292 @@
+"""The fast /resume open: this workspace's rows and a count first, every workspace's rows later, one result."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from dsh.resume.candidates import CURRENT_SESSION, NO_WORKSPACE, Candidate
+from dsh.resume.loading import load_rest, open_picker
+from dsh.resume.picker import ALL, WORKSPACE, AllRows, PickerModel, render_text
+from dsh.store.index import SessionIndex
+from dsh.store.log import SessionLog, append_event
+from dsh.store.workspace import workspace_partition
+
+HERE = "/home/u/dsh"
+NOW = 1_800_000_000.0
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    return tmp_path / "sessions"
+
+
+@pytest.fixture
+def index(tmp_path: Path, root: Path) -> SessionIndex:
+    idx = SessionIndex(tmp_path / "session-query.db", root)
+    yield idx
+    idx.close()
+
+
+def make(root: Path, cwd: str, *inputs: str, close: bool = True) -> SessionLog:
+    log = SessionLog.create(root, cwd)
+    for text in inputs:
+        log.append("input", text=text)
+    if close:
+        log.close()
+    return log
+
+
+def no_cwd_log(root: Path, folder_cwd: str, sid: str) -> None:
+    """A log kept in `folder_cwd`'s folder whose header records no cwd at all."""
+    path = root / workspace_partition(folder_cwd) / f"{sid}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    head = {"type": "session", "version": 1, "id": sid, "created_at": "2026-01-01T00:00:00.000Z"}
+    path.write_text(json.dumps(head) + "\n" + json.dumps({"type": "close", "at": "2026-01-01T00:00:01Z"}) + "\n")
+
+
+class World:
+    """A store with this workspace and others: archived, live, current, unresumable rows among them."""
+
+    def __init__(self, root: Path, index: SessionIndex) -> None:
+        self.root, self.index = root, index
+        self.mine = [make(root, HERE, f"here {i}") for i in range(4)]
+        self.others = [make(root, f"/home/u/other{i % 3}", f"there {i}") for i in range(9)]
+        self.archived = make(root, HERE, "hidden here")
+        append_event(self.archived.path, "archive", archived=True)
+        self.archived_there = make(root, "/home/u/other0", "hidden there")
+        append_event(self.archived_there.path, "archive", archived=True)
+        self.current = make(root, HERE, "me", close=False)
+        no_cwd_log(root, HERE, "20260101T000000Z-abcdef")
+        index.refresh()
+
+    def open(self) -> PickerModel:
+        return open_picker(self.index, cwd=HERE, current_session_id=self.current.id, own_pid=12345, now=NOW)
+
+    def rest(self) -> AllRows:
+        return load_rest(self.index, cwd=HERE, current_session_id=self.current.id, own_pid=12345)
+
+    def old_way(self) -> PickerModel:
+        """The picker as /resume built it before the fast open: every row at once."""
+        cands = Candidate.from_summaries(
+            self.index.summaries(cwd=None), current_session_id=self.current.id, own_pid=12345
+        )
+        return PickerModel(cands, current_cwd=HERE, now=NOW, current_workspace=workspace_partition(HERE))
+
+
+@pytest.fixture
+def world(root: Path, index: SessionIndex) -> World:
+    return World(root, index)
+
+
+def rows(model: PickerModel, scope: str) -> list[Candidate]:
+    if model.scope != scope:
+        model.toggle_scope()
+    return model.visible
+
+
+def test_fast_open_shows_exactly_the_workspace_rows_of_a_full_load(world: World) -> None:
+    fast = world.open()
+    full = world.old_way()
+    assert fast.scope == full.scope == WORKSPACE
+    assert fast.visible == full.visible
+    assert len({c.id for c in fast.visible}) == len(fast.visible) == 6
+    assert fast.frame(100, 30) == full.frame(100, 30)
+
+
+def test_rows_arriving_later_match_the_full_load_without_duplicates(world: World) -> None:
+    fast = world.open()
+    before = list(fast.visible)
+    fast.add_all(world.rest())
+    full = world.old_way()
+    assert fast.visible == before
+    assert rows(fast, ALL) == rows(full, ALL)
+    ids = [c.id for c in fast.visible]
+    assert len(ids) == len(set(ids)) == 4 + 9 + 1 + 1
+
+
+def test_counts_before_and_after_the_rest_arrives(world: World) -> None:
+    fast = world.open()
+    assert not fast.all_loaded
+    assert fast.counts == (6, 15)
+    assert fast.scope_line() == "This workspace · 6 — Tab: all workspaces · 15"
+    fast.add_all(world.rest())
+    assert fast.all_loaded
+    assert fast.counts == (6, 15)
+    fast.toggle_scope()
+    assert fast.counts == (15, 6)
+
+
+def test_tab_before_the_rest_arrives_says_loading_then_fills_in(world: World) -> None:
+    fast = world.open()
+    fast.toggle_scope()
+    assert fast.scope == ALL and fast.loading
+    assert fast.counts == (15, 6)
+    text = render_text(fast.frame(100, 20))
+    assert "All workspaces · 15 — Tab: this workspace · 6" in text
+    assert "Loading all workspaces · 15…" in text
+    assert fast.enter() == "all workspaces are still loading"
+    fast.move(1)
+    fast.end()
+    assert fast.selected is None
+    fast.set_query("there 7")  # typed while loading: kept, and applied when the rows come
+    fast.add_all(world.rest())
+    assert not fast.loading and fast.query == "there 7"
+    while fast.refine(1.0):
+        pass
+    assert fast.visible[0].first_input == "there 7" and fast.selected_index == 0
+    assert "Loading" not in render_text(fast.frame(100, 20))
+
+
+def test_tab_back_and_forth_while_loading_keeps_the_workspace_rows(world: World) -> None:
+    fast = world.open()
+    here = list(fast.visible)
+    fast.toggle_scope()
+    fast.toggle_scope()
+    assert fast.scope == WORKSPACE and fast.visible == here
+
+
+def test_archived_rows_are_hidden_in_both_parts(world: World) -> None:
+    fast = world.open()
+    hidden = {world.archived.id, world.archived_there.id}
+    assert not hidden & {c.id for c in fast.visible}
+    fast.add_all(world.rest())
+    assert not hidden & {c.id for c in rows(fast, ALL)}
+
+
+def test_unresumable_rows_are_kept_with_their_reasons(world: World) -> None:
+    fast = world.open()
+    reasons = {c.id: c.unresumable_reason for c in fast.visible}
+    assert reasons[world.current.id] == CURRENT_SESSION
+    assert reasons["20260101T000000Z-abcdef"] == NO_WORKSPACE
+    fast.add_all(world.rest())
+    assert {c.id: c.unresumable_reason for c in rows(fast, ALL)}["20260101T000000Z-abcdef"] == NO_WORKSPACE
+
+
+def test_a_live_session_of_another_process_is_refused_in_both_parts(root: Path, index: SessionIndex) -> None:
+    live = make(root, HERE, "busy", close=False)  # held by this test process, not by "dsh" pid 12345
+    index.refresh()
+    fast = open_picker(index, cwd=HERE, current_session_id=None, own_pid=12345, now=NOW)
+    (row,) = fast.visible
+    assert row.id == live.id and row.unresumable_reason == f"open in another dsh (pid {os.getpid()})"
+    fast.add_all(load_rest(index, cwd=HERE, current_session_id=None, own_pid=12345))
+    assert fast.visible == [row]
+    live.close()
+
+
+def test_the_rest_loads_on_a_worker_thread_with_its_own_connection(world: World) -> None:
+    fast = world.open()  # the test's connection is made on this thread
+    got: list[AllRows] = []
+    worker = threading.Thread(target=lambda: got.append(world.rest()))
+    worker.start()
+    worker.join(30)
+    (rest,) = got
+    assert rest.error is None and len(rest.rows) == 15
+    fast.add_all(rest)
+    assert len(rows(fast, ALL)) == 15
+    assert world.index.count() == 15  # the app's own connection is still fine
+
+
+def test_selection_moved_by_the_user_stays_on_its_row_when_rows_change(world: World) -> None:
+    fast = world.open()
+    fast.add_all(world.rest())
+    fast.toggle_scope()
+    fast.move(3)
+    chosen = fast.selected
+    assert chosen is not None
+    newer = make(world.root, "/home/u/new", "brand new")
+    world.index.refresh()
+    fast.add_all(world.rest())
+    assert fast.visible[0].id == newer.id
+    assert fast.selected == chosen and fast.selected_index == 4
+
+
+def test_the_top_row_stays_the_top_row_when_rows_change(world: World) -> None:
+    fast = world.open()
+    fast.toggle_scope()
+    newer = make(world.root, "/home/u/new", "brand new")
+    world.index.refresh()
+    fast.add_all(world.rest())
+    assert fast.selected_index == 0 and fast.selected is not None and fast.selected.id == newer.id
+
+
+def test_a_workspace_query_keeps_its_ranking_when_the_same_rows_arrive(world: World) -> None:
+    fast = world.open()
+    fast.set_query("here 2")
+    ranked = fast.visible
+    fast.move(1)
+    fast.add_all(world.rest())
+    assert fast.query == "here 2" and fast.visible == ranked and fast.selected_index == 1
+
+
+def test_new_workspace_rows_after_a_refresh_are_taken_in(world: World) -> None:
+    fast = world.open()
+    newer = make(world.root, HERE, "just now")
+    world.index.refresh()
+    fast.add_all(world.rest())
+    assert fast.visible[0].id == newer.id
+    assert fast.counts == (7, 16)
+
+
+def test_rename_and_archive_before_the_rest_arrives_are_kept(world: World) -> None:
+    fast = world.open()
+    first, second = fast.visible[0], fast.visible[1]
+    fast.rename(first.id, "renamed here")
+    fast.archive(second.id)
+    fast.add_all(world.rest())  # the index has not seen either change yet
+    mine = {c.id: c.title for c in fast.visible}
+    assert mine[first.id] == "renamed here" and second.id not in mine
+    every = {c.id: c.title for c in rows(fast, ALL)}
+    assert every[first.id] == "renamed here" and second.id not in every
+    fast.set_query("renamed")
+    assert [c.id for c in fast.visible] == [first.id]
+
+
+def test_a_broken_index_is_reported_in_the_all_scope(tmp_path: Path, root: Path) -> None:
+    db = tmp_path / "session-query.db"
+    idx = SessionIndex(db, root)
+    make(root, HERE, "x")
+    idx.refresh()
+    fast = open_picker(idx, cwd=HERE, current_session_id=None, own_pid=1, now=NOW)
+    idx.close()
+    for suffix in ("-wal", "-shm"):
+        Path(f"{db}{suffix}").unlink(missing_ok=True)
+    db.write_bytes(b"this is not a database" * 500)  # damaged after the open, before the rest is read
+    rest = load_rest(idx, cwd=HERE, current_session_id=None, own_pid=1)
+    assert rest.rows == [] and rest.error is not None and "session index" in rest.error
+    fast.add_all(rest)
+    fast.toggle_scope()
+    assert fast.loading and "Cannot list all workspaces" in fast.empty_message()
+    assert fast.counts == (1, 1)
+
+
+def test_an_empty_store_opens_and_loads(index: SessionIndex) -> None:
+    fast = open_picker(index, cwd=HERE, current_session_id=None, own_pid=1, now=NOW)
+    assert fast.counts == (0, 0)
+    assert "No sessions in this workspace" in fast.empty_message()
+    fast.add_all(load_rest(index, cwd=HERE, current_session_id=None, own_pid=1))
+    fast.toggle_scope()
+    assert fast.empty_message() == "No sessions in any workspace"
+
+
+def test_a_plain_candidate_list_may_be_added_too(world: World) -> None:
+    fast = world.open()
+    full = world.old_way()
+    fast.add_all(rows(full, ALL))
+    assert rows(fast, ALL) == rows(full, ALL)
+    assert rows(fast, WORKSPACE) == rows(full, WORKSPACE)
+
+
+def test_prepare_skips_the_all_scope_until_its_rows_come(world: World) -> None:
+    fast = world.open()
+    fast.prepare()
+    fast.add_all(world.rest())
+    fast.toggle_scope()
+    fast.set_query("there")
+    while fast.refine(1.0):
+        pass
+    assert len(fast.visible) == 9
