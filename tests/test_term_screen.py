@@ -135,15 +135,44 @@ def test_resize_keeps_history_and_cursor() -> None:
     assert len(s.history) == 0
 
 
-def test_resize_narrower_and_wider() -> None:
+def test_resize_narrower_and_wider_rewraps_text() -> None:
     s = make(cols=10, rows=2)
     s.feed(b"0123456789")
     s.resize(columns=4)
-    assert row(s, 0) == "0123"
-    assert s.cursor.x == 3
+    assert [row(s, 0), row(s, 1)] == ["4567", "89"]
+    assert texts(s.history) == ["0123"]
+    assert (s.cursor.x, s.cursor.y) == (2, 1)
     s.resize(columns=12)
-    s.feed(b"\r\tX")
-    assert s.buffer[0][8].data == "X"
+    assert [row(s, 0), row(s, 1)] == ["0123456789", ""]
+    assert (s.cursor.x, s.cursor.y) == (10, 0)
+    s.feed(b"X\r\n\tY")
+    assert row(s, 0) == "0123456789X"
+    assert s.buffer[1][8].data == "Y"
+
+
+def test_reflow_keeps_separate_lines_and_the_cursor() -> None:
+    s = make(cols=8, rows=6)
+    s.feed(b"ab\r\nabcdefghijk\r\n$ ")
+    assert [row(s, y) for y in range(3)] == ["ab", "abcdefgh", "ijk"]
+    s.resize(columns=20)
+    assert [row(s, y) for y in range(3)] == ["ab", "abcdefghijk", "$"]
+    assert (s.cursor.x, s.cursor.y) == (2, 2)
+    s.resize(columns=5)
+    assert [row(s, y) for y in range(5)] == ["ab", "abcde", "fghij", "k", "$"]
+    assert (s.cursor.x, s.cursor.y) == (2, 4)
+    s.feed(b"typed")
+    assert row(s, 4) == "$ typ"
+    assert row(s, 5) == "ed"
+
+
+def test_reflow_never_splits_a_wide_character() -> None:
+    s = make(cols=6, rows=3)
+    s.feed("ab日本語".encode())
+    assert [row(s, 0), row(s, 1)] == ["ab日本", "語"]
+    s.resize(columns=5)
+    assert [row(s, 0), row(s, 1)] == ["ab日", "本語"]
+    assert s.buffer[0][4].data == " "  # the column a wide character could not use
+    assert (s.cursor.x, s.cursor.y) == (4, 1)
 
 
 def test_resize_in_alternate_screen_keeps_main_screen() -> None:
@@ -363,3 +392,29 @@ def test_extra_csi_parameters_are_ignored_not_fatal() -> None:
     s.feed(b"\x1b[4;1;7;9H*\x1b[2;3;4A+")
     assert s.buffer[3][0].data == "*"
     assert s.buffer[1][1].data == "+"
+
+
+def test_resize_in_alternate_screen_rewraps_only_the_main_screen() -> None:
+    s = make(cols=10, rows=3)
+    s.feed(b"0123456789ab\x1b[?1049h\x1b[1;1Hfull screen")
+    s.resize(columns=6)
+    assert row(s, 0) == "full s"  # cut, the program redraws
+    s.feed(b"\x1b[?1049l")
+    assert [row(s, 0), row(s, 1)] == ["012345", "6789ab"]
+    assert (s.cursor.x, s.cursor.y) == (6, 1)
+
+
+def test_narrow_then_widen_gives_back_the_same_screen() -> None:
+    import random
+
+    rnd = random.Random(3)
+    for _ in range(60):
+        cols, rows = rnd.randint(8, 30), rnd.randint(3, 10)
+        s = make(cols=cols, rows=rows, scrollback=1000)
+        lines = ["".join(rnd.choice("abc xyz") for _ in range(rnd.randint(0, 2 * cols))) for _ in range(12)]
+        s.feed("\r\n".join(lines).encode())
+        before = (texts([*s.history, *s.buffer]), s.cursor.x, s.cursor.y)
+        s.resize(columns=rnd.randint(3, cols - 1))
+        s.resize(columns=cols)
+        after = (texts([*s.history, *s.buffer]), s.cursor.x, s.cursor.y)
+        assert after == before

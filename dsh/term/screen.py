@@ -16,6 +16,7 @@ from pyte import graphics as g
 from pyte import modes as mo
 from pyte.screens import Cursor, Margins, wcwidth
 
+from dsh.term.reflow import reflow
 from dsh.text import sanitize
 
 __all__ = ["Cell", "FrozenLine", "Line", "Lines", "TermScreen"]
@@ -36,6 +37,8 @@ MODE_MOUSE_ANY = 1003
 MODE_MOUSE_SGR = 1006
 MODE_BRACKETED_PASTE = 2004
 _ALT_MODES = (1049, 1047, 47)
+# At most this many of the newest history rows are rewrapped with the screen on a width change.
+_REFLOW_HISTORY_MAX = 500
 MODE_FOCUS_EVENTS = 1004
 MODE_SYNCHRONIZED_OUTPUT = 2026
 _REPORTED_PRIVATE_MODES = frozenset({1, 5, 6, 7, 9, 12, 25, 47, 1000, 1002, 1003, 1004, 1006, 1047, 1049, 2004,
@@ -71,6 +74,7 @@ class Line(dict):
     video (DECSCNM) carry their own."""
 
     default: Cell = Cell(" ")
+    wrapped = False  # the terminal wrapped this row's text onto the next (set per row when it does)
 
     def __missing__(self, key: int) -> Cell:
         return self.default
@@ -81,13 +85,23 @@ class FrozenLine(tuple):
     pointers takes about a fifth of a Line's memory). Read-only."""
 
     __slots__ = ()
+    wrapped = False
 
-    @classmethod
-    def of(cls, line: Line) -> FrozenLine:
-        return cls(map(line.__getitem__, range(max(line) + 1))) if line else cls()
+    @staticmethod
+    def of(line: Line) -> FrozenLine:
+        kind = _WrappedFrozenLine if line.wrapped else FrozenLine
+        return kind(map(line.__getitem__, range(max(line) + 1))) if line else kind()
 
     def thaw(self) -> Line:
-        return Line(enumerate(self))
+        line = Line(enumerate(self))
+        if self.wrapped:
+            line.wrapped = True
+        return line
+
+
+class _WrappedFrozenLine(FrozenLine):
+    __slots__ = ()
+    wrapped = True
 
 
 class Lines(list):
@@ -606,6 +620,7 @@ class TermScreen(pyte.Screen):
         while i < n:
             if x >= cols:
                 if mo.DECAWM in mode:
+                    buf[cursor.y].wrapped = True
                     cursor.x = 0
                     self.linefeed()
                     cursor = self.cursor
@@ -644,6 +659,7 @@ class TermScreen(pyte.Screen):
             x = cursor.x
             if x + width > cols:
                 if mo.DECAWM in mode:
+                    self.buffer[cursor.y].wrapped = True
                     cursor.x = 0
                     self.linefeed()
                     cursor = self.cursor
@@ -774,6 +790,8 @@ class TermScreen(pyte.Screen):
             lo, hi = 0, cols
         else:
             return
+        if hi == cols and line.wrapped:
+            line.wrapped = False  # its end is gone: it no longer runs on into the next row
         if attrs == line.default:
             if lo == 0 and hi >= cols:
                 line.clear()
@@ -799,6 +817,8 @@ class TermScreen(pyte.Screen):
         buf = self.buffer
         for y in rows:
             line = buf[y]
+            if line.wrapped:
+                line.wrapped = False
             if attrs == line.default:
                 line.clear()
             else:
@@ -878,7 +898,7 @@ class TermScreen(pyte.Screen):
             self.mode.discard(m << 5)
         if restore_cursor or self._main_saves_cursor:
             self.cursor = cursor
-            self.cursor.x = min(cursor.x, self.columns - 1)
+            self.cursor.x = min(cursor.x, self.columns)  # == columns: a wrap is pending
             self.cursor.y = min(cursor.y, self.lines - 1)
 
     # -- resize -------------------------------------------------------------------------------
@@ -890,14 +910,15 @@ class TermScreen(pyte.Screen):
         if lines == self.lines and columns == self.columns:
             return
         old_columns = self.columns
-        if self._main is not None:
-            main_buf, main_cursor = self._main
-            self._resize_rows(main_buf, main_cursor, lines, keep_history=True)
-            self._fit_columns(main_buf, main_cursor, columns)
-            self._resize_rows(self.buffer, self.cursor, lines, keep_history=False)  # type: ignore[arg-type]
+        main_buf, main_cursor = self._main if self._main is not None else (self.buffer, self.cursor)
+        if columns != old_columns:
+            self._reflow(main_buf, main_cursor, lines, columns)  # type: ignore[arg-type]
         else:
-            self._resize_rows(self.buffer, self.cursor, lines, keep_history=True)  # type: ignore[arg-type]
-        self._fit_columns(self.buffer, self.cursor, columns)  # type: ignore[arg-type]
+            self._resize_rows(main_buf, main_cursor, lines, keep_history=True)  # type: ignore[arg-type]
+        if self._main is not None:
+            # a full-screen program redraws at its new size: its screen is only cut to fit
+            self._resize_rows(self.buffer, self.cursor, lines, keep_history=False)  # type: ignore[arg-type]
+            self._fit_columns(self.buffer, self.cursor, columns)  # type: ignore[arg-type]
         if columns > old_columns:
             self.tabstops.update(range(8 * (old_columns // 8 + 1), columns, 8))
         self.lines, self.columns = lines, columns
@@ -905,6 +926,45 @@ class TermScreen(pyte.Screen):
         for save in self.savepoints:
             save.cursor.x = min(save.cursor.x, columns - 1)
             save.cursor.y = min(save.cursor.y, lines - 1)
+
+    def _reflow(self, buf: Lines, cursor: Cursor, rows: int, columns: int) -> None:
+        """The main screen at a new width: wrapped text is rewrapped, rows that no longer fit go
+        to history, room at the top is filled from history."""
+        # The newest history rows are rewrapped with the screen (all of it would cost too much).
+        history = self.history
+        lead: list[Line] = []
+        for _ in range(min(len(history), _REFLOW_HISTORY_MAX)):
+            line = history.pop()
+            lead.append(line.thaw() if isinstance(line, FrozenLine) else line)
+        lead.reverse()
+        new_rows, y, x = reflow([*lead, *buf], cursor.y + len(lead), cursor.x, self.columns, columns,
+                                self._blank)
+        while len(new_rows) > y + 1 and not new_rows[-1] and not new_rows[-1].wrapped:
+            new_rows.pop()  # blank rows below the cursor
+        if len(new_rows) > rows:
+            drop = min(len(new_rows) - rows, y)
+            self._push_main_history(new_rows[:drop], returning=len(lead))
+            del new_rows[:drop]
+            y -= drop
+            del new_rows[rows:]
+        elif len(new_rows) < rows:
+            pull = min(rows - len(new_rows), len(self.history))
+            if pull:
+                back = [self.history.pop() for _ in range(pull)]
+                back.reverse()
+                new_rows[0:0] = [line.thaw() if isinstance(line, FrozenLine) else line for line in back]
+                y += pull
+            new_rows.extend(self._blank() for _ in range(rows - len(new_rows)))
+        buf[:] = new_rows
+        cursor.y = min(max(y, 0), rows - 1)
+        cursor.x = min(x, columns)
+
+    def _push_main_history(self, lines: list[Line], *, returning: int = 0) -> None:
+        """`returning` of these rows came out of history for a reflow: not new to a scrolled view."""
+        if self.history.maxlen:
+            self.history.extend(lines)
+            self.history_pushed += max(0, len(lines) - returning)
+            self._compacted_mark = min(self._compacted_mark, self.history_pushed - len(lines))
 
     def _resize_rows(self, buf: Lines, cursor: Cursor, rows: int, *, keep_history: bool) -> None:
         old = len(buf)
