@@ -40,11 +40,16 @@ class TerminalControl(UIControl):
         columns = term.cols
         match = term.match_in_view(height)
 
+        drawn: dict[int, list[tuple[str, str]]] = {}  # prompt_toolkit may ask for a line twice
+
         def get_line(i: int) -> list[tuple[str, str]]:
-            if not 0 <= i < len(lines):
-                return []
-            highlight = (match[1], match[2]) if match is not None and match[0] == i else None
-            return line_fragments(lines[i], columns, highlight=highlight)
+            fragments = drawn.get(i)
+            if fragments is None:
+                if not 0 <= i < len(lines):
+                    return []
+                highlight = (match[1], match[2]) if match is not None and match[0] == i else None
+                fragments = drawn[i] = line_fragments(lines[i], columns, highlight=highlight)
+            return fragments
 
         cursor = term.cursor_in_view(height)
         if cursor is None:
