@@ -141,6 +141,7 @@ class DshApp:
         self.auto_entered = False
         self.message: Announcement | None = None
         self.area = Rect(0, 1, 80, 20)
+        self._child_focus: str | None = None
         self.too_small = False
         self.notifications: list[Notification] = []
         self.result = AppResult()
@@ -538,9 +539,23 @@ class DshApp:
             self._mark_notifications_read(pane.id)
         if self.mode == "pane":
             self._focus_active_body()
+        self._sync_child_focus()
         self.invalidate()
 
     # -- keyboard focus: prompt <-> pane -------------------------------------------------
+    def _sync_child_focus(self) -> None:
+        """Tell children that asked for focus events (agents do) when the keyboard enters or leaves them."""
+        pane = self.active_pane
+        focused = pane.id if pane is not None and self.mode == "pane" else None
+        if focused == self._child_focus:
+            return
+        before = self.panes.get(self._child_focus) if self._child_focus else None
+        if before is not None and before.running:
+            before.terminal.set_focus(False)
+        if pane is not None and focused is not None and pane.running:
+            pane.terminal.set_focus(True)
+        self._child_focus = focused
+
     def _focus_active_body(self) -> None:
         pane = self.active_pane
         if pane is not None and pane.id in self.slots:
@@ -556,12 +571,14 @@ class DshApp:
         self.mode = "pane"
         self.auto_entered = auto
         self._focus_active_body()
+        self._sync_child_focus()
         self.invalidate()
 
     def enter_prompt(self) -> None:
         self.mode = "prompt"
         self.auto_entered = False
         self.layout.focus(self.prompt_window)
+        self._sync_child_focus()
         self.invalidate()
 
     def toggle_prompt_pane(self) -> None:

@@ -1,0 +1,34 @@
+"""A child that asked for focus events (mode 1004, as agent CLIs do) learns when the keyboard enters or leaves."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.test_app_harness import C_RBRACKET, run, running_app
+
+
+def test_focus_in_and_out_follow_the_keyboard(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            pane = h.pane
+            pane.terminal.feed(b"\x1b[?1004h")  # what the child prints to ask for focus events
+            sent = h.record(pane)
+            h.send(C_RBRACKET)
+            await h.wait(lambda: b"\x1b[I" in b"".join(sent), "focus-in when the keyboard enters the pane")
+            h.send(C_RBRACKET)
+            await h.wait(lambda: b"\x1b[O" in b"".join(sent), "focus-out when it goes back to the prompt")
+
+    run(body)
+
+
+def test_no_focus_events_for_a_child_that_did_not_ask(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            sent = h.record(h.pane)
+            h.send(C_RBRACKET)
+            await h.wait(lambda: h.app.mode == "pane", "the keyboard in the pane")
+            h.send(C_RBRACKET)
+            await h.wait(lambda: h.app.mode == "prompt", "the keyboard back on the prompt")
+            assert b"\x1b[I" not in b"".join(sent) and b"\x1b[O" not in b"".join(sent)
+
+    run(body)
