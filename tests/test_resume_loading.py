@@ -290,3 +290,62 @@ def test_prepare_skips_the_all_scope_until_its_rows_come(world: World) -> None:
     while fast.refine(1.0):
         pass
     assert len(fast.visible) == 9
+
+
+def test_load_then_refresh_delivers_again_only_when_the_logs_changed(world: World) -> None:
+    from dsh.resume.loading import load_rest_and_refresh
+
+    fast = world.open()
+    newer = make(world.root, HERE, "not indexed yet")  # written after the last refresh
+    delivered: list[AllRows] = []
+
+    def run() -> list[str]:
+        return load_rest_and_refresh(
+            world.index, cwd=HERE, current_session_id=world.current.id, own_pid=12345, deliver=delivered.append
+        )
+
+    assert run() == []
+    assert [len(d.rows) for d in delivered] == [15, 16]  # what the index knew, then the refreshed rows
+    for rows_now in delivered:
+        fast.add_all(rows_now)
+    assert fast.visible[0].id == newer.id and fast.counts == (7, 16)
+    delivered.clear()
+    assert run() == []
+    assert [len(d.rows) for d in delivered] == [16]  # nothing changed: one delivery
+
+
+def test_gc_pause_always_ends_with_the_gc_as_it_was() -> None:
+    import gc
+
+    from dsh.resume.candidates import gc_paused
+
+    assert gc.isenabled()
+    with gc_paused():
+        assert not gc.isenabled()
+        with gc_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError), gc_paused():
+        raise RuntimeError("a failed load")
+    assert gc.isenabled()
+
+
+def test_rows_already_newest_first_keep_their_tie_order_and_others_are_sorted() -> None:
+    from dsh.resume.picker import newest_first
+
+    def c(sid: str, at: str) -> Candidate:
+        return Candidate(sid, HERE, "~", sid, "", at, at, 1, None, None, ())
+
+    ordered = [c("b", "2026-02"), c("a", "2026-02"), c("z", "2026-01")]
+    assert newest_first(ordered) == ordered
+    assert [x.id for x in newest_first(reversed(ordered))] == ["a", "b", "z"]
+
+
+def test_release_empties_a_list_of_any_size() -> None:
+    from dsh.store.index import release
+
+    for n in (0, 1, 4999, 5000, 12345):
+        items = list(range(n))
+        release(items)
+        assert items == []

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
 from dsh.text import sanitize
@@ -111,11 +112,21 @@ class Candidate(NamedTuple):
         cls, summaries: Iterable[Any], *, current_session_id: str | None, own_pid: int
     ) -> list[Candidate]:
         """`from_summary` for a whole listing, with the cyclic GC paused (it would rescan every new row)."""
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
+        with gc_paused():
             make = cls.from_summary
             return [make(s, current_session_id=current_session_id, own_pid=own_pid) for s in summaries]
-        finally:
-            if enabled:
-                gc.enable()
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """No cyclic GC while 100k rows are built: each collection would walk all of them again.
+
+    Safe across threads: whoever found the GC on turns it back on, so it always ends up on.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
