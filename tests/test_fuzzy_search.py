@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from dsh.resume.fuzzy import match
 from dsh.resume.search import FuzzyIndex
 
@@ -112,3 +114,37 @@ def test_provisional_head_keeps_leading_rows_found_ahead_of_the_scan() -> None:
     while ranking.refine(1.0):
         pass
     assert ranking.head(12) == _brute("log", texts)[:12]
+
+
+@pytest.mark.parametrize("slice_rows", [1, 3, 7, 100_000])
+def test_the_index_built_in_slices_equals_the_index_built_whole(
+    slice_rows: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dsh.resume import search as search_mod
+
+    rng = random.Random(slice_rows)
+    alphabet = ["a", "B", " ", "\t", "é", "_", "-", "1", "ß", "Σ"]
+    texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12))) for _ in range(200)]
+    monkeypatch.setattr(search_mod, "_BUILD_SLICE", 100_000)
+    whole = FuzzyIndex(texts)
+    monkeypatch.setattr(search_mod, "_BUILD_SLICE", slice_rows)
+    sliced = FuzzyIndex(texts)
+    assert sliced._lower == whole._lower
+    assert sliced._spaced_lower == whole._spaced_lower
+    assert sliced._joined_lower.text == whole._joined_lower.text
+    assert sliced._joined_lower.starts == whole._joined_lower.starts
+    for query in ("a", "b a", "é", "ss", "Σ1"):
+        assert sliced.search(query).rows() == whole.search(query).rows()
+
+
+@pytest.mark.parametrize("odd", ["line\nbreak", "İstanbul"])
+def test_rows_that_cannot_be_joined_take_the_row_by_row_way_in_any_slice(
+    odd: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dsh.resume import search as search_mod
+
+    texts = [f"row {i}" for i in range(10)] + [odd] + [f"more {i}" for i in range(10)]
+    monkeypatch.setattr(search_mod, "_BUILD_SLICE", 4)
+    index = FuzzyIndex(texts)
+    assert len(index._lower) == len(index._spaced_lower) == len(texts)
+    assert index.search(odd.split()[0][:4]).rows() != []

@@ -32,6 +32,7 @@ from dsh.resume.fuzzy import (
 _SPACE = re.compile(r"\s")
 _SPACE_NOT_NEWLINE = re.compile(r"[^\S\n]")
 _CHUNK = 128
+_BUILD_SLICE = 4096
 
 
 def _subsequence_pattern(term: str) -> re.Pattern[str]:
@@ -202,17 +203,31 @@ class FuzzyIndex:
         self._texts = list(map(texts.__getitem__, self.order))
         self._spaced_text: list[str] | None = None
         self._joined_text: _Joined | None = None
-        # One pass over all rows joined beats one call per row; rows with newlines (or characters whose
-        # lowercase is longer) cannot be cut apart again and take the row-by-row way.
-        big = "\n".join(self._texts)
-        low = big.lower()
-        if len(low) == len(big) and big.count("\n") == max(0, len(self._texts) - 1):
-            spaced_big = " " + low.replace("\n", "\n ")
+        # One pass over many rows joined beats one call per row; rows with newlines (or characters whose
+        # lowercase is longer) cannot be cut apart again and take the row-by-row way. The passes go a
+        # slice of rows at a time: one C call over every row would hold the GIL for tens of ms, and an
+        # index built on a worker thread would hold the event loop off that long.
+        lower: list[str] = []
+        spaced_lower: list[str] = []
+        spaced_parts: list[str] = []
+        whole = True
+        for start in range(0, len(self._texts), _BUILD_SLICE):
+            rows = self._texts[start : start + _BUILD_SLICE]
+            big = "\n".join(rows)
+            low = big.lower()
+            if len(low) != len(big) or big.count("\n") != len(rows) - 1:
+                whole = False
+                break
+            spaced = " " + low.replace("\n", "\n ")
             if not big.replace("\n", "").isprintable():
-                spaced_big = _SPACE_NOT_NEWLINE.sub(" ", spaced_big)
-            self._lower = low.split("\n") if self._texts else []
-            self._spaced_lower = spaced_big.split("\n") if self._texts else []
-            self._joined_lower = _Joined(self._spaced_lower, spaced_big if self._texts else "")
+                spaced = _SPACE_NOT_NEWLINE.sub(" ", spaced)
+            lower += low.split("\n")
+            spaced_lower += spaced.split("\n")
+            spaced_parts.append(spaced)
+        if whole:
+            self._lower = lower
+            self._spaced_lower = spaced_lower
+            self._joined_lower = _Joined(self._spaced_lower, "\n".join(spaced_parts))
         else:
             self._lower = [fold(t) for t in self._texts]
             self._spaced_lower = [_spaced(t) for t in self._lower]
