@@ -98,6 +98,9 @@ class Terminal:
         self._tail = bytearray()
         self._out = bytearray()
         self._killed = False
+        # Bytes read per event-loop callback before yielding; the app lowers it for background panes so a
+        # flood there leaves the loop free for keys.
+        self.read_budget = MAX_READ_PER_CALLBACK
         self._sync_timer: asyncio.TimerHandle | None = None
         self._compact_timer: asyncio.TimerHandle | None = None
         self._last_output = 0.0
@@ -204,7 +207,7 @@ class Terminal:
         chunks: list[bytes] = []
         total = 0
         eof = False
-        while total < MAX_READ_PER_CALLBACK:
+        while total < self.read_budget:
             try:
                 data = os.read(fd, READ_CHUNK)
             except BlockingIOError:

@@ -83,6 +83,13 @@ STYLE = Style.from_dict(
 )
 
 MIN_COLS = 20
+# Panes other than the active one redraw at most this often (tmux also paces busy panes).
+BACKGROUND_FRAME_SECONDS = 0.1
+# Redraws caused by pane output, per second at most.
+OUTPUT_FPS = 60
+# Bytes a pane's reader takes per loop callback: the active pane's output matters most.
+FOREGROUND_READ = 32768
+BACKGROUND_READ = 8192
 MIN_ROWS = 8
 
 
@@ -190,11 +197,16 @@ class DshApp:
             style=STYLE,
             full_screen=True,
             mouse_support=Condition(lambda: bool(self.config.get("ui.mouse", True))),
-            min_redraw_interval=1 / 60,
+            min_redraw_interval=None,
             max_render_postpone_time=0.005,
             refresh_interval=None,
         )
         self.application.ttimeoutlen = 0.05
+        self._loop = asyncio.get_event_loop()
+        self._last_key_time = 0.0
+        self._last_output_redraw = 0.0
+        self._output_redraw_pending = False
+        self.application.key_processor.before_key_press += self._on_key_press
         self.application.timeoutlen = 0.05
         self.scheduler = SnapshotScheduler(
             self._build_snapshot,
@@ -441,7 +453,11 @@ class DshApp:
         )
 
     def _register_slot(self, pane: Pane) -> None:
-        control = TerminalControl(pane.terminal, on_click=lambda: self.click_pane(pane.id))
+        control = TerminalControl(
+            pane.terminal,
+            on_click=lambda: self.click_pane(pane.id),
+            refresh_interval=lambda: 0.0 if pane.id == self.tabs.active_pane else BACKGROUND_FRAME_SECONDS,
+        )
         body = Window(control, wrap_lines=False)
         header = Window(FormattedTextControl(self._pane_header(pane.id)), height=1)
         self.slots[pane.id] = PaneSlot(pane.id, header, body)
@@ -516,6 +532,7 @@ class DshApp:
             self.enter_pane()
         if self.mode == "pane":
             self._focus_active_body()
+        self._apply_read_budgets()
         self.scheduler.structural_change()
         self.invalidate()
 
@@ -540,6 +557,7 @@ class DshApp:
         if self.mode == "pane":
             self._focus_active_body()
         self._sync_child_focus()
+        self._apply_read_budgets()
         self.invalidate()
 
     # -- keyboard focus: prompt <-> pane -------------------------------------------------
@@ -588,8 +606,36 @@ class DshApp:
             self.enter_pane()
 
     # -- terminal callbacks ---------------------------------------------------------------
+    def _on_key_press(self, _sender: object) -> None:
+        self._last_key_time = time.monotonic()
+
+    def _apply_read_budgets(self) -> None:
+        active = self.tabs.active_pane if self.tabs.tabs else None
+        for pane in self.panes.values():
+            pane.terminal.read_budget = FOREGROUND_READ if pane.id == active else BACKGROUND_READ
+
     def _on_pane_output(self, pane_id: str) -> None:
+        """Redraw for output at most OUTPUT_FPS times a second; keys (and their echo) redraw at once.
+
+        prompt_toolkit's own min_redraw_interval would pace keystrokes too, so a key's echo would queue
+        behind a flooding pane's frames; this paces only what panes print.
+        """
         self.scheduler.mark_dirty()
+        now = time.monotonic()
+        if pane_id == self.tabs.active_pane and now - self._last_key_time < 0.25:
+            self.invalidate()  # most likely the echo of what was just typed
+            return
+        wait = self._last_output_redraw + 1 / OUTPUT_FPS - now
+        if wait <= 0:
+            self._last_output_redraw = now
+            self.invalidate()
+        elif not self._output_redraw_pending:
+            self._output_redraw_pending = True
+            self._loop.call_later(wait, self._paced_output_redraw)
+
+    def _paced_output_redraw(self) -> None:
+        self._output_redraw_pending = False
+        self._last_output_redraw = time.monotonic()
         self.invalidate()
 
     def _on_bell(self, pane_id: str) -> None:
@@ -1135,6 +1181,7 @@ class DshApp:
             loop.call_later(0.5, ticker)
 
         def pre_run() -> None:
+            self._apply_read_budgets()
             if getattr(self, "_auto_resume", False):
                 self._auto_resume_panes()
             self.scheduler.structural_change()

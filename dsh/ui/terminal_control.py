@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from prompt_toolkit.data_structures import Point
@@ -24,14 +25,34 @@ class TerminalControl(UIControl):
     It has no key bindings on purpose: the application routes keys (its prefix key first),
     and a pane-level catch-all binding would shadow the application's."""
 
-    def __init__(self, terminal: Terminal, *, on_click: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        terminal: Terminal,
+        *,
+        on_click: Callable[[], None] | None = None,
+        refresh_interval: Callable[[], float] | None = None,
+    ) -> None:
         self.terminal = terminal
         self.on_click = on_click
+        # Seconds a drawn frame may be reused (0: always fresh). The app gives background panes a
+        # few frames a second, so a flood there costs little drawing and never delays keystrokes.
+        self.refresh_interval = refresh_interval
+        self._cached: tuple[float, int, int, UIContent] | None = None
 
     def is_focusable(self) -> bool:
         return True
 
     def create_content(self, width: int, height: int) -> UIContent:
+        interval = self.refresh_interval() if self.refresh_interval is not None else 0.0
+        now = time.monotonic()
+        cached = self._cached
+        if interval > 0 and cached is not None and cached[1:3] == (width, height) and now - cached[0] < interval:
+            return cached[3]
+        content = self._fresh_content(width, height, frozen=interval > 0)
+        self._cached = (now, width, height, content) if interval > 0 else None
+        return content
+
+    def _fresh_content(self, width: int, height: int, *, frozen: bool) -> UIContent:
         term = self.terminal
         if width > 0 and height > 0 and (height, width) != (term.rows, term.cols):
             term.resize(height, width)
@@ -59,6 +80,10 @@ class TerminalControl(UIControl):
             x, y = cursor
             position = Point(x=cursor_column(lines[y], x, columns), y=y)
             show = term.scroll_offset == 0 and term.screen.cursor_visible
+        if frozen:
+            # A reused frame must not change under prompt_toolkit as the screen's rows move on.
+            for i in range(len(lines)):
+                get_line(i)
         return UIContent(get_line=get_line, line_count=len(lines), cursor_position=position,
                          show_cursor=show)
 
