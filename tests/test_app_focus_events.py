@@ -32,3 +32,23 @@ def test_no_focus_events_for_a_child_that_did_not_ask(tmp_path: Path) -> None:
             assert b"\x1b[I" not in b"".join(sent) and b"\x1b[O" not in b"".join(sent)
 
     run(body)
+
+
+def test_background_panes_read_less_per_callback(tmp_path: Path) -> None:
+    from dsh.ui.app import BACKGROUND_READ, FOREGROUND_READ
+    from tests.test_app_harness import C_B
+
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            first = h.pane
+            h.send(C_B + "%")
+            await h.wait(lambda: len(h.app.panes) == 2, "a second pane")
+            second = h.pane
+            assert second is not first
+            assert second.terminal.read_budget == FOREGROUND_READ
+            assert first.terminal.read_budget == BACKGROUND_READ
+            h.send(C_B + "o")
+            await h.wait(lambda: h.pane is first, "focus back on the first pane")
+            assert (first.terminal.read_budget, second.terminal.read_budget) == (FOREGROUND_READ, BACKGROUND_READ)
+
+    run(body)

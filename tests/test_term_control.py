@@ -73,3 +73,24 @@ def test_wheel_in_alternate_screen_sends_arrow_keys() -> None:
     control.mouse_handler(event(MouseEventType.SCROLL_DOWN))
     assert sent == [b"\x1bOB"] * WHEEL_LINES
     assert term.scroll_offset == 0
+
+
+def test_a_background_pane_reuses_its_frame_within_the_interval(monkeypatch) -> None:
+    import dsh.ui.terminal_control as control_module
+
+    now = [100.0]
+    monkeypatch.setattr(control_module.time, "monotonic", lambda: now[0])
+    term = Terminal(["true"], cwd="/", rows=3, cols=10)
+    interval = [0.1]
+    control = TerminalControl(term, refresh_interval=lambda: interval[0])
+    term.feed(b"first")
+    first = control.create_content(10, 3)
+    term.feed(b"\r\nsecond")
+    now[0] += 0.05
+    again = control.create_content(10, 3)
+    assert again is first and text_of(again, 1) == ""  # frozen: the new line waits for the next frame
+    now[0] += 0.06
+    assert text_of(control.create_content(10, 3), 1) == "second"
+    interval[0] = 0.0  # the active pane: every frame is fresh
+    term.feed(b"\r\nthird")
+    assert text_of(control.create_content(10, 3), 2) == "third"
