@@ -1,7 +1,8 @@
 """Keystroke echo latency and start-up time of the installed dsh, driven in a real PTY.
 
 Prints p50/p99 echo latency on the REPL prompt and inside a pane, idle and while another pane floods
-output (`cat` of a 20 MB log, in a loop), and the time from spawn to the first frame. The reference,
+output (`cat` of a 20 MB log, in a loop), the time from spawn to the first frame, and the time from
+Enter in the /resume picker to the resumed session's first frame in the other workspace. The reference,
 measured in the same run, is the same echo through a bare PTY running `cat` (what the kernel and
 Python's reading cost, without dsh).
 
@@ -24,6 +25,7 @@ import ptyprocess
 
 TARGET_P99_MS = 50.0
 TARGET_START_MS = 400.0
+TARGET_HANDOFF_MS = 600.0
 
 
 def dsh_argv() -> list[str]:
@@ -127,6 +129,36 @@ def main() -> int:
         proc.terminate(force=True)
     start_ms = statistics.median(starts) * 1000
 
+    # /resume: Enter on a session of another workspace, to the resumed session's first frame.
+    other = Path(work) / "bravo-service"
+    other.mkdir()
+    proc = ptyprocess.PtyProcess.spawn(dsh_argv(), env=env, cwd=str(other), dimensions=(30, 100))
+    wait_for(proc, b"PROMPT")
+    os.write(proc.fd, b"echo bravo-tail\r")
+    drain(proc, 0.5)
+    os.write(proc.fd, b"/quit\r")
+    drain(proc, 1.0)
+    proc.terminate(force=True)
+    handoffs = []
+    for _ in range(5):
+        proc = ptyprocess.PtyProcess.spawn(dsh_argv(), env=env, cwd=work, dimensions=(30, 100))
+        wait_for(proc, b"PROMPT")
+        os.write(proc.fd, b"/resume\r")
+        wait_for(proc, b"This workspace")
+        os.write(proc.fd, b"\t")
+        wait_for(proc, b"All workspaces")
+        os.write(proc.fd, b"bravo")
+        wait_for(proc, b"-service")  # "bravo" itself is drawn highlighted, apart
+        drain(proc, 0.3)
+        t0 = time.perf_counter()
+        os.write(proc.fd, b"\r")
+        wait_for(proc, b"moved to")
+        handoffs.append(time.perf_counter() - t0)
+        os.write(proc.fd, b"/quit\r")
+        drain(proc, 0.5)
+        proc.terminate(force=True)
+    handoff_ms = statistics.median(handoffs) * 1000
+
     proc = ptyprocess.PtyProcess.spawn(dsh_argv(), env=env, cwd=work, dimensions=(40, 140))
     wait_for(proc, b"PROMPT")
     drain(proc, 0.5)
@@ -155,6 +187,8 @@ def main() -> int:
 
     print(f"reference (bare PTY + cat) echo: p50 {ref_p50:.2f} ms  p99 {ref_p99:.2f} ms")
     print(f"start-up to first frame: {start_ms:.0f} ms (target <= {TARGET_START_MS:.0f} ms)")
+    print(f"/resume Enter to the resumed session's first frame: {handoff_ms:.0f} ms "
+          f"(target <= {TARGET_HANDOFF_MS:.0f} ms; {handoff_ms / start_ms:.2f}x a cold start)")
     for name, times in (
         ("prompt, idle", prompt_idle),
         ("pane, idle", pane_idle),
