@@ -213,3 +213,66 @@ def test_tab_before_every_row_arrives_then_the_rows_come_and_enter_resumes() -> 
     assert h.model.scope == ALL and h.model.query == "webs"
     h.view.add_all(prepare_all(every, current_cwd=HERE, current_workspace=None))
     assert h.type(ENTER) == [("message", "all workspaces are still loading"), ("resume", "b1")]
+
+
+def test_the_app_sequence_open_then_rows_from_a_worker_thread(tmp_path: Any) -> None:
+    """open_picker on the loop, load_rest_and_refresh on a worker, rows handed back with call_soon_threadsafe."""
+    import asyncio
+
+    from dsh.resume.loading import load_rest_and_refresh, open_picker
+    from dsh.store.index import SessionIndex
+    from dsh.store.log import SessionLog
+
+    root = tmp_path / "sessions"
+    for cwd, text in [(HERE, "fix resume picker"), ("/home/u/webshop", "landing page css")]:
+        log = SessionLog.create(root, cwd)
+        log.append("input", text=text)
+        log.close()
+    index = SessionIndex(tmp_path / "session-query.db", root)
+    index.refresh()
+    later = SessionLog.create(root, "/home/u/infra")  # not indexed yet: comes with the refresh
+    later.append("input", text="terraform plan")
+    later.close()
+    model = open_picker(index, cwd=HERE, current_session_id=None, own_pid=1, now=NOW.timestamp())
+    resumed: list[str] = []
+    view = PickerView(
+        model, on_resume=lambda c: resumed.append(c.id), on_close=lambda: None,
+        on_rename=lambda c, t: None, on_archive=lambda c: None, on_message=lambda m: None,
+    )
+    extra = KeyBindings()
+    warnings: list[list[str]] = []
+
+    @extra.add("c-q")
+    def _wait_then_enter(event: Any) -> None:
+        async def wait() -> None:
+            for _ in range(2000):  # gives up rather than hang
+                if len(warnings) == 1 and not model.pending:
+                    break
+                await asyncio.sleep(0.005)
+            view.enter()
+            event.app.exit()
+
+        event.app.create_background_task(wait())
+
+    def start_worker() -> None:
+        loop = asyncio.get_running_loop()
+
+        def deliver(rows: Any) -> None:
+            loop.call_soon_threadsafe(view.add_all, rows)
+
+        def work() -> None:
+            found = load_rest_and_refresh(index, cwd=HERE, current_session_id=None, own_pid=1, deliver=deliver)
+            loop.call_soon_threadsafe(warnings.append, found)
+
+        loop.run_in_executor(None, work)
+
+    with create_pipe_input() as pipe:
+        app: Application[None] = Application(
+            layout=Layout(view.container), key_bindings=extra, input=pipe, output=DummyOutput()
+        )
+        pipe.send_text(TAB + "terra" + QUIT)
+        app.run(pre_run=start_worker)
+    index.close()
+    assert warnings == [[]]
+    assert model.all_loaded and model.scope == ALL and model.counts == (3, 1)
+    assert resumed == [later.id]
