@@ -52,3 +52,23 @@ def test_background_panes_read_less_per_callback(tmp_path: Path) -> None:
             assert (first.terminal.read_budget, second.terminal.read_budget) == (FOREGROUND_READ, BACKGROUND_READ)
 
     run(body)
+
+
+def test_click_enters_a_pane_and_a_click_on_the_prompt_comes_back(tmp_path: Path) -> None:
+    from tests.test_app_harness import C_B
+
+    def click(x: int, y: int) -> str:  # SGR mouse, 1-based, press then release
+        return f"\x1b[<0;{x};{y}M\x1b[<0;{x};{y}m"
+
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            first = h.pane
+            h.send(C_B + "%")
+            await h.wait(lambda: len(h.app.panes) == 2 and h.pane is not first, "a second pane, focused")
+            h.send(click(5, 6))  # inside the left pane's body
+            await h.wait(lambda: h.pane is first and h.app.mode == "pane", "the click to enter the left pane")
+            rows = h.app.application.output.get_size().rows
+            h.send(click(10, rows))  # the prompt line is the last row
+            await h.wait(lambda: h.app.mode == "prompt", "a click on the prompt to bring the keyboard back")
+
+    run(body)

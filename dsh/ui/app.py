@@ -21,6 +21,7 @@ from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, Window
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.layout.processors import BeforeInput
+from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 from prompt_toolkit.styles import Style
 
 from dsh.agents.registry import adapter_by_kind, adapter_for_argv, resume_argv_for
@@ -268,7 +269,8 @@ class DshApp:
             filter=Condition(lambda: self.message is not None),
         )
         self.prompt_window = Window(
-            BufferControl(
+            _PromptControl(
+                self.enter_prompt,
                 self.prompt_buffer,
                 input_processors=[BeforeInput(lambda: self._prompt_label, style="class:prompt")],
             ),
@@ -1199,6 +1201,19 @@ class DshApp:
                 except (NotImplementedError, RuntimeError):
                     pass
         return result or self.result
+
+
+class _PromptControl(BufferControl):
+    """The prompt line; a click on it puts the keyboard back on the prompt (as a click on a pane enters it)."""
+
+    def __init__(self, on_click: Callable[[], None], *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._on_click = on_click
+
+    def mouse_handler(self, mouse_event: MouseEvent) -> Any:
+        if mouse_event.event_type == MouseEventType.MOUSE_UP:
+            self._on_click()
+        return super().mouse_handler(mouse_event)
 
 
 class _Host:
