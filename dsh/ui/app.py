@@ -384,7 +384,7 @@ class DshApp:
         title = sanitize(self.session_title or "untitled", max_len=40)
         state = self.pane_state_label(pane) if pane else "-"
         hint = self._key_hint()
-        text = f" {workspace_label(self.cwd)} · {title} · {state} "
+        text = f" {sanitize(workspace_label(self.cwd), max_len=60)} · {title} · {state} "
         out: StyleAndTextTuples = []
         if self.too_small or self.area.width < MIN_COLS or self.area.height < MIN_ROWS - 4:
             # First on the line, so even a very narrow terminal shows why the panes are cramped.
