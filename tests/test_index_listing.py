@@ -195,3 +195,40 @@ def test_summary_is_immutable_and_keeps_its_json_shape(index: SessionIndex, root
     assert list(data) == list(JSON_KEYS)
     assert data["preview"] == ["a"] and data["archived"] is False and data["live_pid"] is None
     assert json.loads(json.dumps(data)) == data
+
+
+def plans(index: SessionIndex, run: object) -> list[str]:
+    """The query plans of the SQL statements `run()` sends through the index's connection."""
+    conn = index._connect()
+    sent: list[tuple[str, object]] = []
+    conn.set_trace_callback(lambda sql: sent.append((sql, None)))
+    try:
+        run()  # type: ignore[operator]
+    finally:
+        conn.set_trace_callback(None)
+    details = []
+    for sql, _ in sent:
+        if sql.lstrip().upper().startswith("SELECT"):
+            details += [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql)]
+    return details
+
+
+def test_the_full_listing_reads_the_table_in_order(index: SessionIndex, root: Path) -> None:
+    for i in range(3):
+        make(root, f"/w{i}", "x")
+    index.refresh()
+    found = plans(index, lambda: index.summaries())
+    assert any("PRIMARY KEY" in step for step in found)
+    assert not any("TEMP B-TREE" in step or step.startswith("SCAN") for step in found)
+
+
+def test_the_workspace_rows_are_found_through_indexes_not_a_walk_of_every_row(
+    index: SessionIndex, root: Path
+) -> None:
+    make(root, "/w", "x")
+    index.refresh()
+    found = plans(index, lambda: index.summaries(cwd="/w"))
+    assert any("sessions_by_workspace" in step for step in found)
+    assert any("sessions_by_cwd" in step for step in found)
+    # A search on the root alone is a walk of every session of the store.
+    assert not any(step.startswith("SCAN") or step.endswith("(root=?)") for step in found)
