@@ -384,7 +384,10 @@ class DshApp:
         title = sanitize(self.session_title or "untitled", max_len=40)
         state = self.pane_state_label(pane) if pane else "-"
         hint = self._key_hint()
-        text = f" {sanitize(workspace_label(self.cwd), max_len=60)} · {title} · {state} "
+        place = sanitize(workspace_label(self.cwd))
+        if len(place) > 50:
+            place = "…" + place[-49:]  # the end of a path says most about where you are
+        text = f" {place} · {title} · {state} "
         out: StyleAndTextTuples = []
         if self.too_small or self.area.width < MIN_COLS or self.area.height < MIN_ROWS - 4:
             # First on the line, so even a very narrow terminal shows why the panes are cramped.

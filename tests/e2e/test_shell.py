@@ -196,3 +196,24 @@ def test_without_a_terminal_is_a_clear_error(dsh_cmd, dsh_env, workdir) -> None:
     assert proc.returncode == 2
     assert proc.stderr.startswith("dsh: needs a terminal")
     assert "Traceback" not in proc.stderr
+
+
+def test_a_hostile_directory_name_is_shown_escaped(dsh, tmp_path: Path) -> None:
+    hostile = tmp_path / "proj\x1b[2Jcleared"
+    hostile.mkdir()
+    d = dsh(cwd=hostile)
+    screen = d.text()
+    assert "proj^[[2Jcleared" in screen  # shown, not obeyed: the screen was not cleared by it
+    d.type_line("/quit")
+    d.wait_exit()
+
+
+def test_a_hostile_stored_title_is_shown_escaped(dsh, dsh_home: Path) -> None:
+    d = dsh()
+    d.type_line("/quit")
+    d.wait_exit()
+    (log,) = session_logs(dsh_home)
+    with log.open("a") as f:  # as if another program had written it
+        f.write(json.dumps({"type": "title", "at": "2026-11-29T00:00:00.000Z", "title": "\x1b]0;evil\x07ok"}) + "\n")
+    r = dsh(f"--resume={log.stem}")
+    r.wait_for("^[]0;evil^Gok")
