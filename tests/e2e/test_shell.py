@@ -168,11 +168,12 @@ def test_flood_does_not_starve_the_prompt(dsh) -> None:
     d.wait_for("200000", timeout=60)
 
 
-def test_sigterm_closes_the_session_cleanly(dsh, dsh_home: Path) -> None:
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_and_sighup_close_the_session_cleanly(dsh, dsh_home: Path, signum: int) -> None:
     d = dsh()
     d.type_line("echo before-term")
     d.wait_for("before-term")
-    os.kill(d.pid, signal.SIGTERM)
+    os.kill(d.pid, signum)
     d.wait_exit()
     events = read_events(session_logs(dsh_home)[0])
     assert events[-1]["type"] == "close"
@@ -217,3 +218,15 @@ def test_a_hostile_stored_title_is_shown_escaped(dsh, dsh_home: Path) -> None:
         f.write(json.dumps({"type": "title", "at": "2026-11-29T00:00:00.000Z", "title": "\x1b]0;evil\x07ok"}) + "\n")
     r = dsh(f"--resume={log.stem}")
     r.wait_for("^[]0;evil^Gok")
+
+
+def test_mouse_off_in_config_leaves_the_terminal_alone(dsh, dsh_home: Path) -> None:
+    on = dsh()
+    on.type_line("/quit")
+    on.wait_exit()
+    assert b"\x1b[?1000h" in on.raw  # mouse reporting asked of the outer terminal by default
+    (dsh_home / "config.toml").write_text("[ui]\nmouse = false\n")
+    off = dsh()
+    off.type_line("/quit")
+    off.wait_exit()
+    assert b"\x1b[?1000h" not in off.raw and b"\x1b[?1006h" not in off.raw
