@@ -72,3 +72,29 @@ def test_click_enters_a_pane_and_a_click_on_the_prompt_comes_back(tmp_path: Path
             await h.wait(lambda: h.app.mode == "prompt", "a click on the prompt to bring the keyboard back")
 
     run(body)
+
+
+def test_copy_mode_copies_selected_lines_and_paste_types_them(tmp_path: Path) -> None:
+    from tests.test_app_harness import C_B
+
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            pane = h.pane
+            pane.terminal.feed(b"\r\nalpha\r\nbeta\r\ngamma\r\n")
+            h.send(C_B + "[")
+            await h.wait(lambda: h.app.mode == "copy", "copy mode")
+            cursor = pane.terminal.copy.cursor
+            h.send("k" * (cursor - pane.terminal.text_lines().index("alpha")))  # up to alpha
+            await h.wait(lambda: pane.terminal.copy.selected_text() == "alpha", "the cursor on alpha")
+            h.send(" jj")
+            await h.wait(lambda: pane.terminal.copy.selected_text() == "alpha\nbeta\ngamma", "a selection")
+            h.send("\r")
+            await h.wait(lambda: h.app.mode == "prompt", "copy mode left after copying")
+            assert h.app.application.clipboard.get_data().text == "alpha\nbeta\ngamma"
+            assert "copied 3 lines" in h.message
+            sent = h.record(pane)
+            h.send(C_B + "]")
+            await h.wait(lambda: b"alpha" in b"".join(sent), "the paste to reach the pane")
+            assert b"".join(sent).replace(b"\r", b"\n").count(b"\n") >= 2
+
+    run(body)

@@ -18,7 +18,7 @@ from dsh.commands.keymap import (
     normalize_key,
 )
 
-KNOWN = ["split", "focus", "zoom", "close", "new", "tab", "copy", "help", "resize", "swap", "quit"]
+KNOWN = ["split", "focus", "zoom", "close", "new", "tab", "copy", "paste", "help", "resize", "swap", "quit"]
 SOURCE = "/home/u/.dsh/config.toml"
 
 
@@ -47,7 +47,7 @@ def test_defaults_are_tmux_familiar() -> None:
     assert p["left"] == "focus left" and p["o"] == "focus next"
     assert p["z"] == "zoom" and p["x"] == "close" and p["c"] == "new"
     assert p["n"] == "tab next" and p["p"] == "tab prev" and p["7"] == "tab select 7"
-    assert p[","] == "tab rename" and p["["] == "copy" and p["?"] == "help keys"
+    assert p[","] == "tab rename" and p["["] == "copy" and p["]"] == "paste" and p["?"] == "help keys"
     assert p["c-up"] == "resize up 5" and p["{"] == "swap prev" and p["}"] == "swap next"
     assert keymap.direct_bindings["escape left"] == "focus left"
     assert keymap.commands_used() <= set(KNOWN)

@@ -50,6 +50,7 @@ DEFAULT_PREFIX_BINDINGS: dict[str, str] = {
     **{str(n): f"tab select {n}" for n in range(10)},
     ",": "tab rename",
     "[": "copy",
+    "]": "paste",
     "?": "help keys",
     "c-left": "resize left 5",
     "c-right": "resize right 5",

@@ -8,6 +8,7 @@ import os
 import shutil
 import signal
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import ptyprocess
 
@@ -15,6 +16,9 @@ from dsh.term.keys import key_to_bytes, paste_bytes
 from dsh.term.render import line_text
 from dsh.term.screen import MODE_FOCUS_EVENTS, MODE_SYNCHRONIZED_OUTPUT, FrozenLine, Line, TermScreen
 from dsh.text import sanitize
+
+if TYPE_CHECKING:
+    from dsh.term.copymode import CopyMode
 
 __all__ = ["Terminal"]
 
@@ -91,6 +95,7 @@ class Terminal:
         self.pid: int | None = None
         self.scroll_offset = 0
         self.search_match: tuple[int, int, int] | None = None  # (line index, column, length)
+        self.copy: CopyMode | None = None  # set while the pane is in copy mode
         self._search_text = ""
         self._proc: ptyprocess.PtyProcess | None = None
         self._fd: int | None = None

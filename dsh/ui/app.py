@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import io
 import os
 import signal
@@ -51,6 +52,7 @@ from dsh.persist.states import PaneState, restored_state
 from dsh.store.log import SessionLog
 from dsh.store.store import Store
 from dsh.store.workspace import workspace_label, workspace_partition
+from dsh.term.copymode import CopyMode
 from dsh.term.terminal import Terminal
 from dsh.text import sanitize
 from dsh.ui.completion import RegistryCompleter
@@ -80,6 +82,8 @@ STYLE = Style.from_dict(
         "picker.scope": "bold",
         "picker.dim": "#767676",
         "picker.footer": "#8a8a8a",
+        "copy.selection": "reverse",
+        "copy.cursor": "reverse bold",
     }
 )
 
@@ -850,18 +854,47 @@ class DshApp:
 
     # -- copy mode ------------------------------------------------------------------------------
     def enter_copy_mode(self) -> None:
-        if self.active_pane is None:
+        pane = self.active_pane
+        if pane is None:
             return
         self._remember_mode()
         self.mode = "copy"
+        pane.terminal.copy = CopyMode(pane.terminal)
         self._focus_active_body()
         self.invalidate()
 
     def leave_copy_mode(self) -> None:
+        for pane in self.panes.values():
+            pane.terminal.copy = None
         pane = self.active_pane
         if pane is not None:
             pane.terminal.scroll_to_bottom()
         self.return_keyboard()
+
+    def copy_selection(self) -> None:
+        """Copy mode's selected lines to dsh's clipboard and, through OSC 52, the outer terminal's."""
+        pane = self.active_pane
+        copy = pane.terminal.copy if pane is not None else None
+        if copy is None:
+            return
+        text = copy.selected_text()
+        first, last = copy.selected_range()
+        self.application.clipboard.set_text(text)
+        encoded = base64.b64encode(text.encode("utf-8", "replace")).decode("ascii")
+        self.application.output.write_raw(f"\x1b]52;c;{encoded}\x07")
+        self.leave_copy_mode()
+        count = last - first + 1
+        self.announce(f"copied {count} line{'s' if count != 1 else ''} — {key_display(self.keymap.prefix)} ] pastes")
+
+    def paste_clipboard(self) -> None:
+        """Type dsh's clipboard into the active pane (bracketed when the program asked for it)."""
+        pane = self.active_pane
+        text = self.application.clipboard.get_data().text
+        if pane is None or not pane.running:
+            raise CommandError("no running program in the active pane to paste into")
+        if not text:
+            raise CommandError("the clipboard is empty: copy lines in copy mode first (C-b [, Space, Enter)")
+        pane.terminal.paste(text)
 
     def search_history(self, text: str, *, backwards: bool = True) -> None:
         pane = self.active_pane
@@ -870,6 +903,8 @@ class DshApp:
         self._last_search = text
         if not pane.terminal.search(text, backwards=backwards):
             self.announce(f"not found: {text}")
+        elif pane.terminal.copy is not None:
+            pane.terminal.copy.follow_match()
         self.invalidate()
 
     # -- sessions and resume ------------------------------------------------------------------------

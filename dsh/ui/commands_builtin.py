@@ -193,11 +193,19 @@ def build_registry() -> Registry:
 
     @command("copy")
     def copy(app: DshApp, args: list[str]) -> None:
-        """Scroll and search the pane's history.
+        """Scroll, search and copy the pane's history.
 
-        Arrows, PgUp/PgDn, g/G scroll; / searches; n/N repeat the search; q or Escape leaves.
+        Arrows, PgUp/PgDn, g/G move the line cursor; / searches, n/N repeat it; Space starts a
+        selection; Enter or y copies it (also to your terminal's clipboard); q or Escape leaves.
         """
         app.enter_copy_mode()
+
+    @command("paste")
+    def paste(app: DshApp, args: list[str]) -> None:
+        """Paste what copy mode copied into the active pane."""
+        if args:
+            raise UsageError("/paste takes no arguments")
+        app.paste_clipboard()
 
     @command("start")
     def start(app: DshApp, args: list[str]) -> None:

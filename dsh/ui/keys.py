@@ -52,11 +52,13 @@ PROMPT_KEYS = [
     ("C-d", "on an empty line, end-of-file to the pane's program"),
 ]
 COPY_KEYS = [
-    ("Up Down k j", "scroll a line"),
-    ("PgUp PgDn C-b C-f", "scroll a page"),
+    ("Up Down k j", "move the line cursor (the view scrolls with it)"),
+    ("PgUp PgDn C-b C-f", "a page up or down"),
     ("g G Home End", "top and bottom of the history"),
+    ("Space v", "start (or drop) a selection at the cursor line"),
+    ("Enter y", "copy the selected lines (or the cursor line) and leave; C-b ] pastes"),
     ("/ ?", "search the history (then n, N for the next and previous match)"),
-    ("q Escape Enter", "leave copy mode"),
+    ("q Escape", "leave copy mode"),
 ]
 
 
@@ -337,47 +339,63 @@ def build_key_bindings(app: DshApp) -> KeyBindings:
             pane.terminal.scroll_by(-max(1, pane.terminal.rows // 2))
             app.invalidate()
 
-    # -- copy mode: scroll and search the active pane's history ------------------------------
-    def scroll(lines: int) -> None:
+    # -- copy mode: a line cursor over the active pane's history; select, copy ------------------
+    def copy_mode():  # type: ignore[no-untyped-def]
         pane = app.active_pane
-        if pane is not None:
-            pane.terminal.scroll_by(lines)
+        return pane.terminal.copy if pane is not None else None
+
+    def move(lines: int) -> None:
+        copy = copy_mode()
+        if copy is not None:
+            copy.move(lines)
             app.invalidate()
+
+    def page() -> int:
+        pane = app.active_pane
+        return max(1, (pane.terminal.rows if pane else 20) - 1)
 
     @kb.add("up", filter=in_copy)
     @kb.add("k", filter=in_copy)
     def _copy_up(event: KeyPressEvent) -> None:
-        scroll(1)
+        move(1)
 
     @kb.add("down", filter=in_copy)
     @kb.add("j", filter=in_copy)
     def _copy_down(event: KeyPressEvent) -> None:
-        scroll(-1)
+        move(-1)
 
     @kb.add("pageup", filter=in_copy)
     @kb.add("c-b", filter=in_copy)
     def _copy_pageup(event: KeyPressEvent) -> None:
-        pane = app.active_pane
-        scroll(max(1, (pane.terminal.rows if pane else 20) - 1))
+        move(page())
 
     @kb.add("pagedown", filter=in_copy)
     @kb.add("c-f", filter=in_copy)
     def _copy_pagedown(event: KeyPressEvent) -> None:
-        pane = app.active_pane
-        scroll(-max(1, (pane.terminal.rows if pane else 20) - 1))
+        move(-page())
 
     @kb.add("g", filter=in_copy)
     @kb.add("home", filter=in_copy)
     def _copy_top(event: KeyPressEvent) -> None:
-        scroll(10**9)
+        move(10**9)
 
     @kb.add("G", filter=in_copy)
     @kb.add("end", filter=in_copy)
     def _copy_bottom(event: KeyPressEvent) -> None:
-        pane = app.active_pane
-        if pane is not None:
-            pane.terminal.scroll_to_bottom()
+        move(-(10**9))
+
+    @kb.add("space", filter=in_copy)
+    @kb.add("v", filter=in_copy)
+    def _copy_select(event: KeyPressEvent) -> None:
+        copy = copy_mode()
+        if copy is not None:
+            copy.toggle_selection()
             app.invalidate()
+
+    @kb.add("enter", filter=in_copy)
+    @kb.add("y", filter=in_copy)
+    def _copy_yank(event: KeyPressEvent) -> None:
+        app.copy_selection()
 
     @kb.add("/", filter=in_copy)
     @kb.add("?", filter=in_copy)
@@ -405,7 +423,6 @@ def build_key_bindings(app: DshApp) -> KeyBindings:
 
     @kb.add("q", filter=in_copy)
     @kb.add("escape", filter=in_copy)
-    @kb.add("enter", filter=in_copy)
     def _copy_quit(event: KeyPressEvent) -> None:
         app.leave_copy_mode()
 

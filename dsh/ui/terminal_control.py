@@ -60,6 +60,7 @@ class TerminalControl(UIControl):
         lines = term.visible_lines(height)
         columns = term.cols
         match = term.match_in_view(height)
+        selection = term.copy.view_rows(height) if term.copy is not None else None
 
         drawn: dict[int, list[tuple[str, str]]] = {}  # prompt_toolkit may ask for a line twice
 
@@ -69,7 +70,10 @@ class TerminalControl(UIControl):
                 if not 0 <= i < len(lines):
                     return []
                 highlight = (match[1], match[2]) if match is not None and match[0] == i else None
-                fragments = drawn[i] = line_fragments(lines[i], columns, highlight=highlight)
+                fragments = line_fragments(lines[i], columns, highlight=highlight)
+                if selection is not None and selection[0] <= i <= selection[1]:
+                    fragments = _marked(fragments, columns, cursor=i == selection[2])
+                drawn[i] = fragments
             return fragments
 
         cursor = term.cursor_in_view(height)
@@ -79,7 +83,7 @@ class TerminalControl(UIControl):
         else:
             x, y = cursor
             position = Point(x=cursor_column(lines[y], x, columns), y=y)
-            show = term.scroll_offset == 0 and term.screen.cursor_visible
+            show = term.scroll_offset == 0 and term.screen.cursor_visible and term.copy is None
         if frozen:
             # A reused frame must not change under prompt_toolkit as the screen's rows move on.
             for i in range(len(lines)):
@@ -119,3 +123,13 @@ class TerminalControl(UIControl):
     def _clicked(self) -> None:
         if self.on_click is not None:
             self.on_click()
+
+
+def _marked(fragments: list[tuple[str, str]], columns: int, *, cursor: bool) -> list[tuple[str, str]]:
+    """A copy-mode line: selected (and the cursor line marked), padded so even a blank line shows."""
+    mark = " class:copy.cursor" if cursor else " class:copy.selection"
+    width = sum(len(text) for _, text in fragments)
+    out = [(style + mark, text) for style, text in fragments]
+    if width < columns:
+        out.append((mark.strip(), " " * (columns - width)))
+    return out
