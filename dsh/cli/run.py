@@ -32,8 +32,9 @@ def run_app(args: argparse.Namespace) -> int:
         print(f"dsh: {warning}", file=sys.stderr)
 
     from dsh.persist.snapshot import SnapshotVersionError, load_snapshot
+    from dsh.resume.preflight import PreflightError, preflight
     from dsh.store.ids import InvalidSessionId, validate_session_id
-    from dsh.store.log import LogError, SessionBusy, SessionLog, read_log
+    from dsh.store.log import LogError, SessionBusy, SessionLog, read_header, read_log
     from dsh.store.store import Store
     from dsh.ui.app import Announcement, AppResult, DshApp, DshOptions
 
@@ -62,15 +63,11 @@ def run_app(args: argparse.Namespace) -> int:
         if path is None:
             return _fail(f"no session {target_id} (dsh sessions --all lists every session)")
         try:
+            # The same checks /resume makes: a header that names this id and an absolute workspace.
+            cwd = preflight(target_id, find_log=lambda _: path, read_header=read_header).cwd
             contents = read_log(path)
-        except LogError as exc:
-            return _fail(str(exc))
-        header = contents.header or {}
-        cwd = header.get("cwd")
-        if not isinstance(cwd, str) or not cwd:
-            return _fail(f"cannot resume {target_id}: session has no recorded workspace")
-        if not os.path.isabs(cwd):
-            return _fail(f"cannot resume {target_id}: its recorded workspace {cwd!r} is not an absolute path")
+        except (PreflightError, LogError) as exc:
+            return _fail(f"cannot resume {target_id}: {exc}")
         try:
             os.chdir(cwd)
         except OSError as exc:

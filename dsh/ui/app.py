@@ -983,24 +983,20 @@ class DshApp:
 
     def _rename_candidate(self, candidate: Any, title: str) -> bool:
         """Rename a listed session in its own log; False (and a message) when that cannot be saved."""
-        from dsh.store.log import LogError, append_event
-
         if candidate.id == self.log.id:
             self.set_session_title(title)
             return True
-        path = self.store.find_log(candidate.id)
-        if path is None:
-            self.announce(f"session {candidate.id} is gone", error=True)
-            return False
-        try:
-            append_event(path, "title", title=title)
-        except (LogError, OSError) as exc:
-            self.announce(f"cannot rename: {exc}", error=True)
-            return False
-        return True
+        return self._append_to_listed(candidate, "cannot rename", "title", title=title)
 
     def _archive_candidate(self, candidate: Any) -> bool:
         """Archive (hide, never delete) a listed session; False (and a message) when that cannot be saved."""
+        if not self._append_to_listed(candidate, "cannot archive", "archive", archived=True):
+            return False
+        self.announce(f"archived {candidate.id} (dsh sessions --archived lists it)")
+        return True
+
+    def _append_to_listed(self, candidate: Any, failure: str, event: str, **fields: Any) -> bool:
+        """Append an event to another session's log (logs are append-only; this is how they change)."""
         from dsh.store.log import LogError, append_event
 
         path = self.store.find_log(candidate.id)
@@ -1008,11 +1004,10 @@ class DshApp:
             self.announce(f"session {candidate.id} is gone", error=True)
             return False
         try:
-            append_event(path, "archive", archived=True)
+            append_event(path, event, **fields)
         except (LogError, OSError) as exc:
-            self.announce(f"cannot archive: {exc}", error=True)
+            self.announce(f"{failure}: {exc}", error=True)
             return False
-        self.announce(f"archived {candidate.id} (dsh sessions --archived lists it)")
         return True
 
     def _resume_candidate(self, candidate: Any) -> None:

@@ -102,3 +102,13 @@ def test_resume_without_an_id_opens_the_picker(run, tmp_path: Path) -> None:
     d.send("\x1b[B\r")  # the newest row is this very session: move down to the earlier one
     d.wait_for("picked-session", timeout=20)
     d.wait_for("resumed session")
+
+
+def test_resume_refuses_a_session_with_no_recorded_workspace(run, tmp_path: Path) -> None:
+    legacy = tmp_path / ".sessions"
+    legacy.mkdir()
+    header = {"type": "session", "version": 1, "id": "nowhere", "created_at": "2025-01-01T00:00:00.000Z"}
+    (legacy / "nowhere.jsonl").write_text(json.dumps(header) + "\n")
+    d = run("--resume=nowhere", cwd=tmp_path)
+    assert d.wait_exit() == 1
+    assert "cannot resume nowhere: session has no recorded workspace" in d.text()
