@@ -154,6 +154,7 @@ class DshApp:
         self.message: Announcement | None = None
         self.area = Rect(0, 1, 80, 20)
         self._child_focus: str | None = None
+        self._picker_loading = False
         self.too_small = False
         self.notifications: list[Notification] = []
         self.result = AppResult()
@@ -915,61 +916,20 @@ class DshApp:
         self.invalidate()
 
     def open_picker(self) -> None:
+        """Open /resume on this workspace's rows at once; every workspace's rows follow from a worker."""
+        from dsh.resume.loading import load_rest_and_refresh, open_picker
+        from dsh.ui.picker_view import PickerView
+
         try:
-            # What the index knows now, so the picker opens at once; a refresh follows off the loop.
-            summaries = self.store.index.summaries(cwd=None)
+            model = open_picker(
+                self.store.index, cwd=self.cwd, current_session_id=self.log.id, own_pid=os.getpid(), now=time.time()
+            )
         except Exception as exc:
             self.announce(f"cannot read the session store: {exc}", error=True)
             return
-        self._show_picker(summaries)
-        self.refresh_index_in_background(self._picker_refreshed)
-
-    def _picker_refreshed(self, warnings: list[str]) -> None:
-        """After the background refresh: show what changed, unless the user is already choosing."""
-        for warning in warnings[:1]:
-            self.announce(warning, error=True)
-        picker = self.picker
-        if self.mode != "picker" or picker is None:
-            return
-        try:
-            summaries = self.store.index.summaries(cwd=None)
-        except Exception:
-            return
-        if picker.query or picker.selected_index or picker.scope != "workspace":
-            return
-        self._show_picker(summaries)
-
-    def refresh_index_in_background(self, done: Callable[[list[str]], None] | None = None) -> None:
-        """Bring the query index up to date on a worker thread (SQLite connections stay per thread)."""
-        from dsh.store.index import SessionIndex
-
-        db_path, root, loop = self.store.index.db_path, self.store.root, self._loop
-
-        def work() -> None:
-            try:
-                index = SessionIndex(db_path, root, progress=io.StringIO())
-                try:
-                    warnings = index.refresh()
-                finally:
-                    index.close()
-            except Exception as exc:  # a broken index must not break the app; the listing says so
-                warnings = [f"session index: {exc}"]
-            if done is not None and not self._closing:
-                loop.call_soon_threadsafe(done, warnings)
-
-        loop.run_in_executor(None, work)
-
-    def _show_picker(self, summaries: list[Any]) -> None:
-        from dsh.resume.candidates import Candidate
-        from dsh.resume.picker import PickerModel
-        from dsh.ui.picker_view import PickerView
-
-        candidates = Candidate.from_summaries(summaries, current_session_id=self.log.id, own_pid=os.getpid())
-        self.picker = PickerModel(
-            candidates, current_cwd=self.cwd, now=time.time(), current_workspace=workspace_partition(self.cwd)
-        )
-        self.picker_view = PickerView(
-            self.picker,
+        self.picker = model
+        self.picker_view = view = PickerView(
+            model,
             on_resume=self._resume_candidate,
             on_close=self.close_overlay,
             on_rename=self._rename_candidate,
@@ -978,8 +938,53 @@ class DshApp:
         )
         self._remember_mode()
         self.mode = "picker"
-        self.layout.focus(self.picker_view.container)
+        self.layout.focus(view.container)
         self.invalidate()
+        if self._picker_loading:
+            return  # the worker from an earlier open is still going; its rows reach whichever view is open
+        self._picker_loading = True
+        loop, index, cwd, sid, pid = self._loop, self.store.index, self.cwd, self.log.id, os.getpid()
+
+        def deliver(rows: Any) -> None:  # on the worker
+            if not self._closing:
+                loop.call_soon_threadsafe(self._picker_rows_arrived, rows)
+
+        def work() -> None:
+            try:
+                warnings = load_rest_and_refresh(index, cwd=cwd, current_session_id=sid, own_pid=pid, deliver=deliver)
+            except Exception as exc:  # a broken index is a message, never a crash
+                warnings = [f"session index: {exc}"]
+            if not self._closing:
+                loop.call_soon_threadsafe(self._picker_refreshed, warnings)
+
+        loop.run_in_executor(None, work)
+
+    def _picker_rows_arrived(self, rows: Any) -> None:
+        if self.mode == "picker" and self.picker_view is not None:
+            self.picker_view.add_all(rows)
+
+    def _picker_refreshed(self, warnings: list[str]) -> None:
+        self._picker_loading = False
+        for warning in warnings[:1]:
+            self.announce(warning, error=True)
+
+    def refresh_index_in_background(self) -> None:
+        """Bring the query index up to date on a worker thread (SQLite connections stay per thread)."""
+        from dsh.store.index import SessionIndex
+
+        db_path, root = self.store.index.db_path, self.store.root
+
+        def work() -> None:
+            try:
+                index = SessionIndex(db_path, root, progress=io.StringIO())
+                try:
+                    index.refresh()
+                finally:
+                    index.close()
+            except Exception:  # a broken index must not break the app; /resume and the listing say so
+                pass
+
+        self._loop.run_in_executor(None, work)
 
     def _rename_candidate(self, candidate: Any, title: str) -> bool:
         """Rename a listed session in its own log; False (and a message) when that cannot be saved."""
