@@ -110,6 +110,12 @@ def run_app(args: argparse.Namespace) -> int:
         open_picker=args.resume == "",
     )
     import asyncio
+    import gc
+
+    # A pane's history is a great many long-lived small objects; the default thresholds make the
+    # collector walk them all every few thousand allocations, which shows as stalls under a flood.
+    gc.freeze()
+    gc.set_threshold(50_000, 50, 100)
 
     async def main() -> AppResult:
         # Panes start in the constructor; their readers must join the loop that runs the app.
