@@ -212,9 +212,10 @@ class Terminal:
         chunks: list[bytes] = []
         total = 0
         eof = False
-        while total < self.read_budget:
+        budget = self.read_budget
+        while total < budget:
             try:
-                data = os.read(fd, READ_CHUNK)
+                data = os.read(fd, min(READ_CHUNK, budget - total))
             except BlockingIOError:
                 break
             except OSError:  # EIO: the child side closed
