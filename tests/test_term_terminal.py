@@ -149,3 +149,26 @@ def test_a_failing_callback_does_not_break_the_feed() -> None:
     term._changed()
     assert view(term)[0] == "after"
     assert term.title == "t"
+
+
+def test_one_callback_reads_no_more_than_the_read_budget() -> None:
+    import asyncio
+    import os as _os
+
+    term = Terminal(["true"], cwd="/", rows=5, cols=40, tail_bytes=1 << 20)
+    r, w = _os.pipe()
+    try:
+        _os.set_blocking(r, False)
+        _os.write(w, b"x" * 60000)
+        term._fd = r
+        term._loop = asyncio.new_event_loop()
+        term.read_budget = 8192
+        term._on_readable()
+        assert len(term.tail()) == 8192
+        term._on_readable()
+        assert len(term.tail()) == 16384
+    finally:
+        term._fd = None
+        term._loop.close()
+        _os.close(r)
+        _os.close(w)
