@@ -19,6 +19,7 @@ from prompt_toolkit.output import DummyOutput
 from dsh.config import load_config
 from dsh.panes import Pane
 from dsh.store.store import Store
+from dsh.ui import chrome
 from dsh.ui.app import DshApp, DshOptions
 
 WAIT = 5.0  # generous: a condition that never comes fails the test with a description, not a hang
@@ -164,7 +165,7 @@ def test_app_starts_on_the_prompt_with_one_live_shell_pane(tmp_path: Path) -> No
             assert h.pane.argv == ["/bin/sh", "-l"]
             assert h.pane.cwd == str(tmp_path)
             # An untitled tab is named after its active pane's program, as tmux names a window.
-            assert "".join(text for _style, text in h.app._tabbar_fragments()).strip() == "0:sh"
+            assert "".join(text for _style, text in chrome.tabbar_fragments(h.app)).strip() == "0:sh"
 
     run(body)
 

@@ -15,6 +15,8 @@ from test_app_harness import (
     running_app,
 )
 
+from dsh.ui import chrome
+
 
 def fragments_text(fragments: list[tuple[str, str]]) -> str:
     return "".join(text for _style, text in fragments)
@@ -95,7 +97,7 @@ def test_status_shows_the_pending_prefix_as_help_writes_it(tmp_path: Path) -> No
         async with running_app(tmp_path) as h:
             h.send(C_B)
             await h.wait(lambda: h.app.prefix_pending, "C-b to be pending")
-            assert "C-b…" in fragments_text(h.app._status_fragments())
+            assert "C-b…" in fragments_text(chrome.status_fragments(h.app))
 
     run(body)
 

@@ -23,7 +23,6 @@ from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, Window
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.layout.processors import BeforeInput
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
-from prompt_toolkit.styles import Style
 
 from dsh.agents.registry import adapter_by_kind, adapter_for_argv, resume_argv_for
 from dsh.commands.keymap import Keymap, key_display
@@ -51,43 +50,15 @@ from dsh.persist.snapshot import (
 from dsh.persist.states import PaneState, restored_state
 from dsh.store.log import SessionLog
 from dsh.store.store import Store
-from dsh.store.workspace import workspace_label, workspace_partition
+from dsh.store.workspace import workspace_partition
 from dsh.term.copymode import CopyMode
 from dsh.term.terminal import Terminal
 from dsh.text import sanitize
+from dsh.ui import chrome
 from dsh.ui.completion import RegistryCompleter
 from dsh.ui.panes_view import PanesContainer, PaneSlot
 from dsh.ui.terminal_control import TerminalControl
 
-STYLE = Style.from_dict(
-    {
-        "tabbar": "bg:#303030 #d0d0d0",
-        "tabbar.active": "bg:#5f87af #ffffff bold",
-        "status": "bg:#303030 #d0d0d0",
-        "status.mode": "bg:#5f87af #ffffff bold",
-        "status.warn": "bg:#af5f00 #ffffff bold",
-        "pane.header": "bg:#262626 #a8a8a8",
-        "pane.header.active": "bg:#5f87af #ffffff bold",
-        "pane.header.inside": "bg:#87af5f #000000 bold",
-        "pane.state.live": "",
-        "pane.state.restored": "bg:#875f87 #ffffff bold",
-        "pane.state.resumable": "bg:#af8700 #000000 bold",
-        "pane.state.exited": "bg:#870000 #ffffff bold",
-        "pane.border": "#585858",
-        "message": "#ffaf00",
-        "message.error": "#ff5f5f bold",
-        "prompt": "#5fafff bold",
-        "help": "",
-        "picker.match": "#ffaf00 bold underline",
-        "picker.scope": "bold",
-        "picker.dim": "#767676",
-        "picker.footer": "#8a8a8a",
-        "copy.selection": "reverse",
-        "copy.cursor": "reverse bold",
-    }
-)
-
-MIN_COLS = 20
 # Panes other than the active one redraw at most this often (tmux also paces busy panes).
 BACKGROUND_FRAME_SECONDS = 0.1
 # Redraws caused by pane output, per second at most.
@@ -95,7 +66,6 @@ OUTPUT_FPS = 60
 # Bytes a pane's reader takes per loop callback: the active pane's output matters most.
 FOREGROUND_READ = 32768
 BACKGROUND_READ = 8192
-MIN_ROWS = 8
 
 
 @dataclass
@@ -200,7 +170,7 @@ class DshApp:
         self.application: Application[AppResult] = Application(
             layout=self.layout,
             key_bindings=build_key_bindings(self),
-            style=STYLE,
+            style=chrome.STYLE,
             full_screen=True,
             mouse_support=Condition(lambda: bool(self.config.get("ui.mouse", True))),
             min_redraw_interval=None,
@@ -258,7 +228,9 @@ class DshApp:
 
     # -- layout ------------------------------------------------------------------------
     def _build_layout(self) -> None:
-        self.tabbar = Window(FormattedTextControl(self._tabbar_fragments), height=1, style="class:tabbar")
+        self.tabbar = Window(
+            FormattedTextControl(lambda: chrome.tabbar_fragments(self)), height=1, style="class:tabbar"
+        )
         self.panes_view = PanesContainer(self._pane_layout, self._visible_slots, on_area=self._set_area)
         self.help_window = Window(
             FormattedTextControl(self._help_fragments, focusable=True, show_cursor=False),
@@ -268,9 +240,11 @@ class DshApp:
         from prompt_toolkit.layout import DynamicContainer
 
         body = DynamicContainer(self._body)
-        self.status = Window(FormattedTextControl(self._status_fragments), height=1, style="class:status")
+        self.status = Window(
+            FormattedTextControl(lambda: chrome.status_fragments(self)), height=1, style="class:status"
+        )
         self.message_window = ConditionalContainer(
-            Window(FormattedTextControl(self._message_fragments), height=1),
+            Window(FormattedTextControl(lambda: chrome.message_fragments(self)), height=1),
             filter=Condition(lambda: self.message is not None),
         )
         self.prompt_window = Window(
@@ -317,105 +291,6 @@ class DshApp:
             return []
         tab = self.tabs.active_tab
         return [self.slots[pid] for pid in tab.pane_ids() if pid in self.slots]
-
-    def _tabbar_fragments(self) -> StyleAndTextTuples:
-        out: StyleAndTextTuples = []
-        for index, tab in enumerate(self.tabs.tabs):
-            style = "class:tabbar.active" if index == self.tabs.active_index else "class:tabbar"
-            # An unnamed tab is called after its active pane, as tmux names a window after its program.
-            active = self.panes.get(tab.active_pane)
-            label = sanitize(tab.title or (active.title if active else "tab"), max_len=30)
-            attention = any(
-                self.panes[p].attention for p in tab.pane_ids() if p in self.panes
-            )
-            out.append((style, f" {index}:{label}{'!' if attention else ''} "))
-            out.append(("class:tabbar", " "))
-        return out
-
-    def _pane_header(self, pane_id: str) -> Callable[[], StyleAndTextTuples]:
-        def fragments() -> StyleAndTextTuples:
-            pane = self.panes.get(pane_id)
-            if pane is None:
-                return []
-            active = self.tabs.tabs and self.tabs.active_pane == pane_id
-            if active and self.mode in ("pane", "copy"):
-                style = "class:pane.header.inside"
-            elif active:
-                style = "class:pane.header.active"
-            else:
-                style = "class:pane.header"
-            marker = "▶ " if active else "  "
-            out: StyleAndTextTuples = [(style, f"{marker}{pane.id} {pane.title}")]
-            state = self.pane_state_label(pane)
-            out.append((style, "  "))
-            out.append((f"class:pane.state.{state.lower().split()[0]}", f" {state} "))
-            hint = self._pane_hint(pane)
-            if hint:
-                out.append((style, f"  {hint}"))
-            if pane.attention:
-                out.append((style, "  (!)"))
-            if pane.terminal.scroll_offset:
-                out.append((style, f"  [history -{pane.terminal.scroll_offset}]"))
-            out.append((style, " " * 400))
-            return out
-
-        return fragments
-
-    def pane_state_label(self, pane: Pane) -> str:
-        if pane.state is PaneState.LIVE:
-            if pane.terminal.exit_status is not None and not pane.terminal.running:
-                return f"EXITED {pane.terminal.exit_status}"
-            return "LIVE"
-        return pane.state.name
-
-    def _pane_hint(self, pane: Pane) -> str:
-        if pane.state is PaneState.RESUMABLE and pane.agent is not None:
-            return f"Enter: resume {pane.agent.kind}"
-        if pane.state in (PaneState.RESTORED, PaneState.EXITED):
-            return "Enter: start a shell here"
-        return ""
-
-    def _status_fragments(self) -> StyleAndTextTuples:
-        pane = self.active_pane
-        mode_label = {
-            "prompt": "PROMPT",
-            "pane": "IN PANE",
-            "picker": "RESUME",
-            "help": "HELP",
-            "copy": "COPY",
-        }.get(self.mode, self.mode.upper())
-        if self.prefix_pending:
-            mode_label = f"{key_display(self.keymap.prefix)}…"
-        title = sanitize(self.session_title or "untitled", max_len=40)
-        state = self.pane_state_label(pane) if pane else "-"
-        hint = self._key_hint()
-        place = sanitize(workspace_label(self.cwd))
-        if len(place) > 50:
-            place = "…" + place[-49:]  # the end of a path says most about where you are
-        text = f" {place} · {title} · {state} "
-        out: StyleAndTextTuples = []
-        if self.too_small or self.area.width < MIN_COLS or self.area.height < MIN_ROWS - 4:
-            # First on the line, so even a very narrow terminal shows why the panes are cramped.
-            out.append(("class:status.warn", "too small "))
-        out += [("class:status.mode", f" {mode_label} "), ("class:status", text), ("class:status", f" {hint}")]
-        return out
-
-    def _key_hint(self) -> str:
-        esc = key_display(self.escape_key)
-        prefix = key_display(self.keymap.prefix)
-        if self.mode == "pane":
-            return f"{esc}: back to prompt · {prefix} ?: keys"
-        if self.mode == "copy":
-            return "↑↓ PgUp PgDn scroll · / search · n next · q quit copy mode"
-        if self.mode == "help":
-            return "↑↓ PgUp PgDn scroll · q/Esc close"
-        return f"{esc}: into pane · {prefix} ?: keys · /help"
-
-    def _message_fragments(self) -> StyleAndTextTuples:
-        if self.message is None:
-            return []
-        style = "class:message.error" if self.message.error else "class:message"
-        return [(style, " " + self.message.text)]
 
     def _help_fragments(self) -> StyleAndTextTuples:
         return [("", "\n".join(self.help_lines[self.help_scroll :]))]
@@ -469,7 +344,7 @@ class DshApp:
             refresh_interval=lambda: 0.0 if pane.id == self.tabs.active_pane else BACKGROUND_FRAME_SECONDS,
         )
         body = Window(control, wrap_lines=False)
-        header = Window(FormattedTextControl(self._pane_header(pane.id)), height=1)
+        header = Window(FormattedTextControl(chrome.pane_header(self, pane.id)), height=1)
         self.slots[pane.id] = PaneSlot(pane.id, header, body)
 
     def create_pane(self, argv: list[str] | None, cwd: str | None = None) -> Pane:

@@ -1,0 +1,149 @@
+"""The app's chrome: its style, the tab bar, pane headers, status and message lines, as fragments."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.styles import Style
+
+from dsh.commands.keymap import key_display
+from dsh.panes import Pane
+from dsh.persist.states import PaneState
+from dsh.store.workspace import workspace_label
+from dsh.text import sanitize
+
+if TYPE_CHECKING:
+    from dsh.ui.app import DshApp
+
+MIN_COLS = 20
+MIN_ROWS = 8
+
+STYLE = Style.from_dict(
+    {
+        "tabbar": "bg:#303030 #d0d0d0",
+        "tabbar.active": "bg:#5f87af #ffffff bold",
+        "status": "bg:#303030 #d0d0d0",
+        "status.mode": "bg:#5f87af #ffffff bold",
+        "status.warn": "bg:#af5f00 #ffffff bold",
+        "pane.header": "bg:#262626 #a8a8a8",
+        "pane.header.active": "bg:#5f87af #ffffff bold",
+        "pane.header.inside": "bg:#87af5f #000000 bold",
+        "pane.state.live": "",
+        "pane.state.restored": "bg:#875f87 #ffffff bold",
+        "pane.state.resumable": "bg:#af8700 #000000 bold",
+        "pane.state.exited": "bg:#870000 #ffffff bold",
+        "pane.border": "#585858",
+        "message": "#ffaf00",
+        "message.error": "#ff5f5f bold",
+        "prompt": "#5fafff bold",
+        "help": "",
+        "picker.match": "#ffaf00 bold underline",
+        "picker.scope": "bold",
+        "picker.dim": "#767676",
+        "picker.footer": "#8a8a8a",
+        "copy.selection": "reverse",
+        "copy.cursor": "reverse bold",
+    }
+)
+
+
+def tabbar_fragments(app: DshApp) -> StyleAndTextTuples:
+    out: StyleAndTextTuples = []
+    for index, tab in enumerate(app.tabs.tabs):
+        style = "class:tabbar.active" if index == app.tabs.active_index else "class:tabbar"
+        # An unnamed tab is called after its active pane, as tmux names a window after its program.
+        active = app.panes.get(tab.active_pane)
+        label = sanitize(tab.title or (active.title if active else "tab"), max_len=30)
+        attention = any(
+            app.panes[p].attention for p in tab.pane_ids() if p in app.panes
+        )
+        out.append((style, f" {index}:{label}{'!' if attention else ''} "))
+        out.append(("class:tabbar", " "))
+    return out
+
+def pane_header(app: DshApp, pane_id: str) -> Callable[[], StyleAndTextTuples]:
+    def fragments() -> StyleAndTextTuples:
+        pane = app.panes.get(pane_id)
+        if pane is None:
+            return []
+        active = app.tabs.tabs and app.tabs.active_pane == pane_id
+        if active and app.mode in ("pane", "copy"):
+            style = "class:pane.header.inside"
+        elif active:
+            style = "class:pane.header.active"
+        else:
+            style = "class:pane.header"
+        marker = "▶ " if active else "  "
+        out: StyleAndTextTuples = [(style, f"{marker}{pane.id} {pane.title}")]
+        state = pane_state_label(pane)
+        out.append((style, "  "))
+        out.append((f"class:pane.state.{state.lower().split()[0]}", f" {state} "))
+        hint = pane_hint(pane)
+        if hint:
+            out.append((style, f"  {hint}"))
+        if pane.attention:
+            out.append((style, "  (!)"))
+        if pane.terminal.scroll_offset:
+            out.append((style, f"  [history -{pane.terminal.scroll_offset}]"))
+        out.append((style, " " * 400))
+        return out
+
+    return fragments
+
+def pane_state_label(pane: Pane) -> str:
+    if pane.state is PaneState.LIVE:
+        if pane.terminal.exit_status is not None and not pane.terminal.running:
+            return f"EXITED {pane.terminal.exit_status}"
+        return "LIVE"
+    return pane.state.name
+
+def pane_hint(pane: Pane) -> str:
+    if pane.state is PaneState.RESUMABLE and pane.agent is not None:
+        return f"Enter: resume {pane.agent.kind}"
+    if pane.state in (PaneState.RESTORED, PaneState.EXITED):
+        return "Enter: start a shell here"
+    return ""
+
+def status_fragments(app: DshApp) -> StyleAndTextTuples:
+    pane = app.active_pane
+    mode_label = {
+        "prompt": "PROMPT",
+        "pane": "IN PANE",
+        "picker": "RESUME",
+        "help": "HELP",
+        "copy": "COPY",
+    }.get(app.mode, app.mode.upper())
+    if app.prefix_pending:
+        mode_label = f"{key_display(app.keymap.prefix)}…"
+    title = sanitize(app.session_title or "untitled", max_len=40)
+    state = pane_state_label(pane) if pane else "-"
+    hint = key_hint(app)
+    place = sanitize(workspace_label(app.cwd))
+    if len(place) > 50:
+        place = "…" + place[-49:]  # the end of a path says most about where you are
+    text = f" {place} · {title} · {state} "
+    out: StyleAndTextTuples = []
+    if app.too_small or app.area.width < MIN_COLS or app.area.height < MIN_ROWS - 4:
+        # First on the line, so even a very narrow terminal shows why the panes are cramped.
+        out.append(("class:status.warn", "too small "))
+    out += [("class:status.mode", f" {mode_label} "), ("class:status", text), ("class:status", f" {hint}")]
+    return out
+
+def key_hint(app: DshApp) -> str:
+    esc = key_display(app.escape_key)
+    prefix = key_display(app.keymap.prefix)
+    if app.mode == "pane":
+        return f"{esc}: back to prompt · {prefix} ?: keys"
+    if app.mode == "copy":
+        return "↑↓ PgUp PgDn scroll · / search · n next · q quit copy mode"
+    if app.mode == "help":
+        return "↑↓ PgUp PgDn scroll · q/Esc close"
+    return f"{esc}: into pane · {prefix} ?: keys · /help"
+
+def message_fragments(app: DshApp) -> StyleAndTextTuples:
+    if app.message is None:
+        return []
+    style = "class:message.error" if app.message.error else "class:message"
+    return [(style, " " + app.message.text)]
