@@ -13,6 +13,22 @@ def _fail(message: str, code: int = 1) -> int:
     return code
 
 
+def _log_crash() -> str:
+    """Append the current exception's traceback to $DSH_HOME/log/crash.log; return where it went."""
+    import traceback
+
+    from dsh.home import dsh_home_path
+
+    try:
+        path = dsh_home_path("log", "crash.log")
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write(traceback.format_exc() + "\n")
+        return str(path)
+    except Exception:
+        return "nowhere: the log could not be written"
+
+
 def run_app(args: argparse.Namespace) -> int:
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         return _fail("needs a terminal: stdin and stdout must be a TTY (try `dsh sessions` for a listing)", 2)
@@ -123,7 +139,10 @@ def run_app(args: argparse.Namespace) -> int:
         app.session_title = title
         return await app.run_async()
 
-    result = asyncio.run(main())
+    try:
+        result = asyncio.run(main())
+    except Exception as exc:  # a bug must not leave a traceback on the user's screen; it goes to the log
+        return _fail(f"internal error: {exc.__class__.__name__}: {exc} (details in {_log_crash()})")
     if result.exec_argv:
         sys.stdout.flush()
         sys.stderr.flush()

@@ -24,7 +24,7 @@ from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.layout.processors import BeforeInput
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 
-from dsh.agents.registry import adapter_by_kind, adapter_for_argv, resume_argv_for
+from dsh.agents.registry import adapter_for_argv, resume_argv_for
 from dsh.commands.keymap import Keymap, key_display
 from dsh.commands.parse import parse_line
 from dsh.commands.registry import CommandError, Registry
@@ -33,28 +33,22 @@ from dsh.home import dsh_home_path
 from dsh.layout.geometry import Layout as PaneLayout
 from dsh.layout.geometry import Rect
 from dsh.layout.ids import next_id
-from dsh.layout.serialize import tabset_to_dict
 from dsh.layout.tabs import TabSet
 from dsh.panes import Pane, utc_now_iso
-from dsh.persist.env import filter_env
 from dsh.persist.scheduler import SnapshotScheduler
 from dsh.persist.snapshot import (
-    SNAPSHOT_VERSION,
     AgentInfo,
     LoadedSnapshot,
     Notification,
-    PaneRecord,
-    Snapshot,
-    TabRecord,
 )
-from dsh.persist.states import PaneState, restored_state
+from dsh.persist.states import PaneState
 from dsh.store.log import SessionLog
 from dsh.store.store import Store
 from dsh.store.workspace import workspace_partition
 from dsh.term.copymode import CopyMode
 from dsh.term.terminal import Terminal
 from dsh.text import sanitize
-from dsh.ui import chrome
+from dsh.ui import chrome, saving
 from dsh.ui.completion import RegistryCompleter
 from dsh.ui.panes_view import PanesContainer, PaneSlot
 from dsh.ui.terminal_control import TerminalControl
@@ -76,12 +70,6 @@ class AppResult:
     exec_argv: list[str] | None = None
     exec_env: dict[str, str] | None = None
 
-
-@dataclass
-class _AgentProbe:
-    next_try: float = 0.0
-    tries: int = 0
-    busy: bool = False
 
 
 @dataclass
@@ -125,10 +113,11 @@ class DshApp:
         self.area = Rect(0, 1, 80, 20)
         self._child_focus: str | None = None
         self._picker_loading = False
+        self.auto_resume = False  # set by a restore in a workspace that opted in
         self.too_small = False
         self.notifications: list[Notification] = []
         self.result = AppResult()
-        self._agent_probes: dict[str, _AgentProbe] = {}
+        self.agent_probes: dict[str, saving.AgentProbe] = {}
         self._closing = False
         self._pending_prompt_action: Callable[[str], None] | None = None
         self._prompt_label = "dsh› "
@@ -178,14 +167,14 @@ class DshApp:
             refresh_interval=None,
         )
         self.application.ttimeoutlen = 0.05
-        self._loop = asyncio.get_event_loop()
+        self.loop = asyncio.get_event_loop()
         self._last_key_time = 0.0
         self._last_output_redraw = 0.0
         self._output_redraw_pending = False
         self.application.key_processor.before_key_press += self._on_key_press
         self.application.timeoutlen = 0.05
         self.scheduler = SnapshotScheduler(
-            self._build_snapshot,
+            lambda: saving.build_snapshot(self),
             interval=float(self.config.get("snapshot.debounce_seconds", 2.0) or 2.0),
         )
         startup = [Announcement(w, error=True) for w in options.keymap_warnings + warnings]
@@ -194,7 +183,7 @@ class DshApp:
             # One message line: join them, so a second warning does not hide the first.
             self.announce(" | ".join(a.text for a in startup), error=any(a.error for a in startup))
         if options.loaded is not None and options.loaded.snapshot is not None:
-            self._restore(options.loaded)
+            saving.restore(self, options.loaded)
         if not self.panes:
             self.open_tab(None)
         self._open_picker_on_start = options.open_picker
@@ -303,7 +292,7 @@ class DshApp:
     def _new_pane_id(self) -> str:
         return next_id("p", set(self.panes))
 
-    def _spawn_env(self, pane_id: str) -> dict[str, str]:
+    def spawn_env(self, pane_id: str) -> dict[str, str]:
         env = dict(os.environ)
         env.pop("DSH_HANDOFF_FROM", None)
         env["TERM"] = self.term_name
@@ -311,7 +300,7 @@ class DshApp:
         env["DSH_PANE_ID"] = pane_id
         return env
 
-    def _estimate_size(self) -> tuple[int, int]:
+    def estimate_size(self) -> tuple[int, int]:
         try:
             size = self.application.output.get_size()
             rows, cols = max(2, size.rows - 5), max(10, size.columns)
@@ -319,7 +308,7 @@ class DshApp:
             rows, cols = 24, 80
         return rows, cols
 
-    def _make_terminal(self, pane_id: str, argv: list[str], cwd: str, env: dict[str, str],
+    def make_terminal(self, pane_id: str, argv: list[str], cwd: str, env: dict[str, str],
                        rows: int, cols: int) -> Terminal:
         return Terminal(
             argv,
@@ -337,7 +326,7 @@ class DshApp:
             on_alt_screen=lambda on: self._on_alt_screen(pane_id, on),
         )
 
-    def _register_slot(self, pane: Pane) -> None:
+    def register_slot(self, pane: Pane) -> None:
         control = TerminalControl(
             pane.terminal,
             on_click=lambda: self.click_pane(pane.id),
@@ -351,7 +340,7 @@ class DshApp:
         pane_id = self._new_pane_id()
         argv = list(argv) if argv else self.default_shell_argv()
         cwd = cwd or self.cwd
-        env = self._spawn_env(pane_id)
+        env = self.spawn_env(pane_id)
         env["PWD"] = cwd
         agent: AgentInfo | None = None
         adapter = adapter_for_argv(argv)
@@ -362,11 +351,11 @@ class DshApp:
                 session_id = None
                 self.announce(f"{adapter.kind}: {exc}", error=True)
             agent = adapter.agent_info(argv, session_id)
-        rows, cols = self._estimate_size()
-        terminal = self._make_terminal(pane_id, argv, cwd, env, rows, cols)
+        rows, cols = self.estimate_size()
+        terminal = self.make_terminal(pane_id, argv, cwd, env, rows, cols)
         pane = Pane(id=pane_id, argv=argv, cwd=cwd, env=env, terminal=terminal, agent=agent)
         self.panes[pane_id] = pane
-        self._register_slot(pane)
+        self.register_slot(pane)
         return pane
 
     def start_pane(self, pane: Pane) -> None:
@@ -516,7 +505,7 @@ class DshApp:
             self.invalidate()
         elif not self._output_redraw_pending:
             self._output_redraw_pending = True
-            self._loop.call_later(wait, self._paced_output_redraw)
+            self.loop.call_later(wait, self._paced_output_redraw)
 
     def _paced_output_redraw(self) -> None:
         self._output_redraw_pending = False
@@ -587,9 +576,9 @@ class DshApp:
         previous = pane.state
         rows, cols = pane.terminal.rows, pane.terminal.cols
         tail = pane.terminal.tail()
-        env = self._spawn_env(pane.id)
+        env = self.spawn_env(pane.id)
         env["PWD"] = cwd
-        terminal = self._make_terminal(pane.id, argv, cwd, env, rows, cols)
+        terminal = self.make_terminal(pane.id, argv, cwd, env, rows, cols)
         if tail:
             terminal.feed(tail)
             terminal.feed(b"\r\n")
@@ -599,7 +588,7 @@ class DshApp:
         pane.env = env
         pane.started_from = previous
         pane.state = PaneState.LIVE
-        self._register_slot(pane)
+        self.register_slot(pane)
         self.start_pane(pane)
         if pane.id == self.tabs.active_pane:
             self.enter_pane()
@@ -818,7 +807,7 @@ class DshApp:
         if self._picker_loading:
             return  # the worker from an earlier open is still going; its rows reach whichever view is open
         self._picker_loading = True
-        loop, index, cwd, sid, pid = self._loop, self.store.index, self.cwd, self.log.id, os.getpid()
+        loop, index, cwd, sid, pid = self.loop, self.store.index, self.cwd, self.log.id, os.getpid()
 
         def deliver(rows: Any) -> None:  # on the worker
             if not self._closing:
@@ -859,7 +848,7 @@ class DshApp:
             except Exception:  # a broken index must not break the app; /resume and the listing say so
                 pass
 
-        self._loop.run_in_executor(None, work)
+        self.loop.run_in_executor(None, work)
 
     def _rename_candidate(self, candidate: Any, title: str) -> bool:
         """Rename a listed session in its own log; False (and a message) when that cannot be saved."""
@@ -904,150 +893,6 @@ class DshApp:
             self.announce(str(exc), error=True)
 
     # -- snapshot -------------------------------------------------------------------------------------
-    def _build_snapshot(self) -> tuple[Snapshot, dict[str, bytes]]:
-        tabs = [
-            TabRecord(
-                id=tab.id,
-                title=tab.title or "",
-                layout=layout,
-                active_pane=tab.active_pane,
-                zoomed=tab.zoomed,
-            )
-            for tab, layout in zip(self.tabs.tabs, tabset_to_dict(self.tabs)["tabs"], strict=True)
-        ]
-        panes: list[PaneRecord] = []
-        tails: dict[str, bytes] = {}
-        for pane in self.panes.values():
-            tab = self.tabs.tab_of(pane.id)
-            running = pane.running
-            waiting = pane.state in (PaneState.RESTORED, PaneState.RESUMABLE)
-            lifecycle = "running" if running or waiting else "exited"
-            panes.append(
-                PaneRecord(
-                    id=pane.id,
-                    tab=tab.id if tab is not None else "",
-                    title=pane.title,
-                    cwd=pane.terminal.cwd or pane.cwd,
-                    argv=list(pane.argv),
-                    env=filter_env(pane.env),
-                    rows=pane.terminal.rows,
-                    cols=pane.terminal.cols,
-                    agent=pane.agent,
-                    lifecycle=lifecycle,
-                    exit_status=pane.terminal.exit_status if not running else None,
-                    attention=pane.attention,
-                    last_message=pane.last_message,
-                    created_at=pane.created_at,
-                )
-            )
-            tails[pane.id] = pane.terminal.tail()
-        snapshot = Snapshot(
-            version=SNAPSHOT_VERSION,
-            saved_at=utc_now_iso(),
-            session_id=self.log.id,
-            tabs=tabs,
-            active_tab=self.tabs.active_index,
-            panes=panes,
-            notifications=list(self.notifications[-200:]),
-        )
-        return snapshot, tails
-
-    def _probe_agents(self) -> None:
-        """Learn agent session ids off the event loop: the lookups scan files or run the agent's CLI."""
-        now = time.time()
-        for pane in self.panes.values():
-            agent = pane.agent
-            if agent is None or agent.session_id or not pane.running or pane.started_at is None:
-                continue
-            probe = self._agent_probes.setdefault(pane.id, _AgentProbe())
-            if now < probe.next_try or probe.busy:
-                continue
-            adapter = adapter_by_kind(agent.kind)
-            if adapter is None:
-                continue
-            probe.tries += 1
-            probe.next_try = now + min(30.0, 0.5 * 2**probe.tries)
-            probe.busy = True
-            terminal = pane.terminal
-            argv, cwd, env, started = list(pane.argv), pane.cwd, dict(pane.env), pane.started_at - 1.0
-
-            def lookup(adapter=adapter, pane=pane, terminal=terminal, argv=argv, cwd=cwd, env=env,
-                       started=started, probe=probe) -> None:
-                try:
-                    session_id = adapter.find_session_id(cwd, started, env)
-                except Exception:
-                    session_id = None
-
-                def learned() -> None:
-                    probe.busy = False
-                    # Only if the pane still runs the same child it was asked about.
-                    if session_id and pane.terminal is terminal and pane.agent is not None:
-                        pane.agent = adapter.agent_info(argv, session_id)
-                        self.scheduler.mark_dirty()
-
-                self._loop.call_soon_threadsafe(learned)
-
-            self._loop.run_in_executor(None, lookup)
-
-    def _restore(self, loaded: LoadedSnapshot) -> None:
-        snapshot = loaded.snapshot
-        assert snapshot is not None
-        records = {record.id: record for record in snapshot.panes}
-        try:
-            self.tabs = TabSet.from_dict(
-                {"version": 1, "active_index": snapshot.active_tab, "tabs": [t.layout for t in snapshot.tabs]}
-            )
-        except Exception as exc:
-            self.announce(f"saved layout could not be restored ({exc}); starting fresh", error=True)
-            self.tabs = TabSet()
-            return
-        self.notifications = list(snapshot.notifications)
-        auto = bool(self.config.workspace(self.cwd).get("auto_resume", False))
-        rows, cols = self._estimate_size()
-        for pane_id in self.tabs.pane_ids():
-            record = records.get(pane_id)
-            if record is None:
-                continue
-            state = restored_state(record, resume_argv_for)
-            argv = list(record.argv) or self.default_shell_argv()
-            terminal = self._make_terminal(
-                pane_id, argv, record.cwd, self._spawn_env(pane_id), record.rows or rows, record.cols or cols
-            )
-            tail = loaded.tails.get(pane_id, b"")
-            if tail:
-                terminal.feed(tail)
-            pane = Pane(
-                id=pane_id,
-                argv=argv,
-                cwd=record.cwd,
-                env=dict(record.env),
-                terminal=terminal,
-                state=state,
-                created_at=record.created_at,
-                agent=record.agent,
-                saved_title=record.title,
-                attention=record.attention,
-                last_message=record.last_message,
-                exit_status=record.exit_status,
-            )
-            self.panes[pane_id] = pane
-            self._register_slot(pane)
-        # Drop layout leaves whose pane record is missing, so the tree only holds real panes.
-        for pane_id in list(self.tabs.pane_ids()):
-            if pane_id not in self.panes:
-                result = self.tabs.close_pane(pane_id)
-                if result.last_tab_closed:
-                    self.tabs = TabSet()
-                    break
-        self._auto_resume = auto
-
-    def _auto_resume_panes(self) -> None:
-        for pane in list(self.panes.values()):
-            if pane.state is PaneState.RESUMABLE and resume_argv_for(pane.agent):
-                self.start_tombstone(pane)
-        self.enter_prompt()
-
-    # -- lifetime ---------------------------------------------------------------------------------------
     def flush_and_close(self) -> None:
         if self._closing:
             return
@@ -1081,14 +926,14 @@ class DshApp:
             except (NotImplementedError, RuntimeError):
                 pass
 
-        self._loop = loop
+        self.loop = loop
         # Warm the index while the user works, so /resume opens on fresh data.
         self.refresh_index_in_background()
 
         def ticker() -> None:
             if self._closing:
                 return
-            self._probe_agents()
+            saving.probe_agents(self)
             try:
                 self.scheduler.tick()
             except Exception as exc:
@@ -1097,8 +942,8 @@ class DshApp:
 
         def pre_run() -> None:
             self._apply_read_budgets()
-            if getattr(self, "_auto_resume", False):
-                self._auto_resume_panes()
+            if self.auto_resume:
+                saving.auto_resume_panes(self)
             self.scheduler.structural_change()
             if self._open_picker_on_start:
                 self.open_picker()

@@ -230,3 +230,25 @@ def test_mouse_off_in_config_leaves_the_terminal_alone(dsh, dsh_home: Path) -> N
     off.type_line("/quit")
     off.wait_exit()
     assert b"\x1b[?1000h" not in off.raw and b"\x1b[?1006h" not in off.raw
+
+
+def test_an_internal_error_is_one_line_and_a_log_not_a_traceback(dsh_env, dsh_home: Path, workdir: Path) -> None:
+    import sys
+
+    script = (
+        "import dsh.ui.app as a\n"
+        "async def broken(self):\n"
+        "    raise RuntimeError('simulated bug')\n"
+        "a.DshApp.run_async = broken\n"
+        "from dsh.cli import main\n"
+        "raise SystemExit(main([]))\n"
+    )
+    d = PtyDriver([sys.executable, "-c", script], env=dsh_env, cwd=workdir)
+    try:
+        assert d.wait_exit() == 1
+        screen = d.text()
+        assert "dsh: internal error: RuntimeError: simulated bug" in screen
+        assert "Traceback" not in screen
+        assert "simulated bug" in (dsh_home / "log" / "crash.log").read_text()
+    finally:
+        d.close()
