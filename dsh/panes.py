@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
 from dsh.persist.snapshot import AgentInfo
 from dsh.persist.states import PaneState
+from dsh.store.timefmt import now_iso
 from dsh.term.terminal import Terminal
 from dsh.text import sanitize
-
-
-def utc_now_iso() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 @dataclass
@@ -26,7 +22,7 @@ class Pane:
     env: dict[str, str]
     terminal: Terminal
     state: PaneState = PaneState.LIVE
-    created_at: str = field(default_factory=utc_now_iso)
+    created_at: str = field(default_factory=now_iso)
     agent: AgentInfo | None = None
     started_at: float | None = None
     saved_title: str | None = None

@@ -34,7 +34,7 @@ from dsh.layout.geometry import Layout as PaneLayout
 from dsh.layout.geometry import Rect
 from dsh.layout.ids import next_id
 from dsh.layout.tabs import TabSet
-from dsh.panes import Pane, utc_now_iso
+from dsh.panes import Pane
 from dsh.persist.scheduler import SnapshotScheduler
 from dsh.persist.snapshot import (
     AgentInfo,
@@ -42,8 +42,9 @@ from dsh.persist.snapshot import (
     Notification,
 )
 from dsh.persist.states import PaneState
-from dsh.store.log import SessionLog
+from dsh.store.log import LogError, SessionLog
 from dsh.store.store import Store
+from dsh.store.timefmt import now_iso
 from dsh.store.workspace import workspace_partition
 from dsh.term.copymode import CopyMode
 from dsh.term.terminal import Terminal
@@ -87,7 +88,6 @@ class DshOptions:
     loaded: LoadedSnapshot | None = None
     announcements: list[Announcement] = field(default_factory=list)
     open_picker: bool = False
-    keymap_warnings: list[str] = field(default_factory=list)
 
 
 class DshApp:
@@ -177,7 +177,7 @@ class DshApp:
             lambda: saving.build_snapshot(self),
             interval=float(self.config.get("snapshot.debounce_seconds", 2.0) or 2.0),
         )
-        startup = [Announcement(w, error=True) for w in options.keymap_warnings + warnings]
+        startup = [Announcement(w, error=True) for w in warnings]
         startup += options.announcements
         if startup:
             # One message line: join them, so a second warning does not hide the first.
@@ -196,6 +196,15 @@ class DshApp:
             return FileHistory(str(path))
         except OSError:
             return InMemoryHistory()
+
+    def log_event(self, type: str, **fields: Any) -> None:
+        """Append to this session's log; a log that cannot be written is a message, not a crash."""
+        if self._closing:
+            return
+        try:
+            self.log.append(type, **fields)
+        except (LogError, OSError) as exc:
+            self.announce(f"session log: {exc}", error=True)
 
     def announce(self, text: str, *, error: bool = False) -> None:
         self.message = Announcement(sanitize(text, max_len=400), error)
@@ -225,7 +234,6 @@ class DshApp:
             FormattedTextControl(self._help_fragments, focusable=True, show_cursor=False),
             style="class:help",
         )
-        self.picker_holder = Window()  # replaced by the picker view when it opens
         from prompt_toolkit.layout import DynamicContainer
 
         body = DynamicContainer(self._body)
@@ -264,8 +272,7 @@ class DshApp:
         return self.panes_view
 
     def _set_area(self, area: Rect) -> None:
-        if area != self.area:
-            self.area = area
+        self.area = area
 
     def _pane_layout(self, area: Rect) -> PaneLayout:
         if not self.tabs.tabs:
@@ -292,9 +299,11 @@ class DshApp:
     def _new_pane_id(self) -> str:
         return next_id("p", set(self.panes))
 
-    def spawn_env(self, pane_id: str) -> dict[str, str]:
+    def spawn_env(self, pane_id: str, cwd: str) -> dict[str, str]:
+        """A pane's environment: dsh's own, its TERM, which session and pane it is, and PWD = its cwd."""
         env = dict(os.environ)
         env.pop("DSH_HANDOFF_FROM", None)
+        env["PWD"] = cwd
         env["TERM"] = self.term_name
         env["DSH_SESSION_ID"] = self.log.id
         env["DSH_PANE_ID"] = pane_id
@@ -340,8 +349,7 @@ class DshApp:
         pane_id = self._new_pane_id()
         argv = list(argv) if argv else self.default_shell_argv()
         cwd = cwd or self.cwd
-        env = self.spawn_env(pane_id)
-        env["PWD"] = cwd
+        env = self.spawn_env(pane_id, cwd)
         agent: AgentInfo | None = None
         adapter = adapter_for_argv(argv)
         if adapter is not None:
@@ -361,10 +369,7 @@ class DshApp:
     def start_pane(self, pane: Pane) -> None:
         pane.started_at = time.time()
         pane.terminal.start()
-        try:
-            self.log.append("pane_opened", pane_id=pane.id, argv=pane.argv)
-        except OSError as exc:
-            self.announce(f"session log: {exc}", error=True)
+        self.log_event("pane_opened", pane_id=pane.id, argv=pane.argv)
         self.scheduler.structural_change()
 
     def open_tab(self, argv: list[str] | None) -> Pane:
@@ -519,14 +524,14 @@ class DshApp:
         if pane_id != self.tabs.active_pane or self.mode not in ("pane",):
             pane.attention = True
             self.notifications.append(
-                Notification(at=utc_now_iso(), pane_id=pane_id, text=f"bell in {pane.title}", read_at=None)
+                Notification(at=now_iso(), pane_id=pane_id, text=f"bell in {pane.title}", read_at=None)
             )
             del self.notifications[:-200]
             self.scheduler.mark_dirty()
         self.invalidate()
 
     def _mark_notifications_read(self, pane_id: str) -> None:
-        now = utc_now_iso()
+        now = now_iso()
         for i, note in enumerate(self.notifications):
             if note.pane_id == pane_id and note.read_at is None:
                 self.notifications[i] = Notification(note.at, note.pane_id, note.text, now)
@@ -544,10 +549,7 @@ class DshApp:
         if pane is None:
             return
         pane.exit_status = status
-        try:
-            self.log.append("pane_exited", pane_id=pane_id, status=status)
-        except OSError:
-            pass
+        self.log_event("pane_exited", pane_id=pane_id, status=status)
         if pane.started_from is not None and status != 0 and pane.state is PaneState.LIVE:
             # A resume that failed leaves the tombstone as it was, so the user can try again.
             pane.state = pane.started_from
@@ -576,8 +578,7 @@ class DshApp:
         previous = pane.state
         rows, cols = pane.terminal.rows, pane.terminal.cols
         tail = pane.terminal.tail()
-        env = self.spawn_env(pane.id)
-        env["PWD"] = cwd
+        env = self.spawn_env(pane.id, cwd)
         terminal = self.make_terminal(pane.id, argv, cwd, env, rows, cols)
         if tail:
             terminal.feed(tail)
@@ -643,10 +644,7 @@ class DshApp:
             elif pane is not None and pane.running:
                 pane.terminal.write(b"\r")
             return
-        try:
-            self.log.append("input", text=line)
-        except OSError as exc:
-            self.announce(f"session log: {exc}", error=True)
+        self.log_event("input", text=line)
         if parsed.kind == "command":
             self.run_command(parsed.name, parsed.args)
             return
@@ -775,7 +773,7 @@ class DshApp:
     # -- sessions and resume ------------------------------------------------------------------------
     def set_session_title(self, title: str) -> None:
         self.session_title = title
-        self.log.set_title(title)
+        self.log_event("title", title=title)
         self.scheduler.structural_change()
         self.invalidate()
 
@@ -906,8 +904,8 @@ class DshApp:
             pane.terminal.kill()
         try:
             self.log.close()
-        except OSError:
-            pass
+        except (LogError, OSError):
+            pass  # the log is append-only: what was written stays, and the snapshot was flushed above
 
     def quit(self, exit_code: int = 0) -> None:
         self.flush_and_close()

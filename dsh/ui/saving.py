@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING
 from dsh.agents.registry import adapter_by_kind, resume_argv_for
 from dsh.layout.serialize import tabset_to_dict
 from dsh.layout.tabs import TabSet
-from dsh.panes import Pane, utc_now_iso
+from dsh.panes import Pane
 from dsh.persist.env import filter_env
 from dsh.persist.snapshot import SNAPSHOT_VERSION, LoadedSnapshot, PaneRecord, Snapshot, TabRecord
 from dsh.persist.states import PaneState, restored_state
+from dsh.store.timefmt import now_iso
 
 if TYPE_CHECKING:
     from dsh.ui.app import DshApp
@@ -66,7 +67,7 @@ def build_snapshot(app: DshApp) -> tuple[Snapshot, dict[str, bytes]]:
         tails[pane.id] = pane.terminal.tail()
     snapshot = Snapshot(
         version=SNAPSHOT_VERSION,
-        saved_at=utc_now_iso(),
+        saved_at=now_iso(),
         session_id=app.log.id,
         tabs=tabs,
         active_tab=app.tabs.active_index,
@@ -134,7 +135,7 @@ def restore(app: DshApp, loaded: LoadedSnapshot) -> None:
         state = restored_state(record, resume_argv_for)
         argv = list(record.argv) or app.default_shell_argv()
         terminal = app.make_terminal(
-            pane_id, argv, record.cwd, app.spawn_env(pane_id), record.rows or rows, record.cols or cols
+            pane_id, argv, record.cwd, app.spawn_env(pane_id, record.cwd), record.rows or rows, record.cols or cols
         )
         tail = loaded.tails.get(pane_id, b"")
         if tail:
