@@ -38,14 +38,9 @@ def run_app(args: argparse.Namespace) -> int:
 
     try:
         dsh_home()
-    except HomeError as exc:
-        return _fail(str(exc), 2)
-    try:
         config = load_config(args.options)
     except HomeError as exc:
         return _fail(str(exc), 2)
-    for warning in config.warnings:
-        print(f"dsh: {warning}", file=sys.stderr)
 
     from dsh.persist.snapshot import SnapshotVersionError, load_snapshot
     from dsh.resume.preflight import PreflightError, preflight
@@ -66,8 +61,7 @@ def run_app(args: argparse.Namespace) -> int:
         except InvalidSessionId as exc:
             return _fail(str(exc), 2)
     elif args.continue_:
-        store.index.refresh()
-        newest = store.summaries(cwd=str(launch_dir))
+        newest = store.summaries(cwd=str(launch_dir))  # refreshes the index first
         if not newest:
             return _fail(f"no session to continue in {launch_dir} (dsh sessions --all lists every workspace)")
         target_id = newest[0].id

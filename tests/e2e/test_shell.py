@@ -252,3 +252,12 @@ def test_an_internal_error_is_one_line_and_a_log_not_a_traceback(dsh_env, dsh_ho
         assert "simulated bug" in (dsh_home / "log" / "crash.log").read_text()
     finally:
         d.close()
+
+
+def test_a_config_syntax_error_is_shown_and_dsh_carries_on(dsh, dsh_home: Path) -> None:
+    (dsh_home / "config.toml").write_text("[ui\nprefix = 'c-a'\n")
+    d = dsh(cols=200)
+    screen = d.wait_for("config.toml:1")
+    assert "syntax error" in screen
+    d.type_line("echo carried-on")
+    d.wait_for("carried-on")
