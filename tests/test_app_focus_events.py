@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.test_app_harness import C_RBRACKET, run, running_app
+from tests.test_app_harness import (
+    C_RBRACKET,
+    plain_shell,  # noqa: F401  (autouse: panes run a quick /bin/sh)
+    run,
+    running_app,
+)
 
 
 def test_focus_in_and_out_follow_the_keyboard(tmp_path: Path) -> None:

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.test_app_harness import run, running_app
+from tests.test_app_harness import (
+    plain_shell,  # noqa: F401  (autouse: panes run a quick /bin/sh)
+    run,
+    running_app,
+)
 
 
 def test_a_session_log_that_cannot_be_written_is_a_message(tmp_path: Path) -> None:
@@ -14,5 +18,47 @@ def test_a_session_log_that_cannot_be_written_is_a_message(tmp_path: Path) -> No
             h.type_line("echo still-works")
             await h.wait(lambda: "session log" in h.message, "a message about the session log")
             await h.wait_output(h.pane, "still-works")
+
+    run(body)
+
+
+def test_a_password_typed_at_the_prompt_is_masked_and_never_stored(tmp_path: Path) -> None:
+    from dsh.home import dsh_home
+
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            h.type_line("stty -echo; read secret; stty echo; echo got-$secret")
+            await h.wait(h.app.pane_wants_secret, "the pane to read without echo")
+            h.send("hunter3")
+            await h.wait(lambda: h.app.prompt_buffer.text == "hunter3", "the password on the prompt")
+            h.send("\r")
+            await h.wait_output(h.pane, "got-hunter3")
+            h.type_line("echo after")
+            await h.wait_output(h.pane, "after")
+
+    run(body)
+    stored = b"".join(p.read_bytes() for p in dsh_home().rglob("*") if p.is_file() and p.suffix != ".tail")
+    assert b"hunter3" not in stored
+    assert b"echo after" in stored  # ordinary lines are still logged and kept in history
+
+
+def test_reading_secret_follows_the_child_terminal_modes() -> None:
+    import asyncio
+
+    from dsh.term.terminal import Terminal
+
+    async def body() -> None:
+        term = Terminal(["sh", "-c", "stty -echo; sleep 0.5; stty echo; sleep 2"], cwd="/")
+        term.start()
+        try:
+            deadline = asyncio.get_running_loop().time() + 3
+            while not term.reading_secret():
+                assert asyncio.get_running_loop().time() < deadline, "echo never went off"
+                await asyncio.sleep(0.02)
+            while term.reading_secret():
+                assert asyncio.get_running_loop().time() < deadline, "echo never came back"
+                await asyncio.sleep(0.02)
+        finally:
+            term.kill()
 
     run(body)

@@ -7,6 +7,7 @@ import logging
 import os
 import shutil
 import signal
+import termios
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -390,6 +391,17 @@ class Terminal:
         elif x < 223 and y < 223:
             code = 3 if release and button < 64 else code
             self.write(b"\x1b[M" + bytes([32 + code, 33 + x, 33 + y]))
+
+    def reading_secret(self) -> bool:
+        """True when the child turned echo off but still reads lines (`read -s`, ssh, sudo, gpg)."""
+        fd = self._fd
+        if fd is None:
+            return False
+        try:
+            lflag = termios.tcgetattr(fd)[3]
+        except (OSError, termios.error):
+            return False
+        return not lflag & termios.ECHO and bool(lflag & termios.ICANON)
 
     def set_focus(self, focused: bool) -> None:
         """Tell a child that asked for focus events (mode 1004) that its pane gained or lost focus."""

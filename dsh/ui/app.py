@@ -21,7 +21,8 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, Window
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
-from prompt_toolkit.layout.processors import BeforeInput
+from prompt_toolkit.layout.dimension import Dimension
+from prompt_toolkit.layout.processors import BeforeInput, ConditionalProcessor, PasswordProcessor
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 
 from dsh.agents.registry import adapter_for_argv, resume_argv_for
@@ -61,6 +62,7 @@ OUTPUT_FPS = 60
 # Bytes a pane's reader takes per loop callback: the active pane's output matters most.
 FOREGROUND_READ = 32768
 BACKGROUND_READ = 8192
+PROMPT_MAX_ROWS = 6
 
 
 @dataclass
@@ -220,6 +222,11 @@ class DshApp:
         pane_id = self.tabs.active_pane if self.tabs.tabs else None
         return self.panes.get(pane_id) if pane_id else None
 
+    def pane_wants_secret(self) -> bool:
+        """True while the active pane's program reads a line without echo (a password prompt)."""
+        pane = self.active_pane
+        return bool(pane is not None and pane.running and pane.terminal.reading_secret())
+
     def default_shell_argv(self) -> list[str]:
         shell = os.environ.get("SHELL") or "/bin/sh"
         return [shell, "-l"]
@@ -241,16 +248,27 @@ class DshApp:
             FormattedTextControl(lambda: chrome.status_fragments(self)), height=1, style="class:status"
         )
         self.message_window = ConditionalContainer(
-            Window(FormattedTextControl(lambda: chrome.message_fragments(self)), height=1),
+            Window(
+                FormattedTextControl(lambda: chrome.message_fragments(self)),
+                height=Dimension(min=1, max=3),
+                wrap_lines=True,
+                dont_extend_height=True,
+            ),
             filter=Condition(lambda: self.message is not None),
         )
         self.prompt_window = Window(
             _PromptControl(
                 self.enter_prompt,
                 self.prompt_buffer,
-                input_processors=[BeforeInput(lambda: self._prompt_label, style="class:prompt")],
+                input_processors=[
+                    ConditionalProcessor(PasswordProcessor(), Condition(self.pane_wants_secret)),
+                    BeforeInput(lambda: self._prompt_label, style="class:prompt"),
+                ],
             ),
-            height=1,
+            # A long line or a pasted block wraps and grows the prompt (up to a few rows), so the label
+            # and everything that Enter will send stay in view.
+            height=Dimension(min=1, max=PROMPT_MAX_ROWS),
+            wrap_lines=True,
             dont_extend_height=True,
         )
         root = HSplit([self.tabbar, body, self.status, self.message_window, self.prompt_window])
@@ -603,6 +621,13 @@ class DshApp:
             self.end_ask()  # empties the line, so the answer stays out of the prompt history
             action(line)
             return True
+        if self.pane_wants_secret():
+            # A password: typed into the pane, never into the history or the session log.
+            buffer.set_document(Document(""), bypass_readonly=True)
+            pane = self.active_pane
+            if pane is not None:
+                pane.terminal.write(line.encode("utf-8", "replace") + b"\r")
+            return False
         self.handle_line(line)
         return False  # clear the prompt line
 
