@@ -261,3 +261,13 @@ def test_a_config_syntax_error_is_shown_and_dsh_carries_on(dsh, dsh_home: Path) 
     assert "syntax error" in screen
     d.type_line("echo carried-on")
     d.wait_for("carried-on")
+
+
+def test_a_long_line_keeps_the_prompt_label_in_view(dsh) -> None:
+    d = dsh(rows=14, cols=100)
+    d.type_line("echo " + "x" * 130)
+    d.wait_for("x" * 90)
+    d.send("echo hi")
+    d.wait_until(lambda s: s.splitlines()[-1].startswith("dsh› echo hi"), what="the label before the new line")
+    d.send("\x15\x1b[A")  # C-u, then Up: the long line comes back whole, wrapped under the label
+    d.wait_until(lambda s: any(line.startswith("dsh› echo xxx") for line in s.splitlines()), what="recalled line")
