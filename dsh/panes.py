@@ -31,6 +31,11 @@ class Pane:
     exit_status: int | None = None
     # Set when a key press started this pane from a tombstone: the state to fall back to if it fails.
     started_from: PaneState | None = None
+    # An agent the user started inside this pane's shell (typed `claude`), seen as the foreground
+    # program: its pid, when it was seen, and its directory. None for agents dsh launched itself.
+    agent_pid: int | None = None
+    agent_seen_at: float | None = None
+    agent_cwd: str | None = None
 
     @property
     def title(self) -> str:

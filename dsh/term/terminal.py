@@ -392,6 +392,36 @@ class Terminal:
             code = 3 if release and button < 64 else code
             self.write(b"\x1b[M" + bytes([32 + code, 33 + x, 33 + y]))
 
+    def foreground_process(self) -> tuple[int, list[str], str | None] | None:
+        """(pid, argv, cwd) of the program in the foreground of this pane's terminal, if any (Linux /proc).
+
+        That is the shell itself at its prompt, or what it runs (`vim`, `claude`…).
+        """
+        fd = self._fd
+        if fd is None:
+            return None
+        try:
+            pgid = os.tcgetpgrp(fd)
+            with open(f"/proc/{pgid}/cmdline", "rb") as handle:
+                raw = handle.read(65536)
+        except OSError:
+            return None
+        argv = [part.decode("utf-8", "replace") for part in raw.split(b"\0") if part]
+        try:
+            cwd: str | None = os.readlink(f"/proc/{pgid}/cwd")
+        except OSError:
+            cwd = None
+        return (pgid, argv, cwd) if argv else None
+
+    def process_cwd(self) -> str | None:
+        """The working directory of the pane's own process (its shell), whether or not it reports OSC 7."""
+        if self.pid is None or not self.running:
+            return None
+        try:
+            return os.readlink(f"/proc/{self.pid}/cwd")
+        except OSError:
+            return None
+
     def reading_secret(self) -> bool:
         """True when the child turned echo off but still reads lines (`read -s`, ssh, sudo, gpg)."""
         fd = self._fd

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from dsh.agents.registry import adapter_by_kind, resume_argv_for
+from dsh.agents.base import AgentAdapter
+from dsh.agents.registry import adapter_by_kind, adapter_for_argv, resume_argv_for
 from dsh.layout.serialize import tabset_to_dict
 from dsh.layout.tabs import TabSet
 from dsh.panes import Pane
@@ -19,6 +21,10 @@ if TYPE_CHECKING:
     from dsh.ui.app import DshApp
 
 
+# Programs that run an agent CLI's script: `node …/claude`, `python …`.
+_INTERPRETERS = {"node", "nodejs", "bun", "deno", "python", "python3"}
+
+
 @dataclass
 class AgentProbe:
     """When to look again for a pane's agent session id, and whether a lookup is under way."""
@@ -26,6 +32,18 @@ class AgentProbe:
     next_try: float = 0.0
     tries: int = 0
     busy: bool = False
+
+
+def pane_cwd(pane: Pane) -> str:
+    """Where a fresh shell for this pane should start: the directory its shell is in now.
+
+    A shell that reports OSC 7 says so itself; otherwise (plain sh, bash without a hook) the kernel
+    knows the process's directory. The pane's start directory is the last resort.
+    """
+    terminal = pane.terminal
+    if terminal.screen.cwd:
+        return terminal.screen.cwd
+    return terminal.process_cwd() or terminal.cwd or pane.cwd
 
 
 def build_snapshot(app: DshApp) -> tuple[Snapshot, dict[str, bytes]]:
@@ -51,7 +69,7 @@ def build_snapshot(app: DshApp) -> tuple[Snapshot, dict[str, bytes]]:
                 id=pane.id,
                 tab=tab.id if tab is not None else "",
                 title=pane.title,
-                cwd=pane.terminal.cwd or pane.cwd,
+                cwd=pane_cwd(pane),
                 argv=list(pane.argv),
                 env=filter_env(pane.env),
                 rows=pane.terminal.rows,
@@ -76,8 +94,46 @@ def build_snapshot(app: DshApp) -> tuple[Snapshot, dict[str, bytes]]:
     )
     return snapshot, tails
 
+def agent_behind(argv: list[str]) -> AgentAdapter | None:
+    """The adapter of an agent CLI in a process's argv, also when an interpreter runs its script."""
+    adapter = adapter_for_argv(argv)
+    if adapter is None and len(argv) > 1 and os.path.basename(argv[0]) in _INTERPRETERS:
+        adapter = adapter_for_argv(argv[1:])
+    return adapter
+
+
+def notice_typed_agents(app: DshApp) -> None:
+    """Notice an agent the user typed into a shell pane (`claude`), so a restore can resume it too.
+
+    dsh launched that pane as a shell, so it only sees the agent as the terminal's foreground program;
+    when the shell is back in the foreground, the agent has ended and the pane is a shell again.
+    """
+    now = time.time()
+    for pane in app.panes.values():
+        if not pane.running or (pane.agent is not None and pane.agent_pid is None):
+            continue  # not running, or an agent dsh launched itself
+        found = pane.terminal.foreground_process()
+        if found is None or found[0] == pane.terminal.pid:
+            if pane.agent_pid is not None:
+                pane.agent, pane.agent_pid, pane.agent_seen_at, pane.agent_cwd = None, None, None, None
+                app.agent_probes.pop(pane.id, None)
+                app.scheduler.mark_dirty()
+            continue
+        pid, argv, cwd = found
+        if pid == pane.agent_pid:
+            continue
+        adapter = agent_behind(argv)
+        if adapter is None:
+            continue
+        pane.agent = adapter.agent_info(argv, None)
+        pane.agent_pid, pane.agent_seen_at, pane.agent_cwd = pid, now, cwd
+        app.agent_probes.pop(pane.id, None)
+        app.scheduler.mark_dirty()
+
+
 def probe_agents(app: DshApp) -> None:
     """Learn agent session ids off the event loop: the lookups scan files or run the agent's CLI."""
+    notice_typed_agents(app)
     now = time.time()
     for pane in app.panes.values():
         agent = pane.agent
@@ -93,10 +149,12 @@ def probe_agents(app: DshApp) -> None:
         probe.next_try = now + min(30.0, 0.5 * 2**probe.tries)
         probe.busy = True
         terminal = pane.terminal
-        argv, cwd, env, started = list(pane.argv), pane.cwd, dict(pane.env), pane.started_at - 1.0
+        # A typed agent was seen up to a tick after it started: look a little further back.
+        started = (pane.agent_seen_at - 5.0) if pane.agent_seen_at is not None else pane.started_at - 1.0
+        argv, cwd, env = list(pane.argv), pane.agent_cwd or pane.cwd, dict(pane.env)
 
         def lookup(adapter=adapter, pane=pane, terminal=terminal, argv=argv, cwd=cwd, env=env,
-                   started=started, probe=probe) -> None:
+                   started=started, probe=probe, agent=agent) -> None:
             try:
                 session_id = adapter.find_session_id(cwd, started, env)
             except Exception:
@@ -104,14 +162,15 @@ def probe_agents(app: DshApp) -> None:
 
             def learned() -> None:
                 probe.busy = False
-                # Only if the pane still runs the same child it was asked about.
-                if session_id and pane.terminal is terminal and pane.agent is not None:
+                # Only if the pane still runs the same agent it was asked about.
+                if session_id and pane.terminal is terminal and pane.agent is agent:
                     pane.agent = adapter.agent_info(argv, session_id)
                     app.scheduler.mark_dirty()
 
             app.loop.call_soon_threadsafe(learned)
 
         app.loop.run_in_executor(None, lookup)
+
 
 def restore(app: DshApp, loaded: LoadedSnapshot) -> None:
     snapshot = loaded.snapshot

@@ -261,3 +261,49 @@ def test_snapshot_from_a_newer_dsh_is_refused(run, dsh_env, dsh_home: Path, tmp_
     screen = r.text()
     assert "version 99 is newer than this dsh understands (version 1)" in screen
     assert json.loads(snapshot.read_text())["version"] == 99  # untouched
+
+
+def test_an_agent_typed_in_a_shell_comes_back_resumable(run, agent_env, dsh_home: Path, tmp_path: Path) -> None:
+    work = tmp_path / "typed"
+    work.mkdir()
+    d = run(cwd=work, env=agent_env)
+    d.wait_for("PROMPT")
+    d.type_line(f"/{FAKES / 'claude'}")  # //path sends /path: as a user types `claude` in a shell
+    d.wait_for("fake-claude session")
+    d.type_line("hello from the prompt")
+    d.wait_for("claude> hello from the prompt")
+    time.sleep(3.5)  # noticed as the foreground program, its session learned, and the snapshot written
+    session_id = only_session_id(dsh_home)
+    claude_session = next(r for r in invocations(agent_env) if r["agent"] == "claude")
+    os.kill(d.pid, signal.SIGKILL)
+    d.wait_exit()
+
+    r = run(f"--resume={session_id}", cwd=work, env=agent_env)
+    r.wait_for("RESUMABLE")
+    r.wait_for("Enter: resume claude")
+    r.send("\r")
+    r.wait_for("fake-claude resumed")
+    resumed = invocations(agent_env)[-1]
+    assert resumed["argv"][-2] == "--resume" and resumed["cwd"] == str(work)
+    assert claude_session["cwd"] == str(work)
+
+
+def test_a_restored_shell_starts_where_the_shell_was(run, dsh_env, dsh_home: Path, tmp_path: Path) -> None:
+    start, moved = tmp_path / "start", tmp_path / "moved-here"
+    start.mkdir()
+    moved.mkdir()
+    d = run(cwd=start, env=dsh_env)
+    d.wait_for("PROMPT")
+    d.type_line(f"cd {moved} && echo now-in-moved")
+    d.wait_for("now-in-moved\n")
+    time.sleep(2.5)
+    session_id = only_session_id(dsh_home)
+    os.kill(d.pid, signal.SIGKILL)
+    d.wait_exit()
+
+    r = run(f"--resume={session_id}", cwd=start, env=dsh_env)
+    r.wait_for("RESTORED")
+    r.send("\r")
+    r.wait_for("LIVE")
+    r.type_line("pwd")
+    r.wait_for(f"\n{moved}")
