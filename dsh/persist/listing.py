@@ -26,7 +26,8 @@ def pane_states(session_id: str, *, live: bool, known: Iterable[str] | None = No
     `known` (from `sessions_with_state`) skips sessions that have no state folder without a file lookup.
     A listing never moves or repairs anything: an unreadable or corrupt snapshot lists no panes (the
     loader reports and backs it up when the session is resumed). In a live session a running pane is
-    LIVE; otherwise each pane gets the state a restore would give it.
+    LIVE, and one restored but not started yet keeps its restore state; otherwise each pane gets the
+    state a restore would give it.
     """
     if known is not None and session_id not in known:
         return []
@@ -48,7 +49,7 @@ def pane_states(session_id: str, *, live: bool, known: Iterable[str] | None = No
 
     rows: list[dict[str, str]] = []
     for record in snapshot.panes:
-        if live:
+        if live and record.lifecycle != "waiting":
             state = PaneState.LIVE if record.lifecycle == "running" else PaneState.EXITED
         else:
             state = restored_state(record, resume_argv_for)

@@ -15,7 +15,7 @@ from dsh.text import sanitize
 SNAPSHOT_VERSION = 1
 MAX_NOTIFICATIONS = 200
 MAX_LAYOUT_DEPTH = 64
-LIFECYCLES = ("running", "exited")
+LIFECYCLES = ("running", "waiting", "exited")  # waiting: restored, its process not started yet
 # Titles and messages come from children (escape sequences); a runaway one must not bloat every write.
 MAX_TEXT = 4096
 

@@ -63,7 +63,7 @@ def build_snapshot(app: DshApp) -> tuple[Snapshot, dict[str, bytes]]:
         tab = app.tabs.tab_of(pane.id)
         running = pane.running
         waiting = pane.state in (PaneState.RESTORED, PaneState.RESUMABLE)
-        lifecycle = "running" if running or waiting else "exited"
+        lifecycle = "running" if running else "waiting" if waiting else "exited"
         panes.append(
             PaneRecord(
                 id=pane.id,

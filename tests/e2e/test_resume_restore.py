@@ -210,6 +210,20 @@ def test_dsh_sessions_json_lists_pane_states(run, dsh_cmd, agent_env, dsh_home: 
     states = sorted(p["state"] for p in rows[0]["panes"])
     assert states == ["RESTORED", "RESUMABLE"]
 
+    # Resumed and live, the panes not started yet still say so; the one started says LIVE.
+    r = run(f"--resume={rows[0]['id']}", cwd=work, env=agent_env)
+    r.wait_for("RESUMABLE")
+    r.type_line("/focus left")
+    r.type_line("")  # Enter on the shell tombstone starts a fresh shell
+    r.wait_until(lambda s: s.count("LIVE") >= 1 and "RESUMABLE" in s, what="one pane started")
+    time.sleep(0.5)
+    out = subprocess.run(
+        [*dsh_cmd, "sessions", "--json"], cwd=work, env=agent_env, capture_output=True, text=True, timeout=30
+    )
+    live = json.loads(out.stdout)[0]
+    assert live["live_pid"] == r.pid
+    assert sorted(p["state"] for p in live["panes"]) == ["LIVE", "RESUMABLE"]
+
 
 def test_secrets_in_the_environment_never_reach_disk(run, dsh_env, dsh_home: Path, tmp_path: Path) -> None:
     env = dict(dsh_env)
