@@ -51,5 +51,10 @@ class Pane:
         return self.state in (PaneState.RESTORED, PaneState.RESUMABLE, PaneState.EXITED)
 
     @property
+    def startable(self) -> bool:
+        """A key may start something here: a restored pane, or one whose program has ended."""
+        return self.is_tombstone or (not self.terminal.running and self.terminal.exit_status is not None)
+
+    @property
     def running(self) -> bool:
         return self.state is PaneState.LIVE and self.terminal.running

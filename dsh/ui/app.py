@@ -581,8 +581,11 @@ class DshApp:
 
     # -- tombstones ------------------------------------------------------------------------
     def start_tombstone(self, pane: Pane) -> None:
-        if not pane.is_tombstone:
+        """Start a restored pane (or one whose program ended) in the same slot, keeping id and tail."""
+        if not pane.startable:
             return
+        if not pane.is_tombstone:
+            pane.state = PaneState.EXITED  # ended in this session: a fresh shell, like a restored one
         # The saved argv is untrusted disk input: the adapter rebuilds the resume command.
         resume = resume_argv_for(pane.agent) if pane.state is PaneState.RESUMABLE else None
         if resume:
@@ -607,6 +610,7 @@ class DshApp:
         pane.env = env
         pane.started_from = previous
         pane.state = PaneState.LIVE
+        pane.saved_title = None  # the new program names itself
         self.register_slot(pane)
         self.start_pane(pane)
         if pane.id == self.tabs.active_pane:
@@ -664,7 +668,7 @@ class DshApp:
             return
         if parsed.kind == "empty":
             pane = self.active_pane
-            if pane is not None and pane.is_tombstone:
+            if pane is not None and pane.startable:
                 self.start_tombstone(pane)
             elif pane is not None and pane.running:
                 pane.terminal.write(b"\r")
@@ -677,11 +681,14 @@ class DshApp:
         if pane is None:
             self.announce("no pane to send that line to: /new opens one", error=True)
             return
-        if pane.is_tombstone:
-            self.announce(f"{pane.id} is {pane.state.name}: Enter on an empty line starts it", error=True)
-            return
+        if pane.startable:
+            # Start it (a fresh shell, or the agent's resume) and type the line into it: the terminal
+            # holds what is typed until the new program reads it.
+            self.start_tombstone(pane)
+            if self.mode == "pane":
+                self.enter_prompt()  # the line came from the prompt; the keyboard stays there
         if not pane.running:
-            self.announce(f"{pane.id} has exited: /close it, or /split to open a new pane", error=True)
+            self.announce(f"{pane.id} could not start; /close it, or /split to open a new pane", error=True)
             return
         if pane.terminal.scroll_offset:
             pane.terminal.scroll_to_bottom()

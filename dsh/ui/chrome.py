@@ -102,7 +102,7 @@ def pane_state_label(pane: Pane) -> str:
 def pane_hint(pane: Pane) -> str:
     if pane.state is PaneState.RESUMABLE and pane.agent is not None:
         return f"Enter: resume {pane.agent.kind}"
-    if pane.state in (PaneState.RESTORED, PaneState.EXITED):
+    if pane.startable:
         return "Enter: start a shell here"
     return ""
 

@@ -214,7 +214,7 @@ def build_registry() -> Registry:
         Resumes its agent conversation, or starts a fresh shell in its saved directory.
         """
         pane = app.active_pane
-        if pane is None or not pane.is_tombstone:
+        if pane is None or not pane.startable:
             raise CommandError("the active pane is not a restored pane")
         app.start_tombstone(pane)
 

@@ -131,7 +131,7 @@ def build_key_bindings(app: DshApp) -> KeyBindings:
     in_copy = Condition(lambda: app.mode == "copy")
     in_help = Condition(lambda: app.mode == "help")
     in_work = Condition(lambda: app.mode in ("prompt", "pane"))
-    pane_is_tombstone = Condition(lambda: bool(app.active_pane and app.active_pane.is_tombstone))
+    pane_is_tombstone = Condition(lambda: bool(app.active_pane and app.active_pane.startable))
 
     # -- the prefix ------------------------------------------------------------------------
     # While the prefix (or a y/n question) waits for its key, the keyboard focus leaves the prompt line for

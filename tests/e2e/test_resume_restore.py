@@ -214,6 +214,7 @@ def test_dsh_sessions_json_lists_pane_states(run, dsh_cmd, agent_env, dsh_home: 
     r = run(f"--resume={rows[0]['id']}", cwd=work, env=agent_env)
     r.wait_for("RESUMABLE")
     r.type_line("/focus left")
+    r.wait_for("▶ p1")
     r.type_line("")  # Enter on the shell tombstone starts a fresh shell
     r.wait_until(lambda s: s.count("LIVE") >= 1 and "RESUMABLE" in s, what="one pane started")
     time.sleep(0.5)
@@ -321,3 +322,15 @@ def test_a_restored_shell_starts_where_the_shell_was(run, dsh_env, dsh_home: Pat
     r.wait_for("LIVE")
     r.type_line("pwd")
     r.wait_for(f"\n{moved}")
+
+
+def test_a_line_typed_at_a_restored_pane_starts_it_and_runs(run, dsh_env, dsh_home: Path, tmp_path: Path) -> None:
+    d = run(cwd=tmp_path, env=dsh_env)
+    d.wait_for("PROMPT")
+    d.type_line("/quit")
+    d.wait_exit()
+    r = run(f"--resume={only_session_id(dsh_home)}", cwd=tmp_path, env=dsh_env)
+    r.wait_for("RESTORED")
+    r.type_line("echo typed-$((6*7))")
+    r.wait_for("typed-42")
+    assert "PROMPT" in r.text()  # the keyboard stays on the prompt the line came from
