@@ -115,6 +115,7 @@ class DshApp:
         self.area = Rect(0, 1, 80, 20)
         self._child_focus: str | None = None
         self._picker_loading = False
+        self._pane_ids_used: set[str] = set()
         self.auto_resume = False  # set by a restore in a workspace that opted in
         self.too_small = False
         self.notifications: list[Notification] = []
@@ -315,7 +316,10 @@ class DshApp:
 
     # -- panes ---------------------------------------------------------------------------
     def _new_pane_id(self) -> str:
-        return next_id("p", set(self.panes))
+        # Never reuse an id in a session: a closed pane's id (and its saved tail) stays its own.
+        pane_id = next_id("p", self._pane_ids_used | set(self.panes))
+        self._pane_ids_used.add(pane_id)
+        return pane_id
 
     def spawn_env(self, pane_id: str, cwd: str) -> dict[str, str]:
         """A pane's environment: dsh's own, its TERM, which session and pane it is, and PWD = its cwd."""
@@ -397,14 +401,22 @@ class DshApp:
         self._after_structure_change(pane)
         return pane
 
-    def split(self, orientation: str, argv: list[str] | None) -> Pane:
+    def split(self, orientation: str, argv: list[str] | None) -> Pane | None:
         current = self.active_pane
         cwd = current.terminal.cwd if current is not None and current.terminal.cwd else self.cwd
         pane = self.create_pane(argv, cwd=cwd)
         if not self.tabs.tabs:
             self.tabs.new_tab(pane.id)
         else:
+            cramped = self.tabs.rects(self.area).too_small
             self.tabs.split(pane.id, orientation)
+            if self.tabs.rects(self.area).too_small and not cramped:
+                # Like tmux: refuse rather than make panes too small to use.
+                self.tabs.close_pane(pane.id)
+                self.panes.pop(pane.id, None)
+                self.slots.pop(pane.id, None)
+                self.announce("no space for a new pane here: /zoom, /close or a bigger window", error=True)
+                return None
         self.start_pane(pane)
         self._after_structure_change(pane)
         return pane

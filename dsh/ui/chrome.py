@@ -59,7 +59,8 @@ def tabbar_fragments(app: DshApp) -> StyleAndTextTuples:
         attention = any(
             app.panes[p].attention for p in tab.pane_ids() if p in app.panes
         )
-        out.append((style, f" {index}:{label}{'!' if attention else ''} "))
+        zoomed = " [Z]" if tab.zoomed else ""  # tmux marks a zoomed window with Z
+        out.append((style, f" {index}:{label}{zoomed}{'!' if attention else ''} "))
         out.append(("class:tabbar", " "))
     return out
 

@@ -69,6 +69,7 @@ def test_split_focus_zoom_close(dsh) -> None:
     d.wait_for("▶ p1")
     d.type_line("/zoom")
     d.wait_until(lambda s: "right-pane" not in s, what="zoomed pane hiding the other")
+    assert "[Z]" in d.lines()[0]  # the tab bar says the tab is zoomed
     d.type_line("/zoom")
     d.wait_for("right-pane")
     d.type_line("/focus right")
@@ -271,3 +272,23 @@ def test_a_long_line_keeps_the_prompt_label_in_view(dsh) -> None:
     d.wait_until(lambda s: s.splitlines()[-1].startswith("dsh› echo hi"), what="the label before the new line")
     d.send("\x15\x1b[A")  # C-u, then Up: the long line comes back whole, wrapped under the label
     d.wait_until(lambda s: any(line.startswith("dsh› echo xxx") for line in s.splitlines()), what="recalled line")
+
+
+def test_no_split_when_there_is_no_room(dsh) -> None:
+    d = dsh(rows=16, cols=40)
+    for _ in range(8):
+        d.send("\x02%")
+        time.sleep(0.1)
+    d.wait_for("no space for a new pane")
+    header = d.lines()[1]
+    assert header.count("│") < 7, header  # refused before the panes got too narrow to use
+
+
+def test_pane_ids_are_not_reused(dsh) -> None:
+    d = dsh()
+    d.type_line("/split")
+    d.wait_for("▶ p2")
+    d.type_line("/close")
+    d.wait_until(lambda s: "p2" not in s, what="p2 closed")
+    d.type_line("/split")
+    d.wait_for("▶ p3")
