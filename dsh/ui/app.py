@@ -116,6 +116,10 @@ class DshApp:
         self._child_focus: str | None = None
         self._picker_loading = False
         self._pane_ids_used: set[str] = set()
+        # A session made by this process in which nothing reached a pane is left archived when it
+        # closes, so an idle start (or one that only hosted /resume) does not clutter the listings.
+        self.fresh_session = options.loaded is None
+        self.used = False
         self.auto_resume = False  # set by a restore in a workspace that opted in
         self.too_small = False
         self.notifications: list[Notification] = []
@@ -704,6 +708,7 @@ class DshApp:
             return
         if pane.terminal.scroll_offset:
             pane.terminal.scroll_to_bottom()
+        self.used = True
         pane.terminal.write(parsed.text.encode("utf-8", "replace") + b"\r")
         self.scheduler.mark_dirty()
 
@@ -833,6 +838,8 @@ class DshApp:
         except Exception as exc:
             self.announce(f"cannot read the session store: {exc}", error=True)
             return
+        if model.selected is not None and model.selected.id == self.log.id:
+            model.move(1)  # this session cannot be resumed from itself: start on the one before it
         self.picker = model
         self.picker_view = view = PickerView(
             model,
@@ -946,6 +953,11 @@ class DshApp:
         self.scheduler.close()
         for pane in self.panes.values():
             pane.terminal.kill()
+        if self.fresh_session and not self.used:
+            try:
+                self.log.append("archive", archived=True, reason="nothing was done in this session")
+            except (LogError, OSError):
+                pass
         try:
             self.log.close()
         except (LogError, OSError):

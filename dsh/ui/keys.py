@@ -268,6 +268,7 @@ def build_key_bindings(app: DshApp) -> KeyBindings:
             return
         if pane.terminal.scroll_offset:
             pane.terminal.scroll_to_bottom()
+        app.used = True
         for press in event.key_sequence:
             pane.terminal.send_key(press.key, press.data)
 
@@ -275,6 +276,7 @@ def build_key_bindings(app: DshApp) -> KeyBindings:
     def _paste(event: KeyPressEvent) -> None:
         pane = app.active_pane
         if pane is not None and pane.running:
+            app.used = True
             pane.terminal.paste(event.data)
 
     # -- on the prompt ------------------------------------------------------------------------

@@ -112,3 +112,22 @@ def test_resume_refuses_a_session_with_no_recorded_workspace(run, tmp_path: Path
     d = run("--resume=nowhere", cwd=tmp_path)
     assert d.wait_exit() == 1
     assert "cannot resume nowhere: session has no recorded workspace" in d.text()
+
+
+def test_a_session_where_nothing_was_done_is_archived_and_not_continued(run, dsh_cmd, dsh_env, tmp_path) -> None:
+    import subprocess
+
+    quit_session(run(cwd=tmp_path), "real-work")
+    idle = run(cwd=tmp_path)
+    idle.wait_for("PROMPT")
+    idle.type_line("/quit")
+    idle.wait_exit()
+    listed = subprocess.run([*dsh_cmd, "sessions", "--json"], cwd=tmp_path, env=dsh_env,
+                            capture_output=True, text=True, timeout=30)
+    rows = json.loads(listed.stdout)
+    assert len(rows) == 1 and rows[0]["title"].startswith("printf")
+    archived = subprocess.run([*dsh_cmd, "sessions", "--json", "--archived"], cwd=tmp_path, env=dsh_env,
+                              capture_output=True, text=True, timeout=30)
+    assert len(json.loads(archived.stdout)) == 2  # hidden, never deleted
+    d = run("--continue", cwd=tmp_path)
+    d.wait_for("real-work")

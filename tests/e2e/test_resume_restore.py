@@ -93,6 +93,8 @@ def test_resume_into_a_vanished_directory_keeps_the_app(run, dsh_env, dsh_home: 
     here.mkdir()
     g = run(cwd=gone, env=dsh_env)
     g.wait_for("PROMPT")
+    g.type_line("echo worked-here")
+    g.wait_for("worked-here\n")
     g.type_line("/quit")
     g.wait_exit()
     gone.rmdir()
