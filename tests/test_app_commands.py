@@ -36,7 +36,7 @@ def test_usage_lines_name_the_command_once() -> None:
         usage = registry.get(name).usage_line
         assert usage.startswith(f"/{name}") and usage.count(f"/{name}") == 1, usage
     assert registry.get("rename").usage_line == "/rename TITLE"
-    assert registry.get("quit").usage_line == "/quit"
+    assert registry.get("quit").usage_line == "/quit [-f]"
 
 
 def test_every_summary_fits_the_help_table() -> None:

@@ -227,6 +227,17 @@ class DshApp:
         pane_id = self.tabs.active_pane if self.tabs.tabs else None
         return self.panes.get(pane_id) if pane_id else None
 
+    def busy_panes(self) -> list[Pane]:
+        """Panes whose program is more than an idle shell: an agent, or anything the shell runs."""
+        busy = []
+        for pane in self.panes.values():
+            if not pane.running:
+                continue
+            foreground = pane.terminal.foreground_process()
+            if pane.agent is not None or (foreground is not None and foreground[0] != pane.terminal.pid):
+                busy.append(pane)
+        return busy
+
     def pane_wants_secret(self) -> bool:
         """True while the active pane's program reads a line without echo (a password prompt)."""
         pane = self.active_pane

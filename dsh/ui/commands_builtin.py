@@ -48,13 +48,29 @@ def build_registry() -> Registry:
             raise CommandError(f"no command /{topic} — /help lists commands")
         app.show_help(topic)
 
-    @command("quit", aliases=("exit",))
+    @command("quit", aliases=("exit",), usage="[-f]")
     def quit_(app: DshApp, args: list[str]) -> None:
         """Save the session and leave dsh.
 
-        The panes' programs end; `/resume` or `dsh --continue` brings the layout back.
+        The panes' programs end; `/resume` or `dsh --continue` brings the layout back. When a pane
+        runs something other than its idle shell (an agent, an editor, a build), dsh asks first;
+        `-f` does not ask.
         """
-        app.quit()
+        if args not in ([], ["-f"]):
+            raise UsageError("the only option is -f")
+        busy = [] if args else app.busy_panes()
+        if not busy:
+            app.quit()
+            return
+        names = ", ".join(f"{pane.id} {pane.title}" for pane in busy[:3]) + ("…" if len(busy) > 3 else "")
+
+        def answer(text: str) -> None:
+            if text.strip().lower().startswith("y"):
+                app.quit()
+            else:
+                app.announce("not quitting")
+
+        app.ask(f"still running: {names}. Quit and end them? [y/N] ", answer)
 
     @command("new", usage="[CMD ...]")
     def new(app: DshApp, args: list[str]) -> None:

@@ -292,3 +292,18 @@ def test_pane_ids_are_not_reused(dsh) -> None:
     d.wait_until(lambda s: "p2" not in s, what="p2 closed")
     d.type_line("/split")
     d.wait_for("▶ p3")
+
+
+def test_quit_asks_first_while_a_program_runs(dsh) -> None:
+    d = dsh()
+    d.type_line("sleep 300")
+    time.sleep(0.5)
+    d.type_line("/quit")
+    d.wait_for("Quit and end them? [y/N]")
+    d.type_line("n")
+    d.wait_for("not quitting")
+    assert d.proc.isalive()
+    d.type_line("/quit")
+    d.wait_for("[y/N]")
+    d.type_line("y")
+    assert d.wait_exit() == 0
