@@ -103,3 +103,16 @@ def test_copy_mode_copies_selected_lines_and_paste_types_them(tmp_path: Path) ->
             assert b"".join(sent).replace(b"\r", b"\n").count(b"\n") >= 2
 
     run(body)
+
+
+def test_a_click_on_a_tab_shows_it(tmp_path: Path) -> None:
+    from tests.test_app_harness import C_B
+
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            h.send(C_B + "c")
+            await h.wait(lambda: len(h.app.tabs.tabs) == 2 and h.app.tabs.active_index == 1, "a second tab")
+            h.send("\x1b[<0;3;1M\x1b[<0;3;1m")  # click on " 0:sh" in the tab bar (row 1)
+            await h.wait(lambda: h.app.tabs.active_index == 0, "the click to show tab 0")
+
+    run(body)

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 from prompt_toolkit.styles import Style
 
 from dsh.commands.keymap import key_display
@@ -60,7 +61,7 @@ def tabbar_fragments(app: DshApp) -> StyleAndTextTuples:
             app.panes[p].attention for p in tab.pane_ids() if p in app.panes
         )
         zoomed = " [Z]" if tab.zoomed else ""  # tmux marks a zoomed window with Z
-        out.append((style, f" {index}:{label}{zoomed}{'!' if attention else ''} "))
+        out.append((style, f" {index}:{label}{zoomed}{'!' if attention else ''} ", _select_tab(app, index)))
         out.append(("class:tabbar", " "))
     return out
 
@@ -148,3 +149,17 @@ def message_fragments(app: DshApp) -> StyleAndTextTuples:
         return []
     style = "class:message.error" if app.message.error else "class:message"
     return [(style, " " + app.message.text)]
+
+
+def _select_tab(app: DshApp, index: int) -> Callable[[MouseEvent], object]:
+    """A click on a tab's name shows that tab."""
+
+    def handler(event: MouseEvent) -> object:
+        if event.event_type != MouseEventType.MOUSE_UP:
+            return NotImplemented
+        if index < len(app.tabs.tabs):
+            app.tabs.select_tab(index)
+            app._after_focus_change()
+        return None
+
+    return handler
