@@ -165,7 +165,7 @@ def test_app_starts_on_the_prompt_with_one_live_shell_pane(tmp_path: Path) -> No
             assert h.pane.argv == ["/bin/sh", "-l"]
             assert h.pane.cwd == str(tmp_path)
             # An untitled tab is named after its active pane's program, as tmux names a window.
-            assert "".join(text for _style, text in chrome.tabbar_fragments(h.app)).strip() == "0:sh"
+            assert "".join(fragment[1] for fragment in chrome.tabbar_fragments(h.app)).strip() == "0:sh"
 
     run(body)
 
