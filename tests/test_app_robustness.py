@@ -62,3 +62,17 @@ def test_reading_secret_follows_the_child_terminal_modes() -> None:
             term.kill()
 
     run(body)
+
+
+def test_c_r_searches_the_prompt_history(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            for line in ("echo apple-one", "echo banana-two", "echo cherry-three"):
+                h.type_line(line)
+                await h.wait_output(h.pane, line.split()[1])
+            h.send("\x12")  # C-r
+            await h.wait(lambda: h.app.layout.has_focus(h.app.history_search), "the history search to open")
+            h.send("bana\r")
+            await h.wait(lambda: h.app.prompt_buffer.text == "echo banana-two", "the match on the prompt")
+
+    run(body)

@@ -24,6 +24,7 @@ from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.processors import BeforeInput, ConditionalProcessor, PasswordProcessor
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
+from prompt_toolkit.widgets import SearchToolbar
 
 from dsh.agents.registry import adapter_for_argv, resume_argv_for
 from dsh.commands.keymap import Keymap, key_display
@@ -272,10 +273,13 @@ class DshApp:
             ),
             filter=Condition(lambda: self.message is not None),
         )
+        # C-r on the prompt: reverse incremental search of the workspace's history, as in bash.
+        self.history_search = SearchToolbar(text_if_not_searching="", ignore_case=True)
         self.prompt_window = Window(
             _PromptControl(
                 self.enter_prompt,
                 self.prompt_buffer,
+                search_buffer_control=self.history_search.control,
                 input_processors=[
                     ConditionalProcessor(PasswordProcessor(), Condition(self.pane_wants_secret)),
                     BeforeInput(lambda: self._prompt_label, style="class:prompt"),
@@ -287,7 +291,9 @@ class DshApp:
             wrap_lines=True,
             dont_extend_height=True,
         )
-        root = HSplit([self.tabbar, body, self.status, self.message_window, self.prompt_window])
+        root = HSplit(
+            [self.tabbar, body, self.status, self.message_window, self.prompt_window, self.history_search]
+        )
         from prompt_toolkit.layout import CompletionsMenu, Float, FloatContainer
 
         self.layout = Layout(
