@@ -137,10 +137,13 @@ def test_rename_shows_the_edit_line() -> None:
 
 def test_archive_hides_the_row_but_never_a_live_one() -> None:
     h = Harness()
+    h.type(CTRL_D)  # the first C-d only says what a second one would do
+    assert h.events[-1][0] == "message" and "C-d again archives" in h.events[-1][1]
+    assert [c.id for c in h.model.visible] == ["a1", "a2", "a3"]
     h.type(CTRL_D)
-    assert h.events == [("archive", "a1")]
+    assert h.events[-1] == ("archive", "a1")
     assert [c.id for c in h.model.visible] == ["a2", "a3"]
-    h.type(CTRL_D)  # a2 is this very session
+    h.type(CTRL_D + CTRL_D)  # a2 is this very session
     assert h.events[-1] == ("message", f"cannot archive: {CURRENT_SESSION}")
     assert [c.id for c in h.model.visible] == ["a2", "a3"]
 
@@ -155,7 +158,7 @@ def test_a_change_the_host_could_not_save_leaves_the_row() -> None:
     h = Harness()
     h.view.on_archive = lambda c: False
     h.view.on_rename = lambda c, t: False
-    h.type(CTRL_D + CTRL_R + "!" + ENTER)
+    h.type(CTRL_D + CTRL_D + CTRL_R + "!" + ENTER)
     assert [c.id for c in h.model.visible] == ["a1", "a2", "a3"]
     assert h.model.visible[0].title == "fix resume picker"
 
@@ -276,3 +279,17 @@ def test_the_app_sequence_open_then_rows_from_a_worker_thread(tmp_path: Any) -> 
     assert warnings == [[]]
     assert model.all_loaded and model.scope == ALL and model.counts == (3, 1)
     assert resumed == [later.id]
+
+
+def test_a_late_second_c_d_asks_again(monkeypatch: Any) -> None:
+    import dsh.ui.picker_view as view_module
+
+    now = [1000.0]
+    monkeypatch.setattr(view_module.time, "monotonic", lambda: now[0])
+    h = Harness()
+    h.type(CTRL_D)
+    now[0] += view_module.ARCHIVE_CONFIRM_SECONDS + 1
+    h.type(CTRL_D)
+    assert not any(event[0] == "archive" for event in h.events)
+    h.type(CTRL_D)
+    assert h.events[-1] == ("archive", "a1")

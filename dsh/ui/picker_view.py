@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 
 from prompt_toolkit.application.current import get_app_or_none
@@ -14,6 +15,8 @@ from prompt_toolkit.layout.controls import UIContent, UIControl
 
 from dsh.resume.candidates import CURRENT_SESSION, Candidate
 from dsh.resume.picker import AllRows, PickerModel
+
+ARCHIVE_CONFIRM_SECONDS = 3.0
 
 RENAME_PROMPT = "Rename: "
 # Ranking left over after a keystroke runs in slices this long, so keys are read between them.
@@ -78,6 +81,7 @@ class PickerView:
         self.editing: tuple[Candidate, str] | None = None
         self._generation = 0
         self._prepared = False
+        self._archive_armed: tuple[str, float] | None = None  # (session id, until when a 2nd C-d archives)
         self.key_bindings = self._bindings()
         self.container = Window(content=_PickerControl(self), always_hide_cursor=False)
 
@@ -172,6 +176,13 @@ class PickerView:
         if chosen.unresumable_reason == CURRENT_SESSION or chosen.live_pid is not None:
             self.on_message(f"cannot archive: {chosen.unresumable_reason or 'the session is open'}")
             return
+        # Archiving hides a session from every listing: the first C-d says so, a second one does it.
+        now = time.monotonic()
+        if self._archive_armed is None or self._archive_armed[0] != chosen.id or now > self._archive_armed[1]:
+            self._archive_armed = (chosen.id, now + ARCHIVE_CONFIRM_SECONDS)
+            self.on_message(f"C-d again archives {chosen.title} (hidden, never deleted: dsh sessions --all --archived)")
+            return
+        self._archive_armed = None
         if self.on_archive(chosen) is False:  # type: ignore[func-returns-value]
             return
         self.model.archive(chosen.id)
