@@ -419,7 +419,7 @@ class DshApp:
         pane = self.create_pane(argv)
         self.tabs.new_tab(pane.id)
         self.start_pane(pane)
-        self._after_structure_change(pane)
+        self.after_structure_change(pane)
         return pane
 
     def split(self, orientation: str, argv: list[str] | None) -> Pane | None:
@@ -439,7 +439,7 @@ class DshApp:
                 self.announce("no space for a new pane here: /zoom, /close or a bigger window", error=True)
                 return None
         self.start_pane(pane)
-        self._after_structure_change(pane)
+        self.after_structure_change(pane)
         return pane
 
     def close_pane(self, pane_id: str | None = None) -> None:
@@ -454,9 +454,9 @@ class DshApp:
         if result.last_tab_closed:
             self.quit()
             return
-        self._after_structure_change()
+        self.after_structure_change()
 
-    def _after_structure_change(self, new_pane: Pane | None = None) -> None:
+    def after_structure_change(self, new_pane: Pane | None = None) -> None:
         if new_pane is not None and new_pane.agent is not None and self.mode == "prompt":
             # An agent is a conversation: the keyboard goes straight to it, as if it were launched in a shell.
             self.enter_pane()
@@ -477,9 +477,9 @@ class DshApp:
             self.tabs.focus_next() if direction == "next" else self.tabs.focus_prev()
         else:
             self.tabs.focus_direction(direction, self.area)
-        self._after_focus_change()
+        self.after_focus_change()
 
-    def _after_focus_change(self) -> None:
+    def after_focus_change(self) -> None:
         pane = self.active_pane
         if pane is not None and pane.attention:
             pane.attention = False

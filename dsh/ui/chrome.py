@@ -159,7 +159,7 @@ def _select_tab(app: DshApp, index: int) -> Callable[[MouseEvent], object]:
             return NotImplemented
         if index < len(app.tabs.tabs):
             app.tabs.select_tab(index)
-            app._after_focus_change()
+            app.after_focus_change()
         return None
 
     return handler

@@ -112,7 +112,7 @@ def build_registry() -> Registry:
             raise UsageError("say which way")
         if args[0] == "last":
             app.tabs.focus_last()
-            app._after_focus_change()
+            app.after_focus_change()
         else:
             app.focus_direction(args[0])
 
@@ -120,7 +120,7 @@ def build_registry() -> Registry:
     def zoom(app: DshApp, args: list[str]) -> None:
         """Zoom the active pane to fill the tab, or unzoom."""
         app.tabs.toggle_zoom()
-        app._after_structure_change()
+        app.after_structure_change()
 
     @command("resize", usage="left|right|up|down [CELLS]", args=list(DIRECTIONS))
     def resize(app: DshApp, args: list[str]) -> None:
@@ -137,7 +137,7 @@ def build_registry() -> Registry:
                 raise UsageError(f"not a number of cells: {text}")
             cells = int(text)
         app.tabs.resize(args[0], cells, app.area)
-        app._after_structure_change()
+        app.after_structure_change()
 
     @command("swap", usage="next|prev|left|right|up|down", args=["next", "prev", *DIRECTIONS])
     def swap(app: DshApp, args: list[str]) -> None:
@@ -145,7 +145,7 @@ def build_registry() -> Registry:
         if len(args) != 1 or args[0] not in ("next", "prev", *DIRECTIONS):
             raise UsageError("say which neighbour")
         app.tabs.swap(args[0], app.area) if args[0] in DIRECTIONS else app.tabs.swap(args[0])
-        app._after_structure_change()
+        app.after_structure_change()
 
     @command("tab", usage="next|prev|select N|rename [NAME]", args=_tab_args)
     def tab(app: DshApp, args: list[str]) -> None:
@@ -177,7 +177,7 @@ def build_registry() -> Registry:
                 return
         else:
             raise UsageError(f"unknown tab action {verb}")
-        app._after_focus_change()
+        app.after_focus_change()
         app.scheduler.structural_change()
 
     @command("rename", usage="TITLE")
