@@ -128,11 +128,8 @@ def age(iso: str, now: float | None = None) -> str:
 
 
 def state(row: Summary) -> str:
-    if row.live_pid is not None:
-        words = f"live:{row.live_pid}" if row.live_pid > 0 else "live"
-    else:
-        words = "closed"
-    return words + (",archived" if row.archived else "")
+    """attached, detached, closed or crashed (see Summary.state), and whether it is archived."""
+    return row.state + (",archived" if row.archived else "")
 
 
 def write_table(out: TextIO, rows: list[Summary], *, with_workspace: bool, width: int | None = None) -> None:

@@ -58,6 +58,7 @@ DEFAULT_PREFIX_BINDINGS: dict[str, str] = {
     "c-down": "resize down 5",
     "{": "swap prev",
     "}": "swap next",
+    "d": "detach",
 }
 
 DEFAULT_DIRECT_BINDINGS: dict[str, str] = {

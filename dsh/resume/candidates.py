@@ -55,6 +55,8 @@ class Candidate(NamedTuple):
     unresumable_reason: str | None
     preview: tuple[str, ...]
     workspace: str | None = None  # the store's partition key, when known: a workspace's other cwds
+    # attached, detached (its host runs: Enter attaches it), closed or crashed (Enter restores it)
+    state: str = "closed"
 
     @property
     def disabled(self) -> bool:
@@ -79,8 +81,6 @@ class Candidate(NamedTuple):
                 reason = NO_WORKSPACE
             elif current_session_id is not None and summary.id == current_session_id:
                 reason = CURRENT_SESSION
-            elif live_pid is not None and live_pid != own_pid:
-                reason = live_reason(live_pid)
         first_input = clean(summary.first_input) if summary.first_input else ""
         title = clean(summary.title) if summary.title else ""
         label = getattr(summary, "workspace_label", None) or _label(cwd)
@@ -105,6 +105,7 @@ class Candidate(NamedTuple):
             clean(reason) if reason is not None else None,
             preview,
             getattr(summary, "workspace", None),
+            clean(getattr(summary, "state", None) or ("attached" if live_pid is not None else "closed"), 20),
         )
 
     @classmethod

@@ -589,6 +589,8 @@ class PickerModel:
         left += [(_merge(s, sel), t) for s, t in _highlight(c.title, marks["title"], base, match_style)]
         if c.unresumable_reason:
             left.append((_merge(S_DISABLED, sel), f"  — {c.unresumable_reason}"))
+        elif c.live_pid is not None:
+            left.append((_merge(S_META, sel), f"  ● {c.state}"))  # Enter attaches its running host
         room = max(0, width - cells(meta) - 1)
         first = [*_fit(left, room, _merge(base, sel)), (_merge(base, sel), " "), (_merge(S_META, sel), meta)]
         first = _fit(first, width, _merge(base, sel))

@@ -19,13 +19,14 @@ from typing import TextIO, TypeVar
 
 from dsh.store.ids import InvalidSessionId, is_valid_session_id, validate_session_id
 from dsh.store.log import LOG_SUFFIX, LogError, live_pid, parse_log
-from dsh.store.summary import Summary, digest
+from dsh.store.summary import Summary, digest, session_state
 from dsh.store.workspace import NO_WORKSPACE, home_dir, workspace_label, workspace_partition
 
 # 2: preview stored as escaped lines (not JSON); an index on cwd for the picker's workspace rows.
 # 3: (briefly) rows clustered in listing order; dropped: twice the file and a 50% slower first build
 #    for 0.2 s off a 100k listing. 4 is the layout of 2 again, so any index made as 3 is rebuilt.
-SCHEMA_VERSION = 4
+# 5: `attached` (the last attach/detach event), for the attached/detached/closed/crashed states.
+SCHEMA_VERSION = 5
 BUSY_TIMEOUT_SECONDS = 30.0
 WARNINGS_PER_FILE = 5
 
@@ -49,6 +50,7 @@ _COLUMNS = (
     "archived",
     "unresumable_reason",
     "preview",
+    "attached",
 )
 
 _SCHEMA = f"""
@@ -71,7 +73,8 @@ CREATE TABLE sessions (
     closed INTEGER NOT NULL,
     archived INTEGER NOT NULL,
     unresumable_reason TEXT,
-    preview TEXT
+    preview TEXT,
+    attached INTEGER NOT NULL DEFAULT 1
 );
 CREATE INDEX sessions_by_time ON sessions (root, updated_at DESC, mtime_ns DESC, id DESC);
 CREATE INDEX sessions_by_workspace ON sessions (root, workspace, archived);
@@ -346,6 +349,7 @@ class SessionIndex:
             int(d.archived),
             d.unresumable_reason,
             encode_lines(d.preview),
+            int(d.attached),
         )
 
     # -- queries -----------------------------------------------------------------------------------
@@ -423,16 +427,16 @@ def _summaries(rows: list[tuple]) -> list[Summary]:  # type: ignore[type-arg]
     make = Summary
     lines = decode_lines
     for (sid, cwd, workspace, title, explicit_title, first_input, created_at, updated_at, event_count,
-         input_count, pane_count, closed, archived, reason, preview, path) in rows:
+         input_count, pane_count, closed, archived, reason, preview, attached, path) in rows:
         label = labels.get(cwd)
         if label is None:
             label = labels[cwd] = workspace_label(cwd, home)
+        # Liveness is never cached: a closed log is not live; any other is asked of its lock right now.
+        pid = None if closed else live_pid(Path(path))
         add(make(
             sid, path, cwd, workspace, label, title, explicit_title, first_input, created_at, updated_at,
-            event_count, input_count, pane_count,
-            # Liveness is never cached: a closed log is not live; any other is asked of its lock right now.
-            None if closed else live_pid(Path(path)),
-            bool(archived), reason, lines(preview),
+            event_count, input_count, pane_count, pid, bool(archived), reason, lines(preview),
+            session_state(pid, bool(closed), bool(attached)),
         ))
     return out
 

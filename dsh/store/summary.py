@@ -36,7 +36,18 @@ JSON_KEYS = (
     "archived",
     "unresumable_reason",
     "preview",
+    "state",
 )
+
+# A session's state, as listings show it: its host runs with a client attached, or detached; or the
+# session ended cleanly (closed), or its process died without closing it (crashed: kill -9, a reboot).
+ATTACHED, DETACHED, CLOSED, CRASHED = "attached", "detached", "closed", "crashed"
+
+
+def session_state(live_pid: int | None, closed: bool, attached: bool) -> str:
+    if live_pid is not None:
+        return ATTACHED if attached else DETACHED
+    return CLOSED if closed else CRASHED
 
 
 class Summary(NamedTuple):
@@ -60,6 +71,7 @@ class Summary(NamedTuple):
     archived: bool
     unresumable_reason: str | None
     preview: tuple[str, ...]
+    state: str = CLOSED
 
     def to_json(self) -> dict[str, Any]:
         out = {key: getattr(self, key) for key in JSON_KEYS}
@@ -87,6 +99,9 @@ class Digest:
     archived: bool
     unresumable_reason: str | None
     preview: tuple[str, ...]
+    # Whether a client was attached at the last attach/detach event (a session held in the
+    # foreground by a dsh without a host, or just started, counts as attached).
+    attached: bool = True
 
 
 def _clip(text: str) -> str:
@@ -119,6 +134,7 @@ def digest(session_id: str, path: Path, contents: LogContents, mtime: float) -> 
     panes: set[str] = set()
     closed = False
     archived = False
+    attached = True
     last_at: str | None = None
     first_at: str | None = None
     for event in contents.events:
@@ -143,6 +159,11 @@ def digest(session_id: str, path: Path, contents: LogContents, mtime: float) -> 
             closed = True
         elif kind == "resume":
             closed = False
+            attached = True
+        elif kind == "attach":
+            attached = True
+        elif kind == "detach":
+            attached = False
         elif kind == "archive":
             archived = bool(event.get("archived", True))
     created = header.get("created_at") if header is not None else None
@@ -164,4 +185,5 @@ def digest(session_id: str, path: Path, contents: LogContents, mtime: float) -> 
         archived=archived,
         unresumable_reason=unresumable_reason(header),
         preview=tuple(inputs[-PREVIEW_LINES:]),
+        attached=attached,
     )

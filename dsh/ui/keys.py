@@ -29,7 +29,6 @@ CONFIRM_COMMANDS = frozenset({"close"})
 # What dsh offers instead of a tmux default binding it does not have, said when that key is pressed
 # after the prefix and the keymap leaves it unbound.
 TMUX_HINTS = {
-    "d": "dsh does not detach: /quit saves the layout (its programs end), dsh --continue brings it back",
     ":": "commands go on the prompt line: type /help there",
     "&": "close panes one by one with /close; the last one closes the tab",
     "l": "tabs: n and p for the next and previous, 0…9 for a number",
@@ -268,7 +267,7 @@ def build_key_bindings(app: DshApp) -> KeyBindings:
             return
         if pane.terminal.scroll_offset:
             pane.terminal.scroll_to_bottom()
-        app.used = True
+        app.session.used = True
         for press in event.key_sequence:
             pane.terminal.send_key(press.key, press.data)
 
@@ -276,7 +275,7 @@ def build_key_bindings(app: DshApp) -> KeyBindings:
     def _paste(event: KeyPressEvent) -> None:
         pane = app.active_pane
         if pane is not None and pane.running:
-            app.used = True
+            app.session.used = True
             pane.terminal.paste(event.data)
 
     # -- on the prompt ------------------------------------------------------------------------

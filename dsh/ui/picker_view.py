@@ -6,6 +6,7 @@ import asyncio
 import time
 from collections.abc import Callable
 
+from prompt_toolkit.application import Application
 from prompt_toolkit.application.current import get_app_or_none
 from prompt_toolkit.data_structures import Point
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
@@ -70,7 +71,11 @@ class PickerView:
         on_rename: Callable[[Candidate, str], bool | None],
         on_archive: Callable[[Candidate], bool | None],
         on_message: Callable[[str], None],
+        get_app: Callable[[], Application[object] | None] = get_app_or_none,
     ) -> None:
+        # The app this view runs in: a host runs one per client, and callbacks from worker threads
+        # carry no context to find it by.
+        self._get_app = get_app
         self.model = model
         self.on_resume = on_resume
         self.on_close = on_close
@@ -94,7 +99,7 @@ class PickerView:
         """Every workspace's rows have arrived (from `load_rest` on a worker): show them, finish ranking."""
         self.model.add_all(rows)
         self._refine_later()
-        app = get_app_or_none()
+        app = self._get_app()
         if app is not None and app.is_running:
             app.invalidate()
 
@@ -107,7 +112,7 @@ class PickerView:
         self._generation += 1
         if not self.model.pending:
             return
-        app = get_app_or_none()
+        app = self._get_app()
         if app is None or not app.is_running:
             return
         generation = self._generation
@@ -124,7 +129,7 @@ class PickerView:
         """Index every scope shortly after opening, so the first search after Tab does not pay for it."""
         if self._prepared:
             return
-        app = get_app_or_none()
+        app = self._get_app()
         if app is None or not app.is_running:
             return
         self._prepared = True

@@ -1,0 +1,72 @@
+"""`dsh attach [ID]` and `dsh stop ID`: come back to a running session, or end one."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    from dsh.cli.sessions import add_option_flag
+
+    p = sub.add_parser(
+        "attach",
+        help="attach a running session (default: the newest detached one here)",
+        description="Attach a running session: ID, or the newest detached session of this workspace. "
+        "A session attached in another terminal is taken over (that terminal's dsh exits).",
+    )
+    p.add_argument("id", nargs="?", metavar="ID", help="the session to attach")
+    add_option_flag(p)
+    p.set_defaults(handler=_attach)
+    s = sub.add_parser(
+        "stop",
+        help="end a running session (snapshot saved, its programs end)",
+        description="End a running session as /quit would: save its snapshot, hang up its programs, "
+        "close its log. An attached dsh leaves with a line saying so.",
+    )
+    s.add_argument("id", metavar="ID", help="the session to stop")
+    add_option_flag(s)
+    s.set_defaults(handler=_stop)
+
+
+def _attach(args: argparse.Namespace) -> int:
+    from dsh.cli.run import run_app
+
+    return run_app(args)
+
+
+def _stop(args: argparse.Namespace) -> int:
+    from dsh.client.attach import AttachError, connect, stop_host
+    from dsh.home import HomeError, dsh_home
+    from dsh.rundir import RunDirError, socket_path
+    from dsh.store.ids import InvalidSessionId, validate_session_id
+    from dsh.text import sanitize
+
+    def fail(message: str, code: int = 1) -> int:
+        print(f"dsh: {sanitize(message)}", file=sys.stderr)
+        return code
+
+    try:
+        dsh_home()
+        session_id = validate_session_id(args.id)
+        path = socket_path(session_id)
+        sock = connect(path)
+    except (HomeError, RunDirError, AttachError) as exc:
+        return fail(str(exc), 2)
+    except InvalidSessionId as exc:
+        return fail(str(exc), 2)
+    if sock is None:
+        from dsh.cli.run import _not_running
+
+        return fail(_not_running(session_id))
+    try:
+        stop_host(sock, session_id)
+    except AttachError as exc:
+        return fail(str(exc))
+    # The host removes its socket once the session is closed and its programs are gone.
+    deadline = time.monotonic() + 10.0
+    while path.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    print(f"stopped session {session_id}")
+    return 0

@@ -1,0 +1,494 @@
+"""The headless session: tabs, panes and their terminals, the log, the snapshot; what commands act on."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from dsh.agents.registry import adapter_for_argv, resume_argv_for
+from dsh.config import Config
+from dsh.layout.geometry import Rect
+from dsh.layout.ids import next_id
+from dsh.layout.tabs import TabSet
+from dsh.persist.scheduler import SnapshotScheduler
+from dsh.persist.snapshot import AgentInfo, LoadedSnapshot, Notification
+from dsh.persist.states import PaneState
+from dsh.session import agents, saving
+from dsh.session.observer import NoObserver, SessionObserver
+from dsh.session.pane import Pane
+from dsh.store.log import LogError, SessionLog
+from dsh.store.store import Store
+from dsh.store.timefmt import now_iso
+from dsh.term.terminal import Terminal
+from dsh.text import sanitize
+
+# Bytes a pane's reader takes per loop callback: the active pane's output matters most.
+FOREGROUND_READ = 32768
+BACKGROUND_READ = 8192
+# Rows the chrome takes from the window: the tab bar, the status line and the prompt line.
+CHROME_ROWS = 3
+# A pane hung up by dsh that ignores SIGHUP is killed this long after.
+KILL_GRACE_SECONDS = 2.0
+# Variables an attaching client brings for panes started after it (tmux's update-environment).
+CLIENT_ENV = ("DISPLAY", "SSH_AUTH_SOCK", "SSH_CONNECTION", "WAYLAND_DISPLAY")
+# Messages kept while no client is attached, shown on the next attach.
+PENDING_MESSAGES = 5
+
+
+@dataclass
+class Message:
+    text: str
+    error: bool = False
+
+
+class Session:
+    """One dsh session, independent of any screen. A view attaches as its `observer`; none may be."""
+
+    def __init__(
+        self,
+        *,
+        config: Config,
+        store: Store,
+        log: SessionLog,
+        cwd: str,
+        loaded: LoadedSnapshot | None = None,
+        title: str | None = None,
+        size: tuple[int, int] = (24, 80),
+        env: dict[str, str] | None = None,
+        first_argv: list[str] | None = None,
+    ) -> None:
+        self.config = config
+        self.store = store
+        self.log = log
+        self.cwd = cwd
+        self.title: str | None = title
+        self.env = dict(os.environ if env is None else env)
+        self.tabs = TabSet()
+        self.panes: dict[str, Pane] = {}
+        self.observer: SessionObserver = NoObserver()
+        self.pending: list[Message] = []
+        rows, cols = size
+        # The pane area of the last client that drew this session (its window less the chrome).
+        self.area = Rect(0, 1, max(10, cols), max(2, rows - CHROME_ROWS))
+        self._pane_ids_used: set[str] = set()
+        # A session made by this process in which nothing reached a pane is left archived when it
+        # closes, so an idle start (or one that only hosted /resume) does not clutter the listings.
+        self.fresh_session = loaded is None
+        self.used = False
+        self.auto_resume = False  # set by a restore in a workspace that opted in
+        self.notifications: list[Notification] = []
+        self.agent_probes: dict[str, agents.AgentProbe] = {}
+        self.closing = False
+        self.ended: asyncio.Future[None] | None = None
+        self.loop: asyncio.AbstractEventLoop = asyncio.get_event_loop()
+        self.scrollback = int(config.get("term.scrollback", 10000) or 10000)
+        self.tail_bytes = int(config.get("term.tail_bytes", 65536) or 65536)
+        self.term_name = str(config.get("term.term", "xterm-256color") or "xterm-256color")
+        self.scheduler = SnapshotScheduler(
+            lambda: saving.build_snapshot(self),
+            interval=float(config.get("snapshot.debounce_seconds", 2.0) or 2.0),
+        )
+        if loaded is not None and loaded.snapshot is not None:
+            saving.restore(self, loaded)
+        if not self.panes or first_argv:
+            self.open_tab(first_argv)
+
+    # -- messages and the log --------------------------------------------------------------
+    def announce(self, text: str, *, error: bool = False) -> None:
+        """A message for the user: shown by the attached view, or kept for the next one."""
+        text = sanitize(text, max_len=400)
+        if isinstance(self.observer, NoObserver):
+            self.pending.append(Message(text, error))
+            del self.pending[:-PENDING_MESSAGES]
+        else:
+            self.observer.on_message(text, error)
+
+    def take_pending(self) -> list[Message]:
+        pending, self.pending = self.pending, []
+        return pending
+
+    def log_event(self, type: str, **fields: Any) -> None:
+        """Append to this session's log; a log that cannot be written is a message, not a crash."""
+        if self.closing:
+            return
+        try:
+            self.log.append(type, **fields)
+        except (LogError, OSError) as exc:
+            self.announce(f"session log: {exc}", error=True)
+
+    def set_title(self, title: str) -> None:
+        self.title = title
+        self.log_event("title", title=title)
+        self.scheduler.structural_change()
+        self.observer.on_changed()
+
+    @property
+    def display_title(self) -> str:
+        return sanitize(self.title or "untitled", max_len=60)
+
+    # -- clients ---------------------------------------------------------------------------
+    def attach(self, observer: SessionObserver) -> None:
+        self.observer = observer
+
+    def detach(self, observer: SessionObserver) -> None:
+        if self.observer is observer:
+            self.observer = NoObserver()
+
+    def update_environment(self, client_env: dict[str, str]) -> None:
+        """Take the attaching client's DISPLAY, SSH_AUTH_SOCK… for panes started from now on."""
+        for name in CLIENT_ENV:
+            value = client_env.get(name)
+            if value:
+                self.env[name] = value
+            else:
+                self.env.pop(name, None)
+
+    # -- panes -------------------------------------------------------------------------------
+    @property
+    def active_pane(self) -> Pane | None:
+        pane_id = self.tabs.active_pane if self.tabs.tabs else None
+        return self.panes.get(pane_id) if pane_id else None
+
+    def busy_panes(self) -> list[Pane]:
+        """Panes whose program is more than an idle shell: an agent, or anything the shell runs."""
+        busy = []
+        for pane in self.panes.values():
+            if not pane.running:
+                continue
+            foreground = pane.terminal.foreground_process()
+            if pane.agent is not None or (foreground is not None and foreground[0] != pane.terminal.pid):
+                busy.append(pane)
+        return busy
+
+    def default_shell_argv(self) -> list[str]:
+        shell = self.env.get("SHELL") or "/bin/sh"
+        return [shell, "-l"]
+
+    def _new_pane_id(self) -> str:
+        # Never reuse an id in a session: a closed pane's id (and its saved tail) stays its own.
+        pane_id = next_id("p", self._pane_ids_used | set(self.panes))
+        self._pane_ids_used.add(pane_id)
+        return pane_id
+
+    def spawn_env(self, pane_id: str, cwd: str) -> dict[str, str]:
+        """A pane's environment: the session's, its TERM, which session and pane it is, and PWD = its cwd."""
+        env = dict(self.env)
+        env.pop("DSH_HANDOFF_FROM", None)
+        env["PWD"] = cwd
+        env["TERM"] = self.term_name
+        env["COLORTERM"] = "truecolor"  # the pane's screen keeps 24-bit colour; a view maps it down
+        env["DSH_SESSION_ID"] = self.log.id
+        env["DSH_PANE_ID"] = pane_id
+        return env
+
+    def estimate_size(self) -> tuple[int, int]:
+        """Rows and columns for a new pane before a view lays it out: the area less the pane header."""
+        return max(2, self.area.height - 1), max(10, self.area.width)
+
+    def make_terminal(self, pane_id: str, argv: list[str], cwd: str, env: dict[str, str],
+                      rows: int, cols: int) -> Terminal:
+        return Terminal(
+            argv,
+            cwd=cwd,
+            env=env,
+            rows=rows,
+            cols=cols,
+            scrollback=self.scrollback,
+            tail_bytes=self.tail_bytes,
+            term=self.term_name,
+            on_change=lambda: self._on_pane_output(pane_id),
+            on_exit=lambda status: self._on_pane_exit(pane_id, status),
+            on_title=lambda title: self.observer.on_changed(),
+            on_bell=lambda: self._on_bell(pane_id),
+            on_alt_screen=lambda on: self.observer.on_alt_screen(pane_id, on),
+        )
+
+    def create_pane(self, argv: list[str] | None, cwd: str | None = None) -> Pane:
+        pane_id = self._new_pane_id()
+        argv = list(argv) if argv else self.default_shell_argv()
+        cwd = cwd or self.cwd
+        env = self.spawn_env(pane_id, cwd)
+        agent: AgentInfo | None = None
+        adapter = adapter_for_argv(argv)
+        if adapter is not None:
+            try:
+                argv, session_id = adapter.prepare_launch(argv, env=env)
+            except Exception as exc:  # an adapter must never keep a pane from starting
+                session_id = None
+                self.announce(f"{adapter.kind}: {exc}", error=True)
+            agent = adapter.agent_info(argv, session_id)
+        rows, cols = self.estimate_size()
+        terminal = self.make_terminal(pane_id, argv, cwd, env, rows, cols)
+        pane = Pane(id=pane_id, argv=argv, cwd=cwd, env=env, terminal=terminal, agent=agent)
+        self.panes[pane_id] = pane
+        return pane
+
+    def start_pane(self, pane: Pane) -> None:
+        pane.started_at = time.time()
+        pane.terminal.start()
+        self.log_event("pane_opened", pane_id=pane.id, argv=pane.argv)
+        self.scheduler.structural_change()
+
+    def open_tab(self, argv: list[str] | None, cwd: str | None = None) -> Pane:
+        pane = self.create_pane(argv, cwd=cwd)
+        self.tabs.new_tab(pane.id)
+        self.start_pane(pane)
+        self.after_structure_change(pane)
+        return pane
+
+    def split(self, orientation: str, argv: list[str] | None, cwd: str | None = None) -> Pane | None:
+        current = self.active_pane
+        if cwd is None:
+            cwd = current.terminal.cwd if current is not None and current.terminal.cwd else self.cwd
+        pane = self.create_pane(argv, cwd=cwd)
+        if not self.tabs.tabs:
+            self.tabs.new_tab(pane.id)
+        else:
+            cramped = self.tabs.rects(self.area).too_small
+            self.tabs.split(pane.id, orientation)  # type: ignore[arg-type]
+            if self.tabs.rects(self.area).too_small and not cramped:
+                # Like tmux: refuse rather than make panes too small to use.
+                self.tabs.close_pane(pane.id)
+                self.panes.pop(pane.id, None)
+                self.announce("no space for a new pane here: /zoom, /close or a bigger window", error=True)
+                return None
+        self.start_pane(pane)
+        self.after_structure_change(pane)
+        return pane
+
+    def close_pane(self, pane_id: str | None = None) -> None:
+        pane_id = pane_id or (self.tabs.active_pane if self.tabs.tabs else None)
+        pane = self.panes.get(pane_id) if pane_id else None
+        if pane is None:
+            return
+        result = self.tabs.close_pane(pane.id)
+        pane.terminal.kill()
+        self.panes.pop(pane.id, None)
+        self.log_event("pane_closed", pane_id=pane.id)
+        if result.last_tab_closed:
+            self.quit()
+            return
+        self.after_structure_change()
+
+    def after_structure_change(self, new_pane: Pane | None = None) -> None:
+        self.apply_read_budgets()
+        self.scheduler.structural_change()
+        self.observer.on_structure_changed(new_pane)
+
+    def focus_direction(self, direction: str) -> None:
+        if direction in ("next", "prev"):
+            self.tabs.focus_next() if direction == "next" else self.tabs.focus_prev()
+        else:
+            self.tabs.focus_direction(direction, self.area)  # type: ignore[arg-type]
+        self.after_focus_change()
+
+    def focus_pane(self, pane_id: str) -> None:
+        if pane_id in self.panes:
+            self.tabs.focus(pane_id)
+            self.after_focus_change()
+
+    def after_focus_change(self) -> None:
+        pane = self.active_pane
+        if pane is not None and pane.attention:
+            pane.attention = False
+            self._mark_notifications_read(pane.id)
+        self.apply_read_budgets()
+        self.observer.on_focus_changed()
+
+    def apply_read_budgets(self) -> None:
+        active = self.tabs.active_pane if self.tabs.tabs else None
+        for pane in self.panes.values():
+            pane.terminal.read_budget = FOREGROUND_READ if pane.id == active else BACKGROUND_READ
+
+    # -- terminal callbacks ---------------------------------------------------------------------
+    def _on_pane_output(self, pane_id: str) -> None:
+        self.scheduler.mark_dirty()
+        self.observer.on_pane_output(pane_id)
+
+    def _on_bell(self, pane_id: str) -> None:
+        pane = self.panes.get(pane_id)
+        if pane is None:
+            return
+        if not self.observer_sees(pane_id):
+            pane.attention = True
+            self.notifications.append(
+                Notification(at=now_iso(), pane_id=pane_id, text=f"bell in {pane.title}", read_at=None)
+            )
+            del self.notifications[:-200]
+            self.scheduler.mark_dirty()
+        self.observer.on_changed()
+
+    def observer_sees(self, pane_id: str) -> bool:
+        """True when the attached client has the keyboard in this pane (a bell there needs no flag)."""
+        sees = getattr(self.observer, "has_keyboard_in", None)
+        return bool(sees is not None and sees(pane_id))
+
+    def _mark_notifications_read(self, pane_id: str) -> None:
+        now = now_iso()
+        for i, note in enumerate(self.notifications):
+            if note.pane_id == pane_id and note.read_at is None:
+                self.notifications[i] = Notification(note.at, note.pane_id, note.text, now)
+
+    def _on_pane_exit(self, pane_id: str, status: int) -> None:
+        pane = self.panes.get(pane_id)
+        if pane is None:
+            return
+        pane.exit_status = status
+        self.log_event("pane_exited", pane_id=pane_id, status=status)
+        if pane.started_from is not None and status != 0 and pane.state is PaneState.LIVE:
+            # A resume that failed leaves the tombstone as it was, so the user can try again.
+            pane.state = pane.started_from
+            self.announce(f"{pane.id}: {pane.title} ended with status {status}", error=True)
+        self.observer.on_pane_exited(pane_id)
+        self.scheduler.structural_change()
+        if not any(p.running or p.is_tombstone for p in self.panes.values()):
+            self.quit()
+        self.observer.on_changed()
+
+    # -- tombstones ------------------------------------------------------------------------
+    def start_tombstone(self, pane: Pane) -> None:
+        """Start a restored pane (or one whose program ended) in the same slot, keeping id and tail."""
+        if not pane.startable:
+            return
+        if not pane.is_tombstone:
+            pane.state = PaneState.EXITED  # ended in this session: a fresh shell, like a restored one
+        # The saved argv is untrusted disk input: the adapter rebuilds the resume command.
+        resume = resume_argv_for(pane.agent) if pane.state is PaneState.RESUMABLE else None
+        argv = resume or self.default_shell_argv()
+        cwd = pane.cwd
+        if not os.path.isdir(cwd):
+            self.announce(f"{pane.id}: saved directory {cwd} is gone; starting in {self.cwd}", error=True)
+            cwd = self.cwd
+        previous = pane.state
+        rows, cols = pane.terminal.rows, pane.terminal.cols
+        tail = pane.terminal.tail()
+        env = self.spawn_env(pane.id, cwd)
+        terminal = self.make_terminal(pane.id, argv, cwd, env, rows, cols)
+        if tail:
+            terminal.feed(tail)
+            terminal.feed(b"\r\n")
+        pane.terminal = terminal
+        pane.argv = argv
+        pane.cwd = cwd
+        pane.env = env
+        pane.started_from = previous
+        pane.state = PaneState.LIVE
+        pane.saved_title = None  # the new program names itself
+        self.start_pane(pane)
+        self.observer.on_structure_changed(pane)
+
+    # -- lines from the prompt ---------------------------------------------------------------
+    def record_input(self, line: str) -> None:
+        self.log_event("input", text=line)
+
+    def send_line(self, text: str) -> Pane | None:
+        """Type `text` and Enter into the active pane, starting it first if it is a tombstone.
+
+        Returns the pane, or None (with a message) when there is none to type into.
+        """
+        pane = self.active_pane
+        if pane is None:
+            self.announce("no pane to send that line to: /new opens one", error=True)
+            return None
+        if pane.startable:
+            # Start it (a fresh shell, or the agent's resume) and type the line into it: the terminal
+            # holds what is typed until the new program reads it.
+            self.start_tombstone(pane)
+        if not pane.running:
+            self.announce(f"{pane.id} could not start; /close it, or /split to open a new pane", error=True)
+            return None
+        if pane.terminal.scroll_offset:
+            pane.terminal.scroll_to_bottom()
+        self.used = True
+        pane.terminal.write(text.encode("utf-8", "surrogateescape") + b"\r")
+        self.scheduler.mark_dirty()
+        return pane
+
+    # -- lifetime ------------------------------------------------------------------------------
+    def start(self) -> None:
+        """Begin the session's background work on the running loop: snapshots, agent ids, auto-resume."""
+        self.loop = asyncio.get_running_loop()
+        self.ended = self.loop.create_future()
+        self.apply_read_budgets()
+        if self.auto_resume:
+            saving.auto_resume_panes(self)
+        self.scheduler.structural_change()
+        self.loop.call_later(0.5, self._tick)
+
+    def _tick(self) -> None:
+        if self.closing:
+            return
+        agents.probe_agents(self)
+        try:
+            self.scheduler.tick()
+        except Exception as exc:
+            self.announce(f"snapshot not saved: {exc}", error=True)
+        self.loop.call_later(0.5, self._tick)
+
+    def flush_and_close(self) -> None:
+        """Save the snapshot, hang up every pane, close the log. Safe to call twice."""
+        if self.closing:
+            return
+        self.closing = True
+        try:
+            self.scheduler.flush()
+        except Exception as exc:
+            self.announce(f"snapshot not saved: {exc}", error=True)
+        self.scheduler.close()
+        for pane in self.panes.values():
+            pane.terminal.kill()
+        if self.fresh_session and not self.used:
+            try:
+                self.log.append("archive", archived=True, reason="nothing was done in this session")
+            except (LogError, OSError):
+                pass
+        try:
+            self.log.close()
+        except (LogError, OSError):
+            pass  # the log is append-only: what was written stays, and the snapshot was flushed above
+
+    def quit(self) -> None:
+        """End the session: save, close, and let whoever waits on `ended` finish."""
+        self.flush_and_close()
+        self.observer.on_ended()
+        if self.ended is not None and not self.ended.done():
+            self.ended.set_result(None)
+
+    def pane_pids(self) -> list[int]:
+        return [p.terminal.pid for p in self.panes.values() if p.terminal.pid is not None]
+
+    async def reap_panes(self, grace: float = KILL_GRACE_SECONDS) -> None:
+        """After a close, wait up to `grace` for the panes' programs to end, then SIGKILL what remains.
+
+        A program that ignores SIGHUP must not outlive its session.
+        """
+        deadline = time.monotonic() + grace
+        pids = self.pane_pids()
+        while pids and time.monotonic() < deadline:
+            pids = [pid for pid in pids if _alive(pid)]
+            if pids:
+                await asyncio.sleep(0.05)
+        for pid in pids:
+            for target in (-pid, pid):  # the pane's process group first: what the shell started too
+                try:
+                    os.kill(target, signal.SIGKILL)
+                except OSError:
+                    pass
+        for pid in pids:
+            try:
+                os.waitpid(pid, os.WNOHANG)
+            except OSError:
+                pass
+
+
+def _alive(pid: int) -> bool:
+    try:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return False
+    return done == 0
+
