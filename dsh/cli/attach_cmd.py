@@ -61,12 +61,32 @@ def _stop(args: argparse.Namespace) -> int:
 
         return fail(_not_running(session_id))
     try:
-        stop_host(sock, session_id)
+        welcome = stop_host(sock, session_id)
     except AttachError as exc:
         return fail(str(exc))
-    # The host removes its socket once the session is closed and its programs are gone.
-    deadline = time.monotonic() + 10.0
-    while path.exists() and time.monotonic() < deadline:
+    # Stopped means the host is gone, and with it every program of the session (those that ignore
+    # SIGHUP are killed after a grace period).
+    pid = welcome.get("pid")
+    deadline = time.monotonic() + 15.0
+    while isinstance(pid, int) and _alive(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
+    if isinstance(pid, int) and _alive(pid):
+        return fail(f"session {session_id} closed, but its host (pid {pid}) is still running")
     print(f"stopped session {session_id}")
     return 0
+
+
+def _alive(pid: int) -> bool:
+    import os
+
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return True

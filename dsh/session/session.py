@@ -464,31 +464,48 @@ class Session:
     async def reap_panes(self, grace: float = KILL_GRACE_SECONDS) -> None:
         """After a close, wait up to `grace` for the panes' programs to end, then SIGKILL what remains.
 
-        A program that ignores SIGHUP must not outlive its session.
+        A program that ignores SIGHUP (`nohup`, `trap '' HUP`) must not outlive its session: every
+        process left in a pane's terminal session (the pane's pid is its session id) is killed.
         """
+        sessions = set(self.pane_pids())
         deadline = time.monotonic() + grace
-        pids = self.pane_pids()
-        while pids and time.monotonic() < deadline:
-            pids = [pid for pid in pids if _alive(pid)]
-            if pids:
-                await asyncio.sleep(0.05)
-        for pid in pids:
-            for target in (-pid, pid):  # the pane's process group first: what the shell started too
-                try:
-                    os.kill(target, signal.SIGKILL)
-                except OSError:
-                    pass
-        for pid in pids:
+        left = _in_sessions(sessions)
+        while left and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+            left = _in_sessions(sessions)
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        for pid in sessions:
             try:
                 os.waitpid(pid, os.WNOHANG)
             except OSError:
                 pass
 
 
-def _alive(pid: int) -> bool:
+def _in_sessions(sessions: set[int]) -> list[int]:
+    """Live processes whose session id is one of `sessions` (Linux /proc; nothing found elsewhere)."""
+    if not sessions:
+        return []
+    found = []
     try:
-        done, _ = os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        return False
-    return done == 0
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        # fields: state, ppid, pgrp, session, ...
+        if len(fields) > 3 and fields[0] != b"Z" and int(fields[3]) in sessions:
+            found.append(int(entry))
+    return found
+
+
 
