@@ -202,13 +202,20 @@ def _attach_or_start(target: Target, args: argparse.Namespace, *, rows: int, col
             launch_dir=_launch_dir_or_none(),
             first_argv=target.first_argv,
         )
-        started = start_host(spec)
+        started = start_host(spec, _host_entry)
         sock = connect(socket_path(started))
         if sock is None:
             raise ClientError(f"the host of session {started} started but is not listening (see $DSH_HOME/log/)")
         return Attachment.open(sock, started, rows=rows, cols=cols, intent=intent)
     except (AttachError, HostStartError, RunDirError) as exc:
         raise ClientError(str(exc)) from exc
+
+
+def _host_entry(spec, ready):  # type: ignore[no-untyped-def]
+    """What a started host runs (in the forked host process only: the client never imports the UI)."""
+    from dsh.ui.remote import serve
+
+    serve(spec, ready)
 
 
 def _launch_dir_or_none() -> str | None:

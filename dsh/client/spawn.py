@@ -7,8 +7,13 @@ import os
 import select
 import signal
 import time
+from collections.abc import Callable
+from typing import NoReturn
 
 from dsh.host.spec import HostSpec, ReadyPipe, parse_ready
+
+# What the host process runs (given by the caller: the client knows nothing of how hosts draw).
+HostEntry = Callable[[HostSpec, ReadyPipe], NoReturn]
 
 # A host restoring a big session, or on a busy machine, may take a while to listen.
 READY_TIMEOUT = 30.0
@@ -22,12 +27,13 @@ class HostStartError(Exception):
     """The host did not start; the message (the host's own, when it gave one) is for the user."""
 
 
-def start_host(spec: HostSpec, timeout: float = READY_TIMEOUT) -> str:
-    """Start a host for `spec` and wait until it listens; its session id, or HostStartError."""
+def start_host(spec: HostSpec, entry: HostEntry, timeout: float = READY_TIMEOUT) -> str:
+    """Start a host for `spec` running `entry`, and wait until it listens; its session id, or
+    HostStartError."""
     read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - runs in the child, checked end to end
-        _become_host(spec, read_fd, write_fd)
+        _become_host(spec, entry, read_fd, write_fd)
     os.close(write_fd)
     try:
         _wait_child(pid)
@@ -40,7 +46,7 @@ def start_host(spec: HostSpec, timeout: float = READY_TIMEOUT) -> str:
     return text
 
 
-def _become_host(spec: HostSpec, read_fd: int, write_fd: int) -> None:  # pragma: no cover
+def _become_host(spec: HostSpec, entry: HostEntry, read_fd: int, write_fd: int) -> None:  # pragma: no cover
     """In the first child: a new session, a second fork (so no terminal can ever be acquired), the
     standard streams on /dev/null, every other inherited descriptor closed; then the host runs."""
     try:
@@ -61,9 +67,7 @@ def _become_host(spec: HostSpec, read_fd: int, write_fd: int) -> None:  # pragma
         os.closerange(3, write_fd)
         os.closerange(write_fd + 1, 4096)
         os.umask(0o077)
-        from dsh.host.main import run_host
-
-        run_host(spec, ReadyPipe(write_fd))
+        entry(spec, ReadyPipe(write_fd))
     except BaseException:
         pass
     os._exit(1)

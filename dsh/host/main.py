@@ -11,6 +11,7 @@ import traceback
 from dataclasses import dataclass, field
 from typing import NoReturn
 
+from dsh.host.connection import RunView
 from dsh.host.spec import HostSpec, ReadyPipe
 
 
@@ -28,11 +29,14 @@ class Opened:
     announcements: list[str] = field(default_factory=list)
 
 
-def run_host(spec: HostSpec, ready: ReadyPipe) -> NoReturn:
-    """The body of the daemon (already detached from the terminal by the spawner). Never returns."""
+def run_host(spec: HostSpec, ready: ReadyPipe, run_view: RunView) -> NoReturn:
+    """The body of the daemon (already detached from the terminal by the spawner). Never returns.
+
+    `run_view` draws the session for each attached client (the host itself knows no screen).
+    """
     code = 1
     try:
-        code = _serve(spec, ready)
+        code = _serve(spec, ready, run_view)
     except HostStartError as exc:
         ready.fail(str(exc))
     except BaseException as exc:  # the client must hear why, and the log must keep the details
@@ -45,7 +49,7 @@ def run_host(spec: HostSpec, ready: ReadyPipe) -> NoReturn:
             os._exit(code)
 
 
-def _serve(spec: HostSpec, ready: ReadyPipe) -> int:
+def _serve(spec: HostSpec, ready: ReadyPipe, run_view: RunView) -> int:
     from dsh.config import load_config
     from dsh.home import HomeError
     from dsh.store.store import Store
@@ -68,7 +72,7 @@ def _serve(spec: HostSpec, ready: ReadyPipe) -> int:
     # collector walk them all every few thousand allocations, which shows as stalls under a flood.
     gc.freeze()
     gc.set_threshold(50_000, 50, 100)
-    return asyncio.run(_main(spec, ready, config, store, opened))
+    return asyncio.run(_main(spec, ready, run_view, config, store, opened))
 
 
 def _open_session(spec: HostSpec, store: object) -> Opened:
@@ -127,7 +131,8 @@ def _log_to_file(session_id: str) -> None:
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s host %(process)d %(name)s: %(message)s")
 
 
-async def _main(spec: HostSpec, ready: ReadyPipe, config: object, store: object, opened: Opened) -> int:
+async def _main(spec: HostSpec, ready: ReadyPipe, run_view: RunView, config: object, store: object,
+                opened: Opened) -> int:
     from dsh.host.server import HostServer
     from dsh.rundir import socket_path
     from dsh.session.session import Session
@@ -145,7 +150,7 @@ async def _main(spec: HostSpec, ready: ReadyPipe, config: object, store: object,
         env=dict(os.environ),
         first_argv=spec.first_argv,
     )
-    server = HostServer(session, socket_path(session.log.id), announcements=opened.announcements,
+    server = HostServer(session, socket_path(session.log.id), run_view, announcements=opened.announcements,
                         open_picker=spec.open_picker)
     try:
         await server.start()

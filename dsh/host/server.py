@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dsh import protocol
-from dsh.host.connection import Connection
-from dsh.ui.app import Announcement
+from dsh.host.connection import Connection, RunView
 
 if TYPE_CHECKING:
     from dsh.session.session import Session
@@ -67,14 +66,15 @@ def remove_stale_socket(path: Path) -> None:
 class HostServer:
     """Listens on the session's socket; a new client takes the session over from the attached one."""
 
-    def __init__(self, session: Session, path: Path, *, announcements: list[str] | None = None,
-                 open_picker: bool = False) -> None:
+    def __init__(self, session: Session, path: Path, run_view: RunView, *,
+                 announcements: list[str] | None = None, open_picker: bool = False) -> None:
         self.session = session
         self.path = path
+        self._run_view = run_view
         self.current: Connection | None = None
         self._server: asyncio.AbstractServer | None = None
         # Said to the first client only: what the start of this host did (restored, moved …).
-        self._first_announcements = [Announcement(a) for a in announcements or []]
+        self._first_announcements = list(announcements or [])
         self._first_open_picker = open_picker
         self._attach_lock = asyncio.Lock()
         self.attaches = 0
@@ -156,25 +156,25 @@ class HostServer:
             self.attaches += 1
         writer.write(protocol.welcome(session=self.session.log.id, pid=os.getpid(), cwd=self.session.cwd))
         self.session.log_event("attach", client_pid=connection.client_pid)
-        result = await connection.run()
+        reason = await connection.run(self._run_view)
         if self.current is connection:
             self.current = None
             if not self.session.closing:
-                self.session.log_event("detach", reason=result.reason)
-        if result.reason == "switch" and not self.session.closing and not self.session.busy_panes():
+                self.session.log_event("detach", reason=reason)
+        if reason == "switch" and not self.session.closing and not self.session.busy_panes():
             # Left for another session with nothing running here: close it, as /quit would.
             self.session.quit()
 
-    def _announcements_for(self, intent: dict[str, Any]) -> list[Announcement]:
+    def _announcements_for(self, intent: dict[str, Any]) -> list[str]:
         out, self._first_announcements = self._first_announcements, []
         moved_from = intent.get("from_cwd")
         if isinstance(moved_from, str) and moved_from:
             # A /resume from another session: say where this one is, and whether that was a move.
             cwd, sid = self.session.cwd, self.session.log.id
             if os.path.realpath(moved_from) != os.path.realpath(cwd):
-                out.append(Announcement(f"moved to {cwd} (from {moved_from}) — resumed {sid}"))
+                out.append(f"moved to {cwd} (from {moved_from}) — resumed {sid}")
             else:
-                out.append(Announcement(f"resumed session {sid} in {cwd}"))
+                out.append(f"resumed session {sid} in {cwd}")
         return out
 
     async def _stop(self, writer: asyncio.StreamWriter) -> None:

@@ -68,7 +68,8 @@ class Switch:
 class ViewResult:
     """Why the view ended: the session ended, the client detached, or the client moves to `switch`."""
 
-    reason: str = "ended"  # ended | detached | switch | taken (by another client) | gone (client lost)
+    # ended | detached | switch | taken (by another client) | gone (client lost); "" while running
+    reason: str = "ended"
     switch: Switch | None = None
 
 
@@ -100,7 +101,7 @@ class DshApp:
         self.message: Announcement | None = None
         self._child_focus: str | None = None
         self._picker_loading = False
-        self.result = ViewResult("gone")  # what ends it says otherwise
+        self.result = ViewResult("")  # running; whatever ends the view says why
         self._ended = False
         self._exit_requested = False
         self._pending_prompt_action: Callable[[str], None] | None = None
@@ -768,7 +769,8 @@ class DshApp:
                 if pane is not None and pane.running:
                     pane.terminal.set_focus(False)
                 self._child_focus = None
-        return result or self.result
+        result = result or self.result
+        return result if result.reason else ViewResult("gone")
 
 
 class _PromptControl(BufferControl):
