@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 from dsh.home import dsh_home_path
@@ -52,6 +50,9 @@ def socket_path(session_id: str) -> Path:
     path = run_dir() / f"{session_id}{SOCKET_SUFFIX}"
     if len(os.fsencode(str(path))) <= SOCKET_PATH_MAX:
         return path
+    import hashlib
+    import tempfile
+
     # Keep homes apart even here: the short name is a hash of the long path.
     short = hashlib.sha256(os.fsencode(str(path))).hexdigest()[:24]
     fallback = _private_dir(Path(tempfile.gettempdir()) / f"dsh-{os.getuid()}")

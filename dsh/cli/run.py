@@ -6,7 +6,6 @@ import argparse
 import contextlib
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 from dsh.text import sanitize
@@ -27,15 +26,15 @@ def _fail(message: str, code: int = 1) -> int:
     return code
 
 
-@dataclass
 class Target:
     """A session to attach: a running one, one to restore (`session_id`), or a new one (no id)."""
 
-    session_id: str | None
-    cwd: str
-    open_picker: bool = False
-    announcements: tuple[str, ...] = ()
-    first_argv: list[str] | None = None
+    def __init__(self, session_id: str | None, cwd: str, *, open_picker: bool = False,
+                 first_argv: list[str] | None = None) -> None:
+        self.session_id = session_id
+        self.cwd = cwd
+        self.open_picker = open_picker
+        self.first_argv = first_argv
 
 
 def run_app(args: argparse.Namespace) -> int:
@@ -126,17 +125,23 @@ def _newest_detached(args: argparse.Namespace, here: str) -> str:
     import io
 
     from dsh.cli.sessions import write_table
-    from dsh.store.summary import DETACHED
-    from dsh.store.workspace import workspace_label
+    from dsh.client.live import running_hosts
+    from dsh.store.workspace import workspace_label, workspace_partition
 
+    partition = workspace_partition(here)
+    detached = [
+        host for host in running_hosts()
+        if not host.get("attached") and workspace_partition(host["cwd"]) == partition
+    ]
+    if detached:
+        # The one left most recently, as tmux attaches the most recently used session.
+        detached.sort(key=lambda host: host.get("detached_at") or 0, reverse=True)
+        return str(detached[0]["session"])
     store = _store(args)
     try:
         rows = store.summaries(cwd=here)
     finally:
         store.close()
-    for row in rows:
-        if row.state == DETACHED:
-            return row.id
     where = sanitize(workspace_label(here))
     if not rows:
         raise ClientError(f"no detached session in {where}, and no session at all (dsh sessions --all lists "
@@ -176,7 +181,7 @@ def _attach_or_start(target: Target, args: argparse.Namespace, *, rows: int, col
                           "itself (detach with C-b d, then attach from the outer terminal)")
     try:
         cwd = target.cwd
-        announcements = list(target.announcements)
+        announcements: list[str] = []
         if session_id is not None:
             sock = connect(socket_path(session_id))
             if sock is not None:

@@ -9,7 +9,6 @@ import selectors
 import signal
 import socket
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,15 +28,15 @@ class AttachError(Exception):
     """Attaching failed before the session was shown; the message is for the user."""
 
 
-@dataclass
 class Outcome:
     """How an attachment ended: `exit` (with the host's code and line), `lost` (the host vanished),
     `signal` (the client was told to go), or `switch` to `next` (a /resume elsewhere)."""
 
-    kind: str
-    code: int = 0
-    message: str = ""
-    next: Attachment | None = None
+    def __init__(self, kind: str, code: int = 0, message: str = "", next: Attachment | None = None) -> None:
+        self.kind = kind
+        self.code = code
+        self.message = message
+        self.next = next
 
 
 # Called when the host asks to move to another session: an attachment to it, or why not.
@@ -124,6 +123,16 @@ class Attachment:
     def close(self) -> None:
         with contextlib.suppress(OSError):
             self.sock.close()
+
+    def leave(self, timeout: float = 2.0) -> None:
+        """Close after a last message, letting the host read it: closing a Unix socket with the host's
+        output still unread would reset the connection, and the host would lose what we said."""
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_WR)
+            self.sock.settimeout(timeout)
+            while self.sock.recv(_READ):
+                pass  # the screen of the session being left: not shown
+        self.close()
 
 
 class Pump:
@@ -245,6 +254,7 @@ class Pump:
             if isinstance(result, str):
                 return self._to_host(attachment, protocol.control("switch_failed", error=result))
             self._to_host(attachment, protocol.control("leave"))
+            attachment.leave()
             return Outcome("switch", next=result)
         return None
 

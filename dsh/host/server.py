@@ -9,6 +9,7 @@ import os
 import socket
 import stat
 import struct
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -78,6 +79,7 @@ class HostServer:
         self._first_open_picker = open_picker
         self._attach_lock = asyncio.Lock()
         self.attaches = 0
+        self.detached_at: float | None = None  # when the last client left (for `dsh attach`'s choice)
 
     async def start(self) -> None:
         remove_stale_socket(self.path)
@@ -117,16 +119,25 @@ class HostServer:
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         sock = writer.get_extra_info("socket")
         uid = peer_uid(sock) if sock is not None else None
+        # Read the hello before answering even a refusal, so the peer's own write never meets a
+        # closed socket and it gets to read why.
+        try:
+            line = await asyncio.wait_for(reader.readline(), HELLO_TIMEOUT)
+        except (TimeoutError, ValueError, ConnectionError) as exc:
+            line, error = b"", f"bad handshake: {exc or 'no answer'}"
+        else:
+            error = ""
         if not peer_allowed(uid):
             logger.warning("refused a client of uid %s", uid)
             writer.write(protocol.refusal("this session belongs to another user"))
             await _drain(writer)
             return
         try:
-            line = await asyncio.wait_for(reader.readline(), HELLO_TIMEOUT)
-            hello = protocol.decode_line(line)
-        except (TimeoutError, ValueError, protocol.ProtocolError, ConnectionError) as exc:
-            writer.write(protocol.refusal(f"bad handshake: {exc or 'no answer'}"))
+            if error:
+                raise protocol.ProtocolError(error)
+            hello = protocol.decode_line(line.rstrip(b"\n"))
+        except protocol.ProtocolError as exc:
+            writer.write(protocol.refusal(str(exc)))
             await _drain(writer)
             return
         if hello.get("protocol") != protocol.PROTOCOL_VERSION:
@@ -135,6 +146,14 @@ class HostServer:
             await _drain(writer)
             return
         intent = hello.get("intent") if isinstance(hello.get("intent"), dict) else {}
+        if intent.get("kind") == "query":
+            # `dsh attach` with no id asks every host what it holds; no view is made for that.
+            writer.write(protocol.welcome(
+                session=self.session.log.id, pid=os.getpid(), cwd=self.session.cwd,
+                attached=self.current is not None, detached_at=self.detached_at, title=self.session.title,
+            ))
+            await _drain(writer)
+            return
         if intent.get("kind") == "stop":
             await self._stop(writer)
             return
@@ -159,6 +178,7 @@ class HostServer:
         reason = await connection.run(self._run_view)
         if self.current is connection:
             self.current = None
+            self.detached_at = time.time()
             if not self.session.closing:
                 self.session.log_event("detach", reason=reason)
         if reason == "switch" and not self.session.closing and not self.session.busy_panes():

@@ -4,27 +4,42 @@ from __future__ import annotations
 
 import contextlib
 import os
-from dataclasses import dataclass, field
 
 READY = "ready"
 FAILED = "error"
 
 
-@dataclass
 class HostSpec:
-    """A new session in `cwd` (session_id None), or the session `session_id` (restored if not running)."""
+    """A new session in `cwd` (session_id None), or the session `session_id` (restored if not running).
 
-    cwd: str
-    session_id: str | None = None
-    options: list[str] = field(default_factory=list)
-    rows: int = 24
-    cols: int = 80
-    open_picker: bool = False
-    announcements: list[str] = field(default_factory=list)
-    # Where the client was started: an explicit id may still name a legacy ./.sessions log there.
-    launch_dir: str | None = None
-    # The first pane of a new session runs this instead of the login shell (an agent's resume).
-    first_argv: list[str] | None = None
+    A plain class: the client builds one on its start-up path, where importing dataclasses costs more
+    than the whole handshake.
+    """
+
+    def __init__(
+        self,
+        cwd: str,
+        session_id: str | None = None,
+        *,
+        options: list[str] | None = None,
+        rows: int = 24,
+        cols: int = 80,
+        open_picker: bool = False,
+        announcements: list[str] | None = None,
+        launch_dir: str | None = None,
+        first_argv: list[str] | None = None,
+    ) -> None:
+        self.cwd = cwd
+        self.session_id = session_id
+        self.options = list(options or [])
+        self.rows = rows
+        self.cols = cols
+        self.open_picker = open_picker
+        self.announcements = list(announcements or [])
+        # Where the client was started: an explicit id may still name a legacy ./.sessions log there.
+        self.launch_dir = launch_dir
+        # The first pane of a new session runs this instead of the login shell (an agent's resume).
+        self.first_argv = first_argv
 
 
 class ReadyPipe:

@@ -40,3 +40,24 @@ def alive(pid: int) -> bool:
     except (OSError, IndexError):
         return False
     return state != b"Z"
+
+
+def running(home: Path, cmdline: str) -> list[int]:
+    """Pids of live processes started under this DSH_HOME whose command line is `cmdline` (as pgrep -f
+    would match it, but only ours: other tests and other sessions run the same commands)."""
+    marker = f"DSH_HOME={home}".encode()
+    wanted = cmdline.encode().split()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                argv = [part for part in handle.read().split(b"\0") if part]
+            with open(f"/proc/{entry}/environ", "rb") as handle:
+                environ = handle.read().split(b"\0")
+        except OSError:
+            continue
+        if argv == wanted and marker in environ and alive(int(entry)):
+            found.append(int(entry))
+    return found

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.hosts import alive, host_pid, kill_host
+from tests.e2e.hosts import alive, host_pid, kill_host, running
 from tests.e2e.ptydriver import PtyDriver
 
 pytestmark = pytest.mark.slow
@@ -144,8 +144,7 @@ def test_resume_to_another_project_leaves_running_work_running(run, dsh_cmd, dsh
     rows = {Path(r["cwd"]).name: r for r in sessions(dsh_cmd, dsh_env, alpha, "--all")}
     assert rows["alpha-app"]["state"] == "detached"
     assert rows["bravo-service"]["state"] == "attached"
-    sleeper = subprocess.run(["pgrep", "-f", "^sleep 1000$"], capture_output=True, text=True)
-    assert sleeper.stdout.strip(), "the sleep in the session left behind is still running"
+    assert running(dsh_home, "sleep 1000"), "the sleep in the session left behind is still running"
     assert os.readlink(f"/proc/{host_pid(dsh_home, rows['bravo-service']['id'])}/cwd") == str(bravo)
 
     a.type_line("/resume")
@@ -164,7 +163,8 @@ def test_resume_to_another_project_leaves_running_work_running(run, dsh_cmd, dsh
     while rows["bravo-service"]["state"] != "closed" and time.monotonic() < deadline:
         time.sleep(0.1)
         rows = {Path(r["cwd"]).name: r for r in sessions(dsh_cmd, dsh_env, alpha, "--all")}
-    assert rows["bravo-service"]["state"] == "closed"
+    bravo_log = Path(rows["bravo-service"]["path"]).read_text()
+    assert rows["bravo-service"]["state"] == "closed", bravo_log
 
 
 def test_a_crashed_host_is_listed_crashed_and_restores(run, dsh_cmd, dsh_env, dsh_home: Path, workdir: Path) -> None:
@@ -212,7 +212,7 @@ def test_stop_ends_the_session_and_tells_the_attached_client(run, dsh_cmd, dsh_e
     assert d.wait_exit() == 0
     assert "was stopped (dsh stop)" in d.text().replace("\n", "")
     assert not alive(host)
-    assert not subprocess.run(["pgrep", "-f", "^sleep 1000$"], capture_output=True, text=True).stdout.strip()
+    assert not running(dsh_home, "sleep 1000")
     (row,) = sessions(dsh_cmd, dsh_env, workdir)
     assert row["state"] == "closed"
     again = subprocess.run([*dsh_cmd, "stop", row["id"]], cwd=workdir, env=dsh_env, capture_output=True,
