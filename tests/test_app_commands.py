@@ -15,7 +15,7 @@ from test_app_harness import (
 )
 
 from dsh.session.commands import build_registry
-from dsh.ui import keys
+from dsh.ui import keyhelp
 
 
 class Ctx:
@@ -172,7 +172,7 @@ def test_another_key_ends_the_repeat(tmp_path: Path) -> None:
 
 
 def test_repeat_ends_after_the_repeat_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(keys, "REPEAT_SECONDS", 0.0)
+    monkeypatch.setattr(keyhelp, "REPEAT_SECONDS", 0.0)
 
     async def body() -> None:
         async with running_app(tmp_path) as h:

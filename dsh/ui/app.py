@@ -138,7 +138,7 @@ class DshApp:
         for pane in session.panes.values():
             self.register_slot(pane)
         self._build_layout()
-        from dsh.ui.keys import build_key_bindings
+        from dsh.ui.bindings import build_key_bindings
 
         depth = options.color_depth
         self.application: Application[ViewResult] = Application(
@@ -515,7 +515,7 @@ class DshApp:
     def show_help(self, topic: str | None = None) -> None:
         lines: list[str] = []
         if topic in (None, "keys"):
-            from dsh.ui.keys import key_help_lines
+            from dsh.ui.keyhelp import key_help_lines
 
             lines += key_help_lines(self.keymap, self.registry, self.escape_key)
             lines.append("")
