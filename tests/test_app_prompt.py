@@ -241,3 +241,29 @@ def test_prompt_history_is_kept_per_workspace_across_sessions(tmp_path: Path) ->
             await h.press_until(UP, lambda: buffer.text == "echo remembered", "Up to recall the old line")
 
     run(body)
+
+
+def test_a_line_starting_with_an_existing_path_runs_in_the_pane(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            sent = h.record(h.pane)
+            h.type_line("/bin/echo path-ran")
+            await h.wait_output(h.pane, "path-ran")
+            assert b"".join(sent) == b"/bin/echo path-ran\r" and not h.message
+            assert any(e["type"] == "input" and e.get("text") == "/bin/echo path-ran" for e in log_events(h.app))
+
+    run(body)
+
+
+def test_an_unknown_slash_word_names_the_nearest_commands(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            sent = h.record(h.pane)
+            h.type_line("/splt -h")
+            await h.wait(lambda: "unknown command /splt" in h.message, "the unknown-command message")
+            assert "did you mean /split" in h.message
+            h.type_line("/nosuch/thing")
+            await h.wait(lambda: "unknown command /nosuch/thing" in h.message, "the message for a missing path")
+            assert sent == [] and len(h.session.panes) == 1
+
+    run(body)

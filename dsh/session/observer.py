@@ -26,6 +26,9 @@ class SessionObserver(Protocol):
     def on_structure_changed(self, new_pane: Pane | None) -> None:
         """Tabs or splits changed; `new_pane` is a pane just opened, if any."""
 
+    def on_takes_keys(self, pane_id: str, takes: bool) -> None:
+        """A program that reads keys itself took (or gave back) the pane's foreground."""
+
     def on_focus_changed(self) -> None:
         """The active pane or tab changed."""
 
@@ -52,6 +55,9 @@ class NoObserver:
         pass
 
     def on_structure_changed(self, new_pane: Pane | None) -> None:
+        pass
+
+    def on_takes_keys(self, pane_id: str, takes: bool) -> None:
         pass
 
     def on_focus_changed(self) -> None:

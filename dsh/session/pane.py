@@ -36,6 +36,10 @@ class Pane:
     agent_pid: int | None = None
     agent_seen_at: float | None = None
     agent_cwd: str | None = None
+    # Whether a program other than the pane's shell has the foreground and reads keys itself (so the
+    # keyboard belongs in the pane), as last polled; and when it was polled (monotonic seconds).
+    takes_keys: bool = False
+    keys_polled_at: float = 0.0
 
     @property
     def title(self) -> str:

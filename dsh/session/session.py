@@ -37,6 +37,9 @@ KILL_GRACE_SECONDS = 2.0
 CLIENT_ENV = ("DISPLAY", "SSH_AUTH_SOCK", "SSH_CONNECTION", "WAYLAND_DISPLAY")
 # Messages kept while no client is attached, shown on the next attach.
 PENDING_MESSAGES = 5
+# Who has the keyboard of a pane (its shell, or a program reading keys) is polled at most this often,
+# on its output and on the session's timer: never per key.
+FOREGROUND_POLL_SECONDS = 0.05
 
 
 @dataclass
@@ -307,7 +310,22 @@ class Session:
     # -- terminal callbacks ---------------------------------------------------------------------
     def _on_pane_output(self, pane_id: str) -> None:
         self.scheduler.mark_dirty()
+        self.poll_foreground(pane_id)
         self.observer.on_pane_output(pane_id)
+
+    def poll_foreground(self, pane_id: str, *, now: float | None = None) -> None:
+        """See whether a program that reads keys took (or left) the pane's foreground; tell the view."""
+        pane = self.panes.get(pane_id)
+        if pane is None:
+            return
+        now = time.monotonic() if now is None else now
+        if now - pane.keys_polled_at < FOREGROUND_POLL_SECONDS:
+            return
+        pane.keys_polled_at = now
+        takes = pane.running and pane.terminal.program_takes_keys()
+        if takes != pane.takes_keys:
+            pane.takes_keys = takes
+            self.observer.on_takes_keys(pane_id, takes)
 
     def _on_bell(self, pane_id: str) -> None:
         pane = self.panes.get(pane_id)
@@ -418,6 +436,16 @@ class Session:
             saving.auto_resume_panes(self)
         self.scheduler.structural_change()
         self.loop.call_later(0.5, self._tick)
+        self.loop.call_later(0.1, self._foreground_tick)
+
+    def _foreground_tick(self) -> None:
+        """A program that switches its terminal mode without printing is seen within a tick too."""
+        if self.closing:
+            return
+        pane = self.active_pane
+        if pane is not None:
+            self.poll_foreground(pane.id)
+        self.loop.call_later(0.1, self._foreground_tick)
 
     def _tick(self) -> None:
         if self.closing:

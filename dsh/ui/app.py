@@ -231,9 +231,22 @@ class DshApp:
     def on_alt_screen(self, pane_id: str, on: bool) -> None:
         if pane_id != self.session.tabs.active_pane:
             return
+        pane = self.session.panes.get(pane_id)
         if on and self.mode == Mode.PROMPT:
             self.enter_pane(auto=True)
-        elif not on and self.mode == Mode.PANE and self.auto_entered:
+        elif not on and self.mode == Mode.PANE and self.auto_entered and not (pane and pane.takes_keys):
+            self.enter_prompt()
+
+    def on_takes_keys(self, pane_id: str, takes: bool) -> None:
+        """The keyboard follows the foreground program: into the pane when one that reads keys runs
+        there (a pager, a REPL, ssh, a password prompt), back to the prompt when the shell is back."""
+        if pane_id != self.session.tabs.active_pane:
+            return
+        pane = self.session.panes.get(pane_id)
+        full_screen = bool(pane and pane.terminal.alternate_screen)
+        if takes and self.mode == Mode.PROMPT:
+            self.enter_pane(auto=True)
+        elif not takes and self.mode == Mode.PANE and self.auto_entered and not full_screen:
             self.enter_prompt()
 
     def on_structure_changed(self, new_pane: Pane | None) -> None:
@@ -469,8 +482,20 @@ class DshApp:
         else:
             self.enter_prompt()
 
+    def _is_path_line(self, line: str) -> bool:
+        """`/usr/bin/uname -a`: a line whose first word is an existing path, not a command name."""
+        if not line.startswith("/") or line.startswith("//"):
+            return False
+        first = line.split(None, 1)[0]
+        if self.registry.get(first[1:]) is not None:
+            return False
+        return os.path.exists(first)
+
     def handle_line(self, line: str) -> None:
         self.message = None
+        typed = line
+        if self._is_path_line(line):
+            line = "/" + line  # run it in the pane, as `//text` would
         try:
             parsed = parse_line(line)
         except CommandError as exc:
@@ -484,7 +509,7 @@ class DshApp:
             elif pane is not None and pane.running:
                 pane.terminal.write(b"\r")
             return
-        session.record_input(line)
+        session.record_input(typed)
         if parsed.kind == "command":
             self.run_command(parsed.name, parsed.args)
             return
