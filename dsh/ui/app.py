@@ -48,6 +48,11 @@ BACKGROUND_FRAME_SECONDS = 0.1
 # Redraws caused by pane output, per second at most.
 OUTPUT_FPS = 60
 PROMPT_MAX_ROWS = 6
+# The status line and the prompt line: the rows under the panes that chrome owns.
+CHROME_BOTTOM_ROWS = 2
+# A message stays this long unless a key puts it away first.
+MESSAGE_SECONDS = 5.0
+MESSAGE_ERROR_SECONDS = 10.0
 
 
 @dataclass
@@ -177,8 +182,17 @@ class DshApp:
             return InMemoryHistory()
 
     def announce(self, text: str, *, error: bool = False) -> None:
-        self.message = Announcement(sanitize(text, max_len=400), error)
+        """Show a message over the bottom of the panes until the next key, or a few seconds pass."""
+        message = self.message = Announcement(sanitize(text, max_len=400), error)
         self.invalidate()
+        loop = getattr(self, "loop", None)
+        if loop is not None:
+            loop.call_later(MESSAGE_ERROR_SECONDS if error else MESSAGE_SECONDS, self._expire, message)
+
+    def _expire(self, message: Announcement) -> None:
+        if self.message is message:
+            self.message = None
+            self.invalidate()
 
     def invalidate(self) -> None:
         app = getattr(self, "application", None)
@@ -292,7 +306,7 @@ class DshApp:
 
         body = DynamicContainer(self._body)
         self.status = Window(
-            FormattedTextControl(lambda: chrome.status_fragments(self)), height=1, style="class:status"
+            FormattedTextControl(lambda: chrome.status_fragments(self)), height=1, style="class:status", char=" "
         )
         self.message_window = ConditionalContainer(
             Window(
@@ -300,6 +314,7 @@ class DshApp:
                 height=Dimension(min=1, max=3),
                 wrap_lines=True,
                 dont_extend_height=True,
+                char=" ",  # opaque over the pane it floats on
             ),
             filter=Condition(lambda: self.message is not None),
         )
@@ -320,17 +335,18 @@ class DshApp:
             height=Dimension(min=1, max=PROMPT_MAX_ROWS),
             wrap_lines=True,
             dont_extend_height=True,
+            char=" ",
         )
-        root = HSplit(
-            [self.tabbar, body, self.status, self.message_window, self.prompt_window, self.history_search]
-        )
-        from prompt_toolkit.layout import CompletionsMenu, Float, FloatContainer
+        from prompt_toolkit.layout import CompletionsMenu, Float, FloatContainer, VSplit
 
+        # Chrome never changes a pane's size: the panes get every row but the tab bar, the status line
+        # and one prompt line, always. What grows (a message, a wrapped prompt, history search, the
+        # completion menu) floats up over the bottom of the panes from the status line.
+        root = HSplit([self.tabbar, body, Window(height=CHROME_BOTTOM_ROWS)])
+        menu = VSplit([CompletionsMenu(max_height=8, scroll_offset=1), Window()])
+        bottom = HSplit([menu, self.message_window, self.status, self.prompt_window, self.history_search])
         self.layout = Layout(
-            FloatContainer(
-                root,
-                floats=[Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8))],
-            ),
+            FloatContainer(root, floats=[Float(bottom, left=0, right=0, bottom=0, transparent=True)]),
             focused_element=self.prompt_window,
         )
 
@@ -439,6 +455,16 @@ class DshApp:
 
     def _on_key_press(self, _sender: object) -> None:
         self._last_key_time = time.monotonic()
+        if self.message is not None and not self._message_stays():
+            self.message = None  # read: the next key puts it away (a key's own answer comes after this)
+
+    def _message_stays(self) -> bool:
+        # A y/n question a key asked keeps its line until the answer key has been handled.
+        return bool(self.prefix_pending or self._confirming())
+
+    def _confirming(self) -> bool:
+        modes = getattr(self, "modes", None)
+        return bool(modes is not None and modes.confirming)
 
     # -- prompt ------------------------------------------------------------------------------
     def _accept_line(self, buffer: Buffer) -> bool:

@@ -309,3 +309,26 @@ def test_quit_asks_first_while_a_program_runs(dsh) -> None:
     d.wait_for("[y/N]")
     d.type_line("y")
     assert d.wait_exit() == 0
+
+
+def test_messages_and_a_growing_prompt_never_resize_the_panes(dsh) -> None:
+    d = dsh(rows=24, cols=100)
+    d.type_line("trap 'echo GOT-WINCH' WINCH; stty size")
+    d.wait_for("20 100")  # 24 rows less the tab bar, the pane header, the status and prompt lines
+    for n in range(10):
+        d.type_line(f"/rename title-{n}")
+        d.wait_for(f"session renamed: title-{n}")
+    d.send("\x1b[200~first pasted line\nsecond pasted line\nthird pasted line\x1b[201~")
+    d.wait_for("third pasted line")
+    d.send("\x15")  # C-u: the paste is not sent
+    d.type_line("stty size")
+    screen = d.wait_until(lambda s: s.count("20 100") >= 2, what="the size asked again")
+    assert not [line for line in screen.splitlines() if line.strip() == "GOT-WINCH"]
+
+
+def test_a_message_goes_away_at_the_next_key(dsh) -> None:
+    d = dsh()
+    d.type_line("/rename soon-gone")
+    d.wait_for("session renamed: soon-gone")
+    d.send("e")
+    d.wait_until(lambda s: "session renamed" not in s, what="the message to go")

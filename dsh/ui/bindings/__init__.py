@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 def build_key_bindings(app: DshApp) -> KeyBindingsBase:
     app.escape_key = checked_escape_key(app)
-    modes = Modes(app)
+    modes = app.modes = Modes(app)
     return merge_key_bindings([
         prefix_bindings(app, modes),
         pane_bindings(app, modes),
