@@ -43,6 +43,7 @@ PROMPT_KEYS = [
     ("PgUp PgDn", "scroll the active pane's history"),
     ("C-c", "clear the line; on an empty line, interrupt the pane's program"),
     ("C-d", "on an empty line, end-of-file to the pane's program"),
+    ("C-z", "on an empty line, stop the pane's program (job control; fg brings it back)"),
 ]
 COPY_KEYS = [
     ("Up Down k j", "move the line cursor (the view scrolls with it)"),

@@ -332,3 +332,74 @@ def test_a_message_goes_away_at_the_next_key(dsh) -> None:
     d.wait_for("session renamed: soon-gone")
     d.send("e")
     d.wait_until(lambda s: "session renamed" not in s, what="the message to go")
+
+
+def test_c_z_on_an_empty_prompt_stops_the_program_and_fg_brings_it_back(dsh) -> None:
+    d = dsh()
+    d.type_line("cat")
+    time.sleep(0.3)
+    d.send("\x1a")  # C-z
+    d.wait_for("Stopped")
+    d.type_line("fg")
+    d.type_line("back-in-cat")
+    d.wait_until(lambda s: s.count("back-in-cat") >= 2, what="cat to echo the line again")
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as handle:
+                    if int(handle.read().rsplit(b")", 1)[1].split()[1]) == pid:
+                        found.append(int(entry))
+            except (OSError, ValueError, IndexError):
+                pass
+    return found
+
+
+def process_state(pid: int) -> str:
+    with open(f"/proc/{pid}/stat", "rb") as handle:
+        return handle.read().rsplit(b")", 1)[1].split()[0].decode()
+
+
+def test_a_stopped_and_continued_client_redraws_and_keys_work(dsh_cmd, dsh_env, workdir: Path) -> None:
+    import sys
+
+    jobshell = Path(__file__).resolve().parent / "jobshell.py"
+    d = PtyDriver([sys.executable, str(jobshell), *dsh_cmd], env=dsh_env, cwd=workdir)
+    try:
+        stop_and_continue(d)
+    finally:
+        d.close()
+
+
+def stop_and_continue(d: PtyDriver) -> None:
+    d.wait_for("PROMPT")
+    d.type_line("echo before-stop")
+    d.wait_for("before-stop")
+    deadline = time.monotonic() + 10
+    while not children(d.pid):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    (client,) = children(d.pid)
+    mark = len(d.raw)
+    os.kill(client, signal.SIGTSTP)
+    while process_state(client) != "T":
+        assert time.monotonic() < deadline, "the client did not stop"
+        time.sleep(0.05)
+    # It put the terminal back first: main screen, no mouse reporting, cursor shown.
+    while not (b"\x1b[?1049l" in d.raw[mark:] and b"\x1b[?1000l" in d.raw[mark:]):
+        assert time.monotonic() < deadline, f"the terminal was not put back: {bytes(d.raw[mark:])!r}"
+        time.sleep(0.05)
+    mark = len(d.raw)
+    os.kill(client, signal.SIGCONT)
+    deadline = time.monotonic() + 10
+    while b"\x1b[?1049h" not in d.raw[mark:]:  # drawn again from scratch, on the alternate screen
+        assert time.monotonic() < deadline, "no full redraw after SIGCONT"
+        time.sleep(0.05)
+    screen = d.wait_for("PROMPT")
+    assert "before-stop" in screen
+    d.type_line("echo after-continue")
+    screen = d.wait_for("after-continue\n")
+    assert "^L" not in screen

@@ -58,6 +58,13 @@ def prompt_bindings(app: DshApp, m: Modes) -> KeyBindings:
         if pane is not None and pane.running and app._pending_prompt_action is None:
             pane.terminal.write(b"\x04")
 
+    @kb.add("c-z", filter=m.in_prompt & m.no_prefix & empty_prompt)
+    def _suspend_program(event: KeyPressEvent) -> None:
+        # Job control: C-z on an empty prompt stops the pane's foreground program, as in its shell.
+        pane = app.active_pane
+        if pane is not None and pane.running and app._pending_prompt_action is None:
+            pane.terminal.write(b"\x1a")
+
     asking = Condition(lambda: app._pending_prompt_action is not None)
 
     @kb.add("escape", filter=m.in_prompt & m.no_prefix & asking)
