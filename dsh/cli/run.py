@@ -9,24 +9,18 @@ from pathlib import Path
 
 
 def _fail(message: str, code: int = 1) -> int:
-    print(f"dsh: {message}", file=sys.stderr)
-    return code
+    from dsh.cli.output import fail
+
+    return fail(message, code)
 
 
 def _log_crash() -> str:
     """Append the current exception's traceback to $DSH_HOME/log/crash.log; return where it went."""
     import traceback
 
-    from dsh.home import dsh_home_path
+    from dsh.ownlog import log_crash
 
-    try:
-        path = dsh_home_path("log", "crash.log")
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        with path.open("a", encoding="utf-8") as handle:
-            handle.write(traceback.format_exc() + "\n")
-        return str(path)
-    except Exception:
-        return "nowhere: the log could not be written"
+    return log_crash(traceback.format_exc())
 
 
 def run_app(args: argparse.Namespace) -> int:
@@ -34,11 +28,13 @@ def run_app(args: argparse.Namespace) -> int:
         return _fail("needs a terminal: stdin and stdout must be a TTY (try `dsh sessions` for a listing)", 2)
 
     from dsh.config import load_config
-    from dsh.home import HomeError, dsh_home
+    from dsh.home import HomeError, check_home
+    from dsh.store.store import open_store
 
     try:
-        dsh_home()
+        check_home()  # before the config is read: another user could have written it
         config = load_config(args.options)
+        store = open_store(config)
     except HomeError as exc:
         return _fail(str(exc), 2)
 
@@ -46,10 +42,8 @@ def run_app(args: argparse.Namespace) -> int:
     from dsh.resume.preflight import PreflightError, preflight
     from dsh.store.ids import InvalidSessionId, validate_session_id
     from dsh.store.log import LogError, SessionBusy, SessionLog, read_header, read_log
-    from dsh.store.store import Store
     from dsh.ui.app import Announcement, AppResult, DshApp, DshOptions
 
-    store = Store(config)
     launch_dir = Path.cwd()
     announcements = [Announcement(w, error=True) for w in config.warnings]
     handoff_from = os.environ.pop("DSH_HANDOFF_FROM", None)
