@@ -18,7 +18,7 @@ from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
-from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.history import History
 from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, Window
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.layout.dimension import Dimension
@@ -47,7 +47,6 @@ from dsh.persist.states import PaneState
 from dsh.store.log import LogError, SessionLog
 from dsh.store.store import Store
 from dsh.store.timefmt import now_iso
-from dsh.store.workspace import workspace_partition
 from dsh.term.copymode import CopyMode
 from dsh.term.terminal import Terminal
 from dsh.text import sanitize
@@ -184,6 +183,8 @@ class DshApp:
         self.scheduler = SnapshotScheduler(
             lambda: saving.build_snapshot(self),
             interval=float(self.config.get("snapshot.debounce_seconds", 2.0) or 2.0),
+            # From the writer thread: the status line shows (or stops showing) scheduler.failure.
+            on_error=lambda _exc: self.invalidate(),
         )
         startup = [Announcement(w, error=True) for w in warnings]
         startup += options.announcements
@@ -198,12 +199,11 @@ class DshApp:
 
     # -- small helpers ---------------------------------------------------------------
     def _make_history(self) -> History:
-        try:
-            path = dsh_home_path("history", workspace_partition(self.cwd))
-            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            return FileHistory(str(path))
-        except OSError:
-            return InMemoryHistory()
+        # Saved safely (no link followed, 0600); a full disk is a message, never a broken Enter.
+        from dsh.store.history import PromptHistory
+        from dsh.ui.history import WorkspaceHistory
+
+        return WorkspaceHistory(PromptHistory.for_workspace(self.cwd), lambda text: self.announce(text, error=True))
 
     def log_event(self, type: str, **fields: Any) -> None:
         """Append to this session's log; a log that cannot be written is a message, not a crash."""
@@ -663,7 +663,7 @@ class DshApp:
             buffer.set_document(Document(""), bypass_readonly=True)
             pane = self.active_pane
             if pane is not None:
-                pane.terminal.write(line.encode("utf-8", "replace") + b"\r")
+                pane.terminal.write(line.encode("utf-8", "surrogateescape") + b"\r")
             return False
         self.handle_line(line)
         return False  # clear the prompt line
@@ -726,7 +726,7 @@ class DshApp:
         if pane.terminal.scroll_offset:
             pane.terminal.scroll_to_bottom()
         self.used = True
-        pane.terminal.write(parsed.text.encode("utf-8", "replace") + b"\r")
+        pane.terminal.write(parsed.text.encode("utf-8", "surrogateescape") + b"\r")
         self.scheduler.mark_dirty()
 
     def run_command_line(self, line: str) -> None:
@@ -912,7 +912,9 @@ class DshApp:
                 finally:
                     index.close()
             except Exception:  # a broken index must not break the app; /resume and the listing say so
-                pass
+                return
+            if index.write_error is not None and not self._closing:  # a full disk, an I/O error: say so now
+                self.loop.call_soon_threadsafe(lambda: self.announce(str(index.write_error), error=True))
 
         self.loop.run_in_executor(None, work)
 
