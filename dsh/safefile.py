@@ -212,13 +212,27 @@ def create_new(path: str | os.PathLike[str]) -> int:
 def open_read(path: str | os.PathLike[str], *, follow: bool = False) -> BinaryIO:
     """Open a regular file only its owner can write, for reading, without ever blocking on a FIFO or
     a device. follow=False refuses a symbolic link."""
+    return _open_for_reading(path, follow=follow, owned=True)
+
+
+def open_foreign(path: str | os.PathLike[str]) -> BinaryIO:
+    """Open a file outside the home (another program's, e.g. an agent's session store) for reading:
+    links followed, anyone's, but only a regular file, and never blocking on a FIFO or a device."""
+    return _open_for_reading(path, follow=True, owned=False)
+
+
+def _open_for_reading(path: str | os.PathLike[str], *, follow: bool, owned: bool) -> BinaryIO:
     flags = os.O_RDONLY | _NONBLOCK | _CLOEXEC | (0 if follow else _NOFOLLOW)
     try:
         fd = os.open(path, flags)
     except OSError as exc:
         raise _explain(path, exc) from None
     try:
-        check_file(path, os.fstat(fd))
+        st = os.fstat(fd)
+        if owned:
+            check_file(path, st)
+        elif not stat.S_ISREG(st.st_mode):
+            raise _not_regular(path, st.st_mode)
         return os.fdopen(fd, "rb")
     except BaseException:
         os.close(fd)

@@ -159,3 +159,17 @@ def test_a_fifo_as_the_history_file_is_a_message_and_the_prompt_works(dsh_home: 
             assert h.app.prompt_buffer.text == ""
 
     run(body)
+
+
+def test_a_fifo_in_an_agents_session_store_is_passed_over(tmp_path: Path) -> None:
+    """An agent's store is read by probes and the picker: a FIFO named like a session file must not block."""
+    from dsh.agents.base import json_lines
+
+    fifo = tmp_path / "rollout-2026-01-01T00-00-00-abc.jsonl"
+    os.mkfifo(fifo)
+    assert list(json_lines(fifo)) == []
+    real = tmp_path / "real.jsonl"
+    real.write_text('{"id": "x"}\n')
+    linked = tmp_path / "linked.jsonl"
+    linked.symlink_to(real)  # another program's store: links are followed
+    assert list(json_lines(linked)) == [{"id": "x"}]
