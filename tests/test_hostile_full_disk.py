@@ -174,3 +174,29 @@ def test_the_history_file_on_a_full_disk_is_a_message_not_an_exception(home_on_d
     history.append_string("after")
     assert PromptHistory.for_workspace("/w").load() == ["kept", "after"]
     assert os.stat(PromptHistory.for_workspace("/w").path).st_mode & 0o777 == 0o600
+
+
+def test_an_index_the_disk_refuses_is_a_message_in_the_app_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # SQLite's own writes cannot be stood in for; its SQLITE_FULL error is raised where the refresh writes.
+    real = SessionIndex._refresh
+    calls: list[sqlite3.Connection] = []
+
+    def full_once(self: SessionIndex, conn: sqlite3.Connection, warnings: list[str]) -> None:
+        calls.append(conn)
+        if len(calls) == 1:
+            raise sqlite3.OperationalError("database or disk is full")
+        real(self, conn, warnings)
+
+    monkeypatch.setattr(SessionIndex, "_refresh", full_once)
+
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            await h.wait(lambda: "session index not refreshed: database or disk is full" in h.message,
+                         "a message about the index")
+            assert "session-query.db" in h.message and "in memory" in h.message
+            h.type_line("echo still-works")
+            await h.wait_output(h.pane, "still-works")
+
+    run(body)
