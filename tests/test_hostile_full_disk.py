@@ -37,6 +37,20 @@ def home_on_disk(disk: SmallDisk, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
+def index_full_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first index refresh fails as SQLite does on a full disk (SQLITE_FULL, where the refresh writes)."""
+    real = SessionIndex._refresh
+    calls: list[sqlite3.Connection] = []
+
+    def full_once(self: SessionIndex, conn: sqlite3.Connection, warnings: list[str]) -> None:
+        calls.append(conn)
+        if len(calls) == 1:
+            raise sqlite3.OperationalError("database or disk is full")
+        real(self, conn, warnings)
+
+    monkeypatch.setattr(SessionIndex, "_refresh", full_once)
+
+
 def test_a_log_write_cut_short_leaves_no_torn_line_and_loses_no_event(disk: SmallDisk) -> None:
     log = SessionLog.create(disk.path / "sessions", "/w")
     log.append("input", text="before")
@@ -140,18 +154,8 @@ def test_the_index_on_a_full_disk_lists_every_session_from_memory(
         assert got.stderr.startswith(f"dsh: warning: {db}: ") and "in memory" in got.stderr
         assert all(sid in got.stdout for sid in first + later)
         return
-    # No tmpfs here: SQLite's own writes cannot be stood in for, so its error is (the message SQLite
-    # gives for SQLITE_FULL, raised where the refresh writes).
-    real = SessionIndex._refresh
-    calls = []
-
-    def full_once(self: SessionIndex, conn: sqlite3.Connection, warnings: list[str]) -> None:
-        calls.append(conn)
-        if len(calls) == 1:
-            raise sqlite3.OperationalError("database or disk is full")
-        real(self, conn, warnings)
-
-    monkeypatch.setattr(SessionIndex, "_refresh", full_once)
+    # No tmpfs here: SQLite's own writes cannot be stood in for, so its error is.
+    index_full_once(monkeypatch)
     index = SessionIndex(db, home_on_disk / "sessions")
     warnings = index.refresh()
     assert index.write_error is not None and any("in memory" in w for w in warnings)
@@ -179,17 +183,7 @@ def test_the_history_file_on_a_full_disk_is_a_message_not_an_exception(home_on_d
 def test_an_index_the_disk_refuses_is_a_message_in_the_app_at_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # SQLite's own writes cannot be stood in for; its SQLITE_FULL error is raised where the refresh writes.
-    real = SessionIndex._refresh
-    calls: list[sqlite3.Connection] = []
-
-    def full_once(self: SessionIndex, conn: sqlite3.Connection, warnings: list[str]) -> None:
-        calls.append(conn)
-        if len(calls) == 1:
-            raise sqlite3.OperationalError("database or disk is full")
-        real(self, conn, warnings)
-
-    monkeypatch.setattr(SessionIndex, "_refresh", full_once)
+    index_full_once(monkeypatch)  # SQLite's own writes cannot be stood in for; its error is
 
     async def body() -> None:
         async with running_app(tmp_path) as h:
