@@ -160,14 +160,12 @@ class SmallDisk:
 def small_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, mount: bool = True) -> Iterator[SmallDisk]:
     folder = tmp_path / "disk"
     folder.mkdir(mode=0o700)
-    mounted = mount and subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=4m,mode=0700", "tmpfs", str(folder)], capture_output=True
-    ).returncode == 0
+    mounted = mount and _run_ok(["mount", "-t", "tmpfs", "-o", "size=4m,mode=0700", "tmpfs", str(folder)])
     try:
         yield SmallDisk(folder, mounted, monkeypatch)
     finally:
         if mounted:
-            subprocess.run(["umount", "-l", str(folder)], capture_output=True)
+            _run_ok(["umount", "-l", str(folder)])
 
 
 @contextlib.contextmanager
@@ -176,14 +174,20 @@ def read_only_mount(tmp_path: Path) -> Iterator[Path | None]:
     possible."""
     mount = tmp_path / "ro"
     mount.mkdir(mode=0o700)
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", str(mount)],
-                      capture_output=True).returncode != 0:
+    if not _run_ok(["mount", "-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", str(mount)]):
         yield None
         return
     try:
         (mount / "config.toml").write_text('[ui]\nprefix = "c-a"\n')
         os.chmod(mount / "config.toml", 0o600)
-        ro = subprocess.run(["mount", "-o", "remount,ro", str(mount)], capture_output=True).returncode == 0
-        yield mount if ro else None
+        yield mount if _run_ok(["mount", "-o", "remount,ro", str(mount)]) else None
     finally:
-        subprocess.run(["umount", "-l", str(mount)], capture_output=True)
+        _run_ok(["umount", "-l", str(mount)])
+
+
+def _run_ok(argv: list[str]) -> bool:
+    """Whether a command (mount, umount) ran and succeeded; False where it is missing or not allowed."""
+    try:
+        return subprocess.run(argv, capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
