@@ -6,7 +6,8 @@ import os
 import stat
 from pathlib import Path
 
-from dsh.home import dsh_home_path
+from dsh.home import dsh_home, dsh_home_path
+from dsh.safefile import ensure_dir
 from dsh.store.ids import validate_session_id
 
 SOCKET_SUFFIX = ".sock"
@@ -22,17 +23,15 @@ def run_dir() -> Path:
     """`$XDG_RUNTIME_DIR/dsh` when that is set, else `$DSH_HOME/run`; made 0700 and checked."""
     xdg = os.environ.get("XDG_RUNTIME_DIR")
     if xdg and os.path.isabs(xdg) and os.path.isdir(xdg):
-        path = Path(xdg) / "dsh"
-    else:
-        path = dsh_home_path("run")
-    return _private_dir(path)
+        return _private_dir(Path(xdg) / "dsh", Path(xdg))
+    return _private_dir(dsh_home_path("run"), dsh_home())
 
 
-def _private_dir(path: Path) -> Path:
+def _private_dir(path: Path, base: Path) -> Path:
     try:
-        path.mkdir(mode=0o700, exist_ok=True)
+        ensure_dir(path, base)
     except OSError as exc:
-        raise RunDirError(f"cannot create socket directory {path}: {exc.strerror or exc}") from exc
+        raise RunDirError(f"cannot use socket directory {path}: {exc.strerror or exc}") from exc
     info = os.lstat(path)
     if not stat.S_ISDIR(info.st_mode):
         raise RunDirError(f"socket directory {path} is not a directory (a symlink?): remove it")
@@ -55,7 +54,8 @@ def socket_path(session_id: str) -> Path:
 
     # Keep homes apart even here: the short name is a hash of the long path.
     short = hashlib.sha256(os.fsencode(str(path))).hexdigest()[:24]
-    fallback = _private_dir(Path(tempfile.gettempdir()) / f"dsh-{os.getuid()}")
+    temp = Path(tempfile.gettempdir())
+    fallback = _private_dir(temp / f"dsh-{os.getuid()}", temp)
     return fallback / f"{short}{SOCKET_SUFFIX}"
 
 

@@ -91,3 +91,13 @@ def dsh_env(dsh_home: Path) -> dict[str, str]:
     env.pop("TMUX", None)
     env.pop("XDG_RUNTIME_DIR", None)
     return env
+
+
+@pytest.fixture
+def outside(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """A folder outside DSH_HOME whose files must stay byte-for-byte as they are (tests/hostile.py)."""
+    from tests.hostile import Outside
+
+    folder = tmp_path / "outside"
+    folder.mkdir()
+    return Outside(folder)

@@ -37,7 +37,7 @@ def test_a_symlinked_run_dir_is_refused(dsh_home: Path, tmp_path: Path) -> None:
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir(mode=0o700)
     (dsh_home / "run").symlink_to(elsewhere)
-    with pytest.raises(RunDirError, match="not a directory"):
+    with pytest.raises(RunDirError, match="symbolic link"):
         run_dir()
 
 

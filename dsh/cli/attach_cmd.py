@@ -37,18 +37,14 @@ def _attach(args: argparse.Namespace) -> int:
 
 
 def _stop(args: argparse.Namespace) -> int:
+    from dsh.cli.output import fail, say
     from dsh.client.attach import AttachError, connect, stop_host
-    from dsh.home import HomeError, dsh_home
+    from dsh.home import HomeError, check_home
     from dsh.rundir import RunDirError, socket_path
     from dsh.store.ids import InvalidSessionId, validate_session_id
-    from dsh.text import sanitize
-
-    def fail(message: str, code: int = 1) -> int:
-        print(f"dsh: {sanitize(message)}", file=sys.stderr)
-        return code
 
     try:
-        dsh_home()
+        check_home()
         session_id = validate_session_id(args.id)
         path = socket_path(session_id)
         sock = connect(path)
@@ -72,7 +68,7 @@ def _stop(args: argparse.Namespace) -> int:
         time.sleep(0.05)
     if isinstance(pid, int) and _alive(pid):
         return fail(f"session {session_id} closed, but its host (pid {pid}) is still running")
-    print(f"stopped session {session_id}")
+    say(f"stopped session {session_id}", to=sys.stdout)
     return 0
 
 

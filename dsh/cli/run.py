@@ -22,8 +22,9 @@ class ClientError(Exception):
 
 
 def _fail(message: str, code: int = 1) -> int:
-    print(f"dsh: {sanitize(message)}", file=sys.stderr)
-    return code
+    from dsh.cli.output import fail
+
+    return fail(message, code)
 
 
 class Target:
@@ -40,10 +41,10 @@ class Target:
 def run_app(args: argparse.Namespace) -> int:
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         return _fail("needs a terminal: stdin and stdout must be a TTY (try `dsh sessions` for a listing)", 2)
-    from dsh.home import HomeError, dsh_home
+    from dsh.home import HomeError, check_home
 
     try:
-        dsh_home()
+        check_home()  # before any config is read: another user could have written it
         target = _choose_target(args)
         return _run_client(target, args)
     except HomeError as exc:
@@ -58,16 +59,9 @@ def _log_crash() -> str:
     """Append the current exception's traceback to $DSH_HOME/log/crash.log; return where it went."""
     import traceback
 
-    from dsh.home import dsh_home_path
+    from dsh.ownlog import log_crash
 
-    try:
-        path = dsh_home_path("log", "crash.log")
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        with path.open("a", encoding="utf-8") as handle:
-            handle.write(traceback.format_exc() + "\n")
-        return str(path)
-    except Exception:
-        return "nowhere: the log could not be written"
+    return log_crash(traceback.format_exc())
 
 
 def _options(args: argparse.Namespace) -> list[str]:
@@ -307,5 +301,7 @@ def _run_client(target: Target, args: argparse.Namespace) -> int:
         reason = outcome.message or f"the host of session {sid} ended unexpectedly (its log: {host_log_path(sid)})"
         return _fail(f"{reason}; dsh --resume={sid} restores the session from its snapshot")
     if outcome.message:
-        print(sanitize(outcome.message), file=sys.stderr)
+        from dsh.cli.output import say
+
+        say(outcome.message)
     return outcome.code

@@ -46,30 +46,29 @@ def option_flags(args: argparse.Namespace) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     # Imported here: the parser is built on every dsh start, and this path must stay light.
+    from dsh.cli.output import fail, say
     from dsh.config import load_config
-    from dsh.home import HomeError
-    from dsh.store.store import Store
-    from dsh.text import sanitize
+    from dsh.home import HomeError, check_home
+    from dsh.store.store import open_store
 
     try:
+        check_home()  # before the config is read: another user could have written it
         config = load_config(option_flags(args))
-        store = Store(config)
+        store = open_store(config)
     except HomeError as exc:
-        print(f"dsh: {sanitize(str(exc))}", file=sys.stderr)
-        return 2
+        return fail(str(exc), 2)
     cwd: str | None = None
     if not args.all:
         try:
             cwd = os.getcwd()
         except OSError as exc:
-            print(f"dsh: cannot tell the current directory ({exc.strerror}); try --all", file=sys.stderr)
-            return 1
+            return fail(f"cannot tell the current directory ({exc.strerror}); try --all")
     try:
         rows = store.summaries(cwd=cwd, include_archived=args.archived)
     finally:
         store.close()
     for warning in [*config.warnings, *store.warnings]:
-        print(f"dsh: warning: {sanitize(warning)}", file=sys.stderr)
+        say(f"dsh: warning: {warning}")
     try:
         if args.json:
             # One summary a line (json's C encoder; indent= would use the slow Python one).
@@ -101,14 +100,13 @@ def _with_panes(row: Summary, saved: set[str]) -> dict[str, object]:
 
 
 def _say_empty(cwd: str | None) -> None:
+    from dsh.cli.output import say
     from dsh.store.workspace import workspace_label
-    from dsh.text import sanitize
 
     if cwd is None:
-        print("dsh: no sessions yet", file=sys.stderr)
+        say("dsh: no sessions yet")
     else:
-        where = sanitize(workspace_label(cwd))
-        print(f"dsh: no sessions in {where} (dsh sessions --all lists every workspace)", file=sys.stderr)
+        say(f"dsh: no sessions in {workspace_label(cwd)} (dsh sessions --all lists every workspace)")
 
 
 def age(iso: str, now: float | None = None) -> str:

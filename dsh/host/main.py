@@ -118,12 +118,14 @@ def _open_session(spec: HostSpec, store: object) -> Opened:
 
 def _log_to_file(session_id: str) -> None:
     """stderr and the logging module go to `$DSH_HOME/log/host-<id>.log` from here on."""
+    from dsh.home import ensure_home_dir
     from dsh.rundir import host_log_path
+    from dsh.safefile import open_append
 
     path = host_log_path(session_id)
     try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        ensure_home_dir(path.parent.name)
+        fd = open_append(path)  # never through a link, never a FIFO; 0600
     except OSError:
         return
     os.dup2(fd, 2)

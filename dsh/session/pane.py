@@ -9,7 +9,7 @@ from dsh.persist.snapshot import AgentInfo
 from dsh.persist.states import PaneState
 from dsh.store.timefmt import now_iso
 from dsh.term.terminal import Terminal
-from dsh.text import sanitize
+from dsh.text import sanitize, strip_format
 
 
 @dataclass
@@ -48,7 +48,8 @@ class Pane:
             title = self.saved_title
         if not title:
             title = os.path.basename(self.argv[0]) if self.argv else "pane"
-        return sanitize(title, max_len=120)
+        # A saved title is disk input: format characters go, as they do from a live child's title.
+        return sanitize(strip_format(title), max_len=120)
 
     @property
     def is_tombstone(self) -> bool:

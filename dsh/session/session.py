@@ -94,6 +94,8 @@ class Session:
         self.scheduler = SnapshotScheduler(
             lambda: saving.build_snapshot(self),
             interval=float(config.get("snapshot.debounce_seconds", 2.0) or 2.0),
+            # From the writer thread: the view's status line shows (or stops showing) scheduler.failure.
+            on_error=lambda _exc: self.loop.call_soon_threadsafe(lambda: self.observer.on_changed()),
         )
         if loaded is not None and loaded.snapshot is not None:
             saving.restore(self, loaded)

@@ -17,16 +17,19 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TextIO, TypeVar
 
+from dsh.safefile import UnsafePathError, folder_problem, open_append, open_read, refuse_special
 from dsh.store.ids import InvalidSessionId, is_valid_session_id, validate_session_id
-from dsh.store.log import LOG_SUFFIX, LogError, live_pid, parse_log
-from dsh.store.summary import Summary, digest, session_state
+from dsh.store.log import LOG_SUFFIX, live_pid, scan_log
+from dsh.store.summary import Digester, Summary, session_state
 from dsh.store.workspace import NO_WORKSPACE, home_dir, workspace_label, workspace_partition
 
 # 2: preview stored as escaped lines (not JSON); an index on cwd for the picker's workspace rows.
 # 3: (briefly) rows clustered in listing order; dropped: twice the file and a 50% slower first build
 #    for 0.2 s off a 100k listing. 4 is the layout of 2 again, so any index made as 3 is rebuilt.
-# 5: `attached` (the last attach/detach event), for the attached/detached/closed/crashed states.
-SCHEMA_VERSION = 5
+# 5: text that is not UTF-8 (a lone surrogate: a byte of a directory name or of typed input that was
+#    not UTF-8) is stored as a BLOB of its bytes, and the row's `raw` flag says to decode it back.
+# 6: `attached` (the last attach/detach event), for the attached/detached/closed/crashed states.
+SCHEMA_VERSION = 6
 BUSY_TIMEOUT_SECONDS = 30.0
 WARNINGS_PER_FILE = 5
 
@@ -51,6 +54,7 @@ _COLUMNS = (
     "unresumable_reason",
     "preview",
     "attached",
+    "raw",
 )
 
 _SCHEMA = f"""
@@ -74,7 +78,8 @@ CREATE TABLE sessions (
     archived INTEGER NOT NULL,
     unresumable_reason TEXT,
     preview TEXT,
-    attached INTEGER NOT NULL DEFAULT 1
+    attached INTEGER NOT NULL DEFAULT 1,
+    raw INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX sessions_by_time ON sessions (root, updated_at DESC, mtime_ns DESC, id DESC);
 CREATE INDEX sessions_by_workspace ON sessions (root, workspace, archived);
@@ -107,17 +112,33 @@ class SessionIndex:
         self.db_path = Path(db_path)
         self.root = Path(root)
         self._root_key = str(self.root)
+        self._root_db = _to_db(self._root_key)
         self._progress = progress if progress is not None else sys.stderr
         self._progress_after = progress_after
         self._conn: sqlite3.Connection | None = None
         self._pending: list[str] = []
         # Whether the last refresh() found any log added, changed or gone (a listing may be stale).
         self.changed = False
+        # Why the last refresh could not write the index (a full disk, an I/O error); None once one did.
+        self.write_error: str | None = None
 
     # -- connection, schema, recovery ------------------------------------------------------------
 
     def _connect(self) -> sqlite3.Connection:
         if self._conn is not None:
+            return self._conn
+        try:
+            _prepare_db_file(self.db_path)
+        except OSError as exc:
+            # A link, a FIFO, another user's file: never opened, chmod-ed or dropped; list from memory.
+            if isinstance(exc, UnsafePathError):
+                reason = exc.reason if exc.path == str(self.db_path) else str(exc)
+            else:
+                reason = exc.strerror or str(exc)
+            self._pending.append(
+                f"{self.db_path}: cannot open the session index ({reason}); using a temporary one in memory"
+            )
+            self._conn = self._open(Path(":memory:"))
             return self._conn
         try:
             conn = self._open(self.db_path)
@@ -139,9 +160,6 @@ class SessionIndex:
     def _open(self, path: Path) -> sqlite3.Connection:
         conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
         try:
-            if str(path) != ":memory:":
-                with contextlib.suppress(OSError):
-                    os.chmod(path, 0o600)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             self._ensure_schema(conn)
@@ -212,7 +230,16 @@ class SessionIndex:
         try:
             self._retrying(lambda conn: self._refresh(conn, warnings))
         except sqlite3.Error as exc:
-            warnings.append(f"{self.db_path}: session index not refreshed: {exc}")
+            self.write_error = f"{self.db_path}: session index not refreshed: {exc}"
+            if isinstance(exc, sqlite3.OperationalError) and "locked" not in str(exc):
+                # A full disk or an I/O error: list every session from memory rather than a stale few.
+                self.close()
+                self._conn = self._open(Path(":memory:"))
+                self.write_error += "; using a temporary one in memory"
+                self._refresh(self._conn, warnings)
+            warnings.append(self.write_error)
+        else:
+            self.write_error = None
         out = self._pending + warnings
         self._pending = []
         return out
@@ -230,12 +257,12 @@ class SessionIndex:
             known = self._known(conn)
             rows = self._parse_changed(changed, known, warnings)
             conn.executemany(_UPSERT, rows)
-            gone = [(path,) for path in removed if path in known and not os.path.lexists(path)]
+            gone = [(_to_db(path),) for path in removed if path in known and not os.path.lexists(path)]
             conn.executemany("DELETE FROM sessions WHERE path = ?", gone)
 
     def _known(self, conn: sqlite3.Connection) -> dict[str, Stat]:
-        rows = conn.execute("SELECT path, size, mtime_ns FROM sessions WHERE root = ?", (self._root_key,))
-        return {path: (size, mtime) for path, size, mtime in rows}
+        rows = conn.execute("SELECT path, size, mtime_ns FROM sessions WHERE root = ?", (self._root_db,))
+        return {_from_db(path): (size, mtime) for path, size, mtime in rows}
 
     def _scan(self, warnings: list[str]) -> dict[str, Stat]:
         found: dict[str, Stat] = {}
@@ -250,6 +277,11 @@ class SessionIndex:
             try:
                 if not part.is_dir():
                     continue
+                # A link out of the root, or a folder another user can write, is never read from.
+                problem = folder_problem(part.path, part.stat(follow_symlinks=False))
+                if problem is not None:
+                    warnings.append(f"{part.path}: {problem}; its sessions are not listed")
+                    continue
                 entries = list(os.scandir(part.path))
             except OSError as exc:
                 warnings.append(f"{part.path}: cannot list: {exc.strerror or exc}")
@@ -262,13 +294,16 @@ class SessionIndex:
                     warnings.append(f"{entry.path}: file name is not a valid session id; skipped")
                     continue
                 try:
-                    if entry.is_dir():
+                    if entry.is_symlink():
+                        warnings.append(f"{entry.path}: a symbolic link where a session log should be; skipped")
+                        continue
+                    if entry.is_dir(follow_symlinks=False):
                         warnings.append(f"{entry.path}: a directory where a session log should be; skipped")
                         continue
-                    if not entry.is_file():
+                    if not entry.is_file(follow_symlinks=False):
                         warnings.append(f"{entry.path}: not a regular file; skipped")
                         continue
-                    st = entry.stat()
+                    st = entry.stat(follow_symlinks=False)
                 except OSError as exc:
                     warnings.append(f"{entry.path}: cannot stat: {exc.strerror or exc}")
                     continue
@@ -299,37 +334,28 @@ class SessionIndex:
         return rows
 
     def _parse_one(self, path: str, known: dict[str, Stat], warnings: list[str]) -> tuple[object, ...] | None:
-        try:
-            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-        except OSError as exc:
-            if not isinstance(exc, FileNotFoundError):
-                warnings.append(f"{path}: cannot read: {exc.strerror or exc}")
-            return None
-        try:
-            st = os.fstat(fd)
-            if (st.st_size, st.st_mtime_ns) == known.get(path):
-                return None
-            with os.fdopen(os.dup(fd), "rb") as fh:
-                data = fh.read()
-        except OSError as exc:
-            warnings.append(f"{path}: cannot read: {exc.strerror or exc}")
-            return None
-        finally:
-            os.close(fd)
         log = Path(path)
+        folder = Digester()
         try:
-            contents = parse_log(log, data)
-        except LogError as exc:  # pragma: no cover - parse_log reports problems as warnings
-            warnings.append(str(exc))
+            # Never a link, a FIFO or a device; the log is read a chunk at a time, never whole.
+            with open_read(path) as fh:
+                st = os.fstat(fh.fileno())
+                if (st.st_size, st.st_mtime_ns) == known.get(path):
+                    return None
+                scan = scan_log(log, fh, folder.add)
+        except FileNotFoundError:
             return None
-        _add_warnings(warnings, contents.warnings)
+        except OSError as exc:
+            warnings.append(_problem(path, exc, "cannot read"))
+            return None
+        _add_warnings(warnings, scan.warnings)
         sid = log.name[: -len(LOG_SUFFIX)]
-        header_id = contents.header.get("id") if contents.header else None
+        header_id = scan.header.get("id") if scan.header else None
         if header_id is not None and header_id != sid:
             warnings.append(f"{path}:1: header id {header_id!r} differs from the file name; listed as {sid}")
-        d = digest(sid, log, contents, st.st_mtime)
+        d = folder.finish(sid, log, scan.header, st.st_mtime)
         # Stat taken before the read: if the log grew meanwhile, the next refresh sees a new size.
-        return (
+        row = (
             d.path,
             self._root_key,
             st.st_size,
@@ -350,14 +376,16 @@ class SessionIndex:
             d.unresumable_reason,
             encode_lines(d.preview),
             int(d.attached),
+            0,
         )
+        return _db_row(row)
 
     # -- queries -----------------------------------------------------------------------------------
 
     def summaries(self, *, cwd: str | None = None, include_archived: bool = False) -> list[Summary]:
         """Sessions newest first: those of `cwd`'s workspace, or of every workspace when cwd is None."""
         if cwd is None:
-            return self._query("root = ?", [self._root_key], include_archived)
+            return self._query("root = ?", [self._root_db], include_archived)
         return self.workspace_summaries(workspace_partition(cwd), [cwd], include_archived=include_archived)
 
     def workspace_summaries(
@@ -366,11 +394,11 @@ class SessionIndex:
         """Sessions newest first kept under the partition `workspace` or recorded with one of `cwds`."""
         # Each arm searches its own index; an OR in one WHERE made SQLite walk every row by time instead.
         arms = ["SELECT rowid FROM sessions WHERE root = ? AND workspace = ?"]
-        params: list[object] = [self._root_key, workspace]
+        params: list[object] = [self._root_db, workspace]
         cwds = list(dict.fromkeys(cwds))
         if cwds:
             arms.append(f"SELECT rowid FROM sessions WHERE root = ? AND cwd IN ({', '.join('?' for _ in cwds)})")
-            params += [self._root_key, *cwds]
+            params += [self._root_db, *map(_to_db, cwds)]
         # The arms check the root; the outer query must not, or SQLite walks the root's rows by time again.
         return self._query(f"rowid IN ({' UNION '.join(arms)})", params, include_archived)
 
@@ -378,7 +406,7 @@ class SessionIndex:
         """How many sessions `summaries(cwd=None)` would list, without listing them."""
         sql = "SELECT count(*) FROM sessions WHERE root = ?" + ("" if include_archived else " AND archived = 0")
         try:
-            rows = self._retrying(lambda conn: conn.execute(sql, (self._root_key,)).fetchall())
+            rows = self._retrying(lambda conn: conn.execute(sql, (self._root_db,)).fetchall())
         except sqlite3.Error as exc:
             self._pending.append(f"{self.db_path}: session index cannot be read: {exc}")
             return 0
@@ -411,7 +439,7 @@ class SessionIndex:
         validate_session_id(session_id)
         sql = _SELECT + " WHERE root = ? AND id = ? ORDER BY updated_at DESC LIMIT 1"
         try:
-            rows = self._retrying(lambda conn: conn.execute(sql, (self._root_key, session_id)).fetchall())
+            rows = self._retrying(lambda conn: conn.execute(sql, (self._root_db, session_id)).fetchall())
         except sqlite3.Error as exc:
             self._pending.append(f"{self.db_path}: session index cannot be read: {exc}")
             return None
@@ -426,8 +454,11 @@ def _summaries(rows: list[tuple]) -> list[Summary]:  # type: ignore[type-arg]
     add = out.append
     make = Summary
     lines = decode_lines
-    for (sid, cwd, workspace, title, explicit_title, first_input, created_at, updated_at, event_count,
-         input_count, pane_count, closed, archived, reason, preview, attached, path) in rows:
+    for row in rows:
+        if row[-2]:  # raw: some text was not UTF-8 and is stored as its bytes
+            row = tuple(map(_from_db, row))
+        (sid, cwd, workspace, title, explicit_title, first_input, created_at, updated_at, event_count,
+         input_count, pane_count, closed, archived, reason, preview, attached, _raw, path) = row
         label = labels.get(cwd)
         if label is None:
             label = labels[cwd] = workspace_label(cwd, home)
@@ -454,6 +485,45 @@ _RELEASE_SLICE = 5000
 
 def _summary(row: tuple) -> Summary:  # type: ignore[type-arg]
     return _summaries([row])[0]
+
+
+def _to_db(value: str) -> str | bytes:
+    """Text as SQLite takes it: itself when it is UTF-8, else its bytes (lone surrogates kept exactly)."""
+    if value.isascii():
+        return value
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return value.encode("utf-8", "surrogatepass")
+    return value
+
+
+def _from_db(value: object) -> object:
+    """The inverse of _to_db (other values pass through)."""
+    return value.decode("utf-8", "surrogatepass") if type(value) is bytes else value
+
+
+def _db_row(row: tuple[object, ...]) -> tuple[object, ...]:
+    """A row to store; when any text in it is not UTF-8, that text goes as bytes and `raw` (last) is 1."""
+    out = [_to_db(v) if type(v) is str else v for v in row]
+    if any(type(v) is bytes for v in out):
+        out[-1] = 1
+    return tuple(out)
+
+
+def _prepare_db_file(db_path: Path) -> None:
+    """Make sure SQLite opens a regular file of ours, created 0600 (its -wal and -shm files take that
+    mode from it): never a link (its target would be chmod-ed, its tables dropped), never a FIFO."""
+    os.close(open_append(db_path))  # creates it 0600, or checks and tightens the one there
+    for suffix in ("-wal", "-shm", "-journal"):
+        refuse_special(f"{db_path}{suffix}")
+
+
+def _problem(path: object, exc: OSError, doing: str = "") -> str:
+    if isinstance(exc, UnsafePathError):
+        return str(exc)
+    what = f"{doing}: " if doing else ""
+    return f"{path}: {what}{exc.strerror or exc}"
 
 
 _ESCAPED = re.compile(r"\\(.)", re.DOTALL)

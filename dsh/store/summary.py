@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -123,67 +124,84 @@ def unresumable_reason(header: dict[str, Any] | None) -> str | None:
     return None
 
 
+class Digester:
+    """Folds a log's events into a Digest a batch at a time, so a reader never holds them all."""
+
+    def __init__(self) -> None:
+        self.explicit_title: str | None = None
+        self.first_input: str | None = None
+        self.inputs: collections.deque[str] = collections.deque(maxlen=PREVIEW_LINES)
+        self.input_count = 0
+        self.event_count = 0
+        self.panes: set[str] = set()
+        self.closed = False
+        self.archived = False
+        self.attached = True  # a session just made, or held by a dsh without a host, is attached
+        self.last_at: str | None = None
+        self.first_at: str | None = None
+
+    def add(self, events: list[dict[str, Any]]) -> None:
+        """Fold in the next events (each a dict with a str `type`). Unknown types count, nothing more."""
+        self.event_count += len(events)
+        for event in events:
+            kind = event["type"]
+            at = event.get("at")
+            if isinstance(at, str):
+                self.last_at = at
+                self.first_at = self.first_at or at
+            if kind == "input":
+                text = _text(event.get("text"))
+                if text is not None:
+                    self.inputs.append(text)
+                    self.input_count += 1
+                    if self.first_input is None:
+                        self.first_input = text
+            elif kind == "title":
+                self.explicit_title = _text(event.get("title")) or None
+            elif kind == "pane_opened":
+                self.panes.add(str(event.get("pane_id")))
+            elif kind == "pane_exited":
+                self.panes.discard(str(event.get("pane_id")))
+            elif kind == "close":
+                self.closed = True
+            elif kind == "resume":
+                self.closed = False
+                self.attached = True
+            elif kind == "attach":
+                self.attached = True
+            elif kind == "detach":
+                self.attached = False
+            elif kind == "archive":
+                self.archived = bool(event.get("archived", True))
+
+    def finish(self, session_id: str, path: Path, header: dict[str, Any] | None, mtime: float) -> Digest:
+        cwd = header.get("cwd") if header is not None else None
+        cwd = cwd if isinstance(cwd, str) and cwd else None
+        created = header.get("created_at") if header is not None else None
+        created_at = created if isinstance(created, str) else self.first_at or iso_from_epoch(mtime)
+        return Digest(
+            id=session_id,
+            path=str(path),
+            cwd=cwd,
+            workspace=path.parent.name,
+            title=self.explicit_title or self.first_input or UNTITLED,
+            explicit_title=self.explicit_title,
+            first_input=self.first_input,
+            created_at=created_at,
+            updated_at=self.last_at or created_at,
+            event_count=self.event_count,
+            input_count=self.input_count,
+            pane_count=len(self.panes),
+            closed=self.closed,
+            archived=self.archived,
+            unresumable_reason=unresumable_reason(header),
+            preview=tuple(self.inputs),
+            attached=self.attached,
+        )
+
+
 def digest(session_id: str, path: Path, contents: LogContents, mtime: float) -> Digest:
     """Fold a log's events into a Digest. Events of unknown types count but change nothing else."""
-    header = contents.header
-    cwd = header.get("cwd") if header is not None else None
-    cwd = cwd if isinstance(cwd, str) and cwd else None
-    explicit_title: str | None = None
-    first_input: str | None = None
-    inputs: list[str] = []
-    panes: set[str] = set()
-    closed = False
-    archived = False
-    attached = True
-    last_at: str | None = None
-    first_at: str | None = None
-    for event in contents.events:
-        kind = event["type"]
-        at = event.get("at")
-        if isinstance(at, str):
-            last_at = at
-            first_at = first_at or at
-        if kind == "input":
-            text = _text(event.get("text"))
-            if text is not None:
-                inputs.append(text)
-                if first_input is None:
-                    first_input = text
-        elif kind == "title":
-            explicit_title = _text(event.get("title")) or None
-        elif kind == "pane_opened":
-            panes.add(str(event.get("pane_id")))
-        elif kind == "pane_exited":
-            panes.discard(str(event.get("pane_id")))
-        elif kind == "close":
-            closed = True
-        elif kind == "resume":
-            closed = False
-            attached = True
-        elif kind == "attach":
-            attached = True
-        elif kind == "detach":
-            attached = False
-        elif kind == "archive":
-            archived = bool(event.get("archived", True))
-    created = header.get("created_at") if header is not None else None
-    created_at = created if isinstance(created, str) else first_at or iso_from_epoch(mtime)
-    return Digest(
-        id=session_id,
-        path=str(path),
-        cwd=cwd,
-        workspace=path.parent.name,
-        title=explicit_title or first_input or UNTITLED,
-        explicit_title=explicit_title,
-        first_input=first_input,
-        created_at=created_at,
-        updated_at=last_at or created_at,
-        event_count=len(contents.events),
-        input_count=len(inputs),
-        pane_count=len(panes),
-        closed=closed,
-        archived=archived,
-        unresumable_reason=unresumable_reason(header),
-        preview=tuple(inputs[-PREVIEW_LINES:]),
-        attached=attached,
-    )
+    folder = Digester()
+    folder.add(contents.events)
+    return folder.finish(session_id, path, contents.header, mtime)

@@ -16,7 +16,7 @@ from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
-from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.history import History
 from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, Window
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.layout.dimension import Dimension
@@ -34,7 +34,6 @@ from dsh.layout.geometry import Rect
 from dsh.session.commands import build_registry
 from dsh.session.pane import Pane
 from dsh.session.session import Session
-from dsh.store.workspace import workspace_partition
 from dsh.term.copymode import CopyMode
 from dsh.text import sanitize
 from dsh.ui import chrome
@@ -174,12 +173,12 @@ class DshApp:
 
     # -- small helpers ---------------------------------------------------------------
     def _make_history(self) -> History:
-        try:
-            path = dsh_home_path("history", workspace_partition(self.session.cwd))
-            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            return FileHistory(str(path))
-        except OSError:
-            return InMemoryHistory()
+        # Saved safely (no link followed, 0600); a full disk is a message, never a broken Enter.
+        from dsh.store.history import PromptHistory
+        from dsh.ui.history import WorkspaceHistory
+
+        store = PromptHistory.for_workspace(self.session.cwd)
+        return WorkspaceHistory(store, lambda text: self.announce(text, error=True))
 
     def announce(self, text: str, *, error: bool = False) -> None:
         """Show a message over the bottom of the panes until the next key, or a few seconds pass."""
@@ -726,7 +725,9 @@ class DshApp:
                 finally:
                     index.close()
             except Exception:  # a broken index must not break the app; /resume and the listing say so
-                pass
+                return
+            if index.write_error is not None and not self._ended:  # a full disk, an I/O error: say so now
+                self.loop.call_soon_threadsafe(lambda: self.announce(str(index.write_error), error=True))
 
         self.loop.run_in_executor(None, work)
 

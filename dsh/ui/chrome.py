@@ -130,6 +130,10 @@ def status_fragments(app: DshApp) -> StyleAndTextTuples:
     if app.too_small or app.session.area.width < MIN_COLS or app.session.area.height < MIN_ROWS - 4:
         # First on the line, so even a very narrow terminal shows why the panes are cramped.
         out.append(("class:status.warn", "too small "))
+    failure = app.session.scheduler.failure
+    if failure:
+        # Stays until a snapshot write succeeds (the scheduler retries): the saved layout is behind.
+        out.append(("class:status.warn", f" layout not saved: {sanitize(failure, max_len=40)} "))
     out += [("class:status.mode", f" {mode_label} "), ("class:status", text), ("class:status", f" {hint}")]
     return out
 
