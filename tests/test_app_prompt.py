@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from test_app_harness import (
@@ -219,7 +220,7 @@ def test_enter_clears_the_prompt_and_up_recalls_the_line(tmp_path: Path) -> None
     run(body)
 
 
-def test_prompt_history_is_kept_per_workspace_across_sessions(tmp_path: Path) -> None:
+def test_prompt_history_is_this_workspaces_first_then_every_workspaces(tmp_path: Path) -> None:
     async def body() -> None:
         async with running_app(tmp_path) as h:
             sent = h.record(h.pane)
@@ -233,9 +234,10 @@ def test_prompt_history_is_kept_per_workspace_across_sessions(tmp_path: Path) ->
             h.type_line("echo elsewhere")
             await h.wait(lambda: sent, "the line to reach the pane")
             await h.press_until(UP, lambda: buffer.text == "echo elsewhere", "Up to recall this line")
-            h.send(UP + UP + "!")
+            # This workspace's lines come first; then every other workspace's, newest first.
+            h.send(UP + "!")
             await h.wait(lambda: buffer.text.endswith("!"), "the keys to reach the prompt")
-            assert buffer.text == "echo elsewhere!"
+            assert buffer.text == "echo remembered!"
         async with running_app(tmp_path) as h:
             buffer = h.app.prompt_buffer
             await h.press_until(UP, lambda: buffer.text == "echo remembered", "Up to recall the old line")
@@ -265,5 +267,40 @@ def test_an_unknown_slash_word_names_the_nearest_commands(tmp_path: Path) -> Non
             h.type_line("/nosuch/thing")
             await h.wait(lambda: "unknown command /nosuch/thing" in h.message, "the message for a missing path")
             assert sent == [] and len(h.session.panes) == 1
+
+    run(body)
+
+
+def test_a_grey_suggestion_from_history_and_right_accepts_it(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            buffer = h.app.prompt_buffer
+            h.type_line("echo suggest-me-please")
+            await h.wait_output(h.pane, "suggest-me-please")
+            h.send("echo sug")
+            await h.wait(lambda: buffer.suggestion is not None, "a suggestion")
+            assert buffer.suggestion.text == "gest-me-please"
+            h.send("\x1b[C")  # Right
+            await h.wait(lambda: buffer.text == "echo suggest-me-please", "the suggestion accepted")
+
+    run(body)
+
+
+def test_lines_starting_with_a_space_and_lines_typed_to_a_program_are_not_kept(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            h.type_line(" echo space-hidden")
+            await h.wait_output(h.pane, "space-hidden")
+            h.type_line("cat")
+            await asyncio.sleep(0.3)
+            h.type_line("typed-to-cat")
+            await h.wait_output(h.pane, "typed-to-cat")
+            h.send("\x04")
+            h.type_line("echo kept-line")
+            await h.wait_output(h.pane, "kept-line")
+            logged = [e.get("text") for e in log_events(h.app) if e["type"] == "input"]
+            assert logged == ["cat", "echo kept-line"]
+            stored = h.app.memory.store.load()
+            assert stored == ["cat", "echo kept-line"]
 
     run(body)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.test_app_harness import (
+    UP,
     plain_shell,  # noqa: F401  (autouse: panes run a quick /bin/sh)
     run,
     running_app,
@@ -64,15 +65,38 @@ def test_reading_secret_follows_the_child_terminal_modes() -> None:
     run(body)
 
 
-def test_c_r_searches_the_prompt_history(tmp_path: Path) -> None:
+def test_c_r_shows_the_first_match_at_once_and_enter_runs_it(tmp_path: Path) -> None:
     async def body() -> None:
         async with running_app(tmp_path) as h:
-            for line in ("echo apple-one", "echo banana-two", "echo cherry-three"):
+            for line in ("echo apple-one", "echo banana-two", "echo cherry-three", "echo banana-four"):
                 h.type_line(line)
                 await h.wait_output(h.pane, line.split()[1])
-            h.send("\x12")  # C-r
-            await h.wait(lambda: h.app.layout.has_focus(h.app.history_search), "the history search to open")
-            h.send("bana\r")
-            await h.wait(lambda: h.app.prompt_buffer.text == "echo banana-two", "the match on the prompt")
+            sent = h.record(h.pane)
+            h.send("\x12" + "bana")  # C-r, then the query
+            await h.wait(lambda: h.app.prompt_buffer.text == "echo banana-four", "the newest match, at once")
+            assert h.app._label().startswith("(reverse-i-search)`bana'")
+            h.send("\x12")  # again: further back
+            await h.wait(lambda: h.app.prompt_buffer.text == "echo banana-two", "the older match")
+            h.send("\r")  # Enter runs the found line
+            await h.wait(lambda: sent, "the found line to run")
+            assert b"".join(sent) == b"echo banana-two\r" and h.app.prompt_buffer.text == ""
+
+    run(body)
+
+
+def test_escape_ends_a_search_with_the_line_as_it_was(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            h.type_line("echo apple-one")
+            await h.wait_output(h.pane, "apple-one")
+            h.send("draft")
+            await h.wait(lambda: h.app.prompt_buffer.text == "draft", "the draft line")
+            h.send("\x12" + "apple")
+            await h.wait(lambda: h.app.prompt_buffer.text == "echo apple-one", "the match")
+            h.send("\x07")  # C-g
+            await h.wait(lambda: h.app.prompt_buffer.text == "draft", "the draft back")
+            assert h.app.prompt_buffer.cursor_position == 5 and h.app.memory.search is None
+            h.send("\x15" + UP)  # C-u, Up: history from its newest line, not from the search
+            await h.wait(lambda: h.app.prompt_buffer.text == "echo apple-one", "Up from the newest line")
 
     run(body)

@@ -6,6 +6,7 @@ import asyncio
 import os
 import signal
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,6 +87,9 @@ class Session:
         self.notifications: list[Notification] = []
         self.agent_probes: dict[str, agents.AgentProbe] = {}
         self.closing = False
+        # Background reads for the views (index refreshes, the picker's rows): one thread, whatever
+        # the number of attaches, so a host's threads never grow with its clients.
+        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dsh-session")
         self.ended: asyncio.Future[None] | None = None
         self.loop: asyncio.AbstractEventLoop = asyncio.get_event_loop()
         self.scrollback = int(config.get("term.scrollback", 10000) or 10000)
@@ -484,6 +488,7 @@ class Session:
     def quit(self) -> None:
         """End the session: save, close, and let whoever waits on `ended` finish."""
         self.flush_and_close()
+        self.worker.shutdown(wait=False, cancel_futures=True)
         self.observer.on_ended()
         if self.ended is not None and not self.ended.done():
             self.ended.set_result(None)

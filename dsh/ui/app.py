@@ -16,14 +16,17 @@ from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
-from prompt_toolkit.history import History
 from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, Window
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.layout.dimension import Dimension
-from prompt_toolkit.layout.processors import BeforeInput, ConditionalProcessor, PasswordProcessor
+from prompt_toolkit.layout.processors import (
+    AppendAutoSuggestion,
+    BeforeInput,
+    ConditionalProcessor,
+    PasswordProcessor,
+)
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 from prompt_toolkit.output import ColorDepth
-from prompt_toolkit.widgets import SearchToolbar
 
 from dsh.commands.keymap import Keymap, key_display
 from dsh.commands.parse import parse_line
@@ -39,6 +42,7 @@ from dsh.text import sanitize
 from dsh.ui import chrome
 from dsh.ui.completion import RegistryCompleter
 from dsh.ui.panes_view import PanesContainer, PaneSlot
+from dsh.ui.prompt_memory import HistorySuggest, PromptMemory
 from dsh.ui.state import WORK_MODES, Mode
 from dsh.ui.terminal_control import TerminalControl
 
@@ -131,10 +135,13 @@ class DshApp:
         self.help_lines: list[str] = []
         self.help_scroll = 0
 
+        self.memory = PromptMemory(session.cwd, session.env, lambda text: self.announce(text, error=True),
+                                   session.worker)
         self.prompt_buffer = Buffer(
             name="prompt",
             multiline=False,
-            history=self._make_history(),
+            history=self.memory.history,
+            auto_suggest=HistorySuggest(self.memory, enabled=self._suggesting),
             completer=RegistryCompleter(self.registry, self),
             complete_while_typing=Condition(lambda: self.prompt_buffer.text.startswith("/")),
             accept_handler=self._accept_line,
@@ -172,13 +179,8 @@ class DshApp:
         self._open_picker_on_start = options.open_picker
 
     # -- small helpers ---------------------------------------------------------------
-    def _make_history(self) -> History:
-        # Saved safely (no link followed, 0600); a full disk is a message, never a broken Enter.
-        from dsh.store.history import PromptHistory
-        from dsh.ui.history import WorkspaceHistory
-
-        store = PromptHistory.for_workspace(self.session.cwd)
-        return WorkspaceHistory(store, lambda text: self.announce(text, error=True))
+    def _suggesting(self) -> bool:
+        return self.mode == Mode.PROMPT and self._pending_prompt_action is None and not self.pane_wants_secret()
 
     def announce(self, text: str, *, error: bool = False) -> None:
         """Show a message over the bottom of the panes until the next key, or a few seconds pass."""
@@ -317,16 +319,14 @@ class DshApp:
             ),
             filter=Condition(lambda: self.message is not None),
         )
-        # C-r on the prompt: reverse incremental search of the workspace's history, as in bash.
-        self.history_search = SearchToolbar(text_if_not_searching="", ignore_case=True)
         self.prompt_window = Window(
             _PromptControl(
                 self.enter_prompt,
                 self.prompt_buffer,
-                search_buffer_control=self.history_search.control,
                 input_processors=[
                     ConditionalProcessor(PasswordProcessor(), Condition(self.pane_wants_secret)),
-                    BeforeInput(lambda: self._prompt_label, style="class:prompt"),
+                    BeforeInput(self._label, style="class:prompt"),
+                    AppendAutoSuggestion(style="class:suggestion"),
                 ],
             ),
             # A long line or a pasted block wraps and grows the prompt (up to a few rows), so the label
@@ -343,11 +343,15 @@ class DshApp:
         # completion menu) floats up over the bottom of the panes from the status line.
         root = HSplit([self.tabbar, body, Window(height=CHROME_BOTTOM_ROWS)])
         menu = VSplit([CompletionsMenu(max_height=8, scroll_offset=1), Window()])
-        bottom = HSplit([menu, self.message_window, self.status, self.prompt_window, self.history_search])
+        bottom = HSplit([menu, self.message_window, self.status, self.prompt_window])
         self.layout = Layout(
             FloatContainer(root, floats=[Float(bottom, left=0, right=0, bottom=0, transparent=True)]),
             focused_element=self.prompt_window,
         )
+
+    def _label(self) -> str:
+        search = self.memory.search
+        return search.label if search is not None else self._prompt_label
 
     def _body(self) -> Any:
         if self.mode == Mode.PICKER and self.picker_view is not None:
@@ -480,8 +484,25 @@ class DshApp:
             if pane is not None:
                 pane.terminal.write(line.encode("utf-8", "surrogateescape") + b"\r")
             return False
-        self.handle_line(line)
+        remember = self._remembered(line)
+        if remember:
+            self.memory.remember(line)
+        else:
+            buffer.set_document(Document(""), bypass_readonly=True)  # an empty line is not saved
+        self.handle_line(line, remember=remember)
         return False  # clear the prompt line
+
+    def _remembered(self, line: str) -> bool:
+        """Whether a line goes to the history file and the session log. Not a line starting with a
+        space (HISTCONTROL=ignorespace), and not one typed to a program running in the pane rather
+        than to its shell (type-ahead, an answer to a program's own question)."""
+        if line.startswith(" ") or not line.strip():
+            return False
+        pane = self.active_pane
+        if pane is None or not pane.running or (line.startswith("/") and not line.startswith("//")):
+            return True
+        foreground = pane.terminal.foreground_process()
+        return foreground is None or foreground[0] == pane.terminal.pid
 
     def ask(self, label: str, action: Callable[[str], None], default: str = "") -> None:
         """Use the prompt line to ask for a value (tab rename, search)."""
@@ -516,7 +537,7 @@ class DshApp:
             return False
         return os.path.exists(first)
 
-    def handle_line(self, line: str) -> None:
+    def handle_line(self, line: str, *, remember: bool = True) -> None:
         self.message = None
         typed = line
         if self._is_path_line(line):
@@ -534,7 +555,8 @@ class DshApp:
             elif pane is not None and pane.running:
                 pane.terminal.write(b"\r")
             return
-        session.record_input(typed)
+        if remember:
+            session.record_input(typed)
         if parsed.kind == "command":
             self.run_command(parsed.name, parsed.args)
             return
@@ -700,7 +722,7 @@ class DshApp:
             if not self._ended:
                 loop.call_soon_threadsafe(self._picker_refreshed, warnings)
 
-        loop.run_in_executor(None, work)
+        loop.run_in_executor(session.worker, work)
 
     def _picker_rows_arrived(self, rows: Any) -> None:
         if self.mode == Mode.PICKER and self.picker_view is not None:
@@ -729,7 +751,7 @@ class DshApp:
             if index.write_error is not None and not self._ended:  # a full disk, an I/O error: say so now
                 self.loop.call_soon_threadsafe(lambda: self.announce(str(index.write_error), error=True))
 
-        self.loop.run_in_executor(None, work)
+        self.loop.run_in_executor(self.session.worker, work)
 
     def _rename_candidate(self, candidate: Any, title: str) -> bool:
         """Rename a listed session in its own log; False (and a message) when that cannot be saved."""
@@ -804,6 +826,7 @@ class DshApp:
 
         def pre_run() -> None:
             session.apply_read_budgets()
+            self.prompt_buffer.load_history_if_not_yet_loaded()  # on a thread: suggestions soon after
             if self._exit_requested:
                 self.loop.call_soon(self.exit)
             elif self._open_picker_on_start:

@@ -39,6 +39,7 @@ STYLE = Style.from_dict(
         "message": "#ffaf00",
         "message.error": "#ff5f5f bold",
         "prompt": "#5fafff bold",
+        "suggestion": "#767676",
         "help": "",
         "picker.match": "#ffaf00 bold underline",
         "picker.scope": "bold",

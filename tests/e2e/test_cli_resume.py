@@ -74,23 +74,25 @@ def test_resume_finds_a_legacy_dot_sessions_log(run, dsh_home: Path, tmp_path: P
     assert [e["type"] for e in lines][:2] == ["session", "resume"]
 
 
-def test_prompt_history_is_kept_per_workspace(run, tmp_path: Path) -> None:
+def test_prompt_history_is_this_workspaces_first_then_every_workspaces(run, tmp_path: Path) -> None:
     one, two = tmp_path / "one", tmp_path / "two"
     one.mkdir()
     two.mkdir()
     quit_session(run(cwd=one), "typed-in-one")
     d = run(cwd=two)
     d.wait_for("PROMPT")
-    d.send("x\x1b[A")  # Up: nothing typed in this workspace yet, so the line stays as it is
-    d.wait_for("dsh› x")
-    time.sleep(0.3)
-    assert "typed-" not in d.text()
-    d.send("\x7f")
+    d.type_line("echo typed-in-two")
+    d.wait_for("typed-in-two\n")
+    d.send("\x1b[A")  # Up: this workspace's line first
+    d.wait_for("dsh› echo typed-in-two")
+    d.send("\x1b[A\x1b[A")  # then the other workspace's, newest first: /quit, then the printf
+    d.wait_for("dsh› printf '%s%s\\n' typed- in-one")
+    d.send("\x15")
     d.type_line("/quit")
     d.wait_exit()
     e = run(cwd=one)
     e.wait_for("PROMPT")
-    e.send("\x1b[A\x1b[A")  # /quit, then the echo
+    e.send("\x1b[A\x1b[A")  # /quit, then the printf: one's own lines before two's
     e.wait_for("dsh› printf '%s%s\\n' typed- in-one")
 
 

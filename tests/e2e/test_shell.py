@@ -403,3 +403,66 @@ def stop_and_continue(d: PtyDriver) -> None:
     d.type_line("echo after-continue")
     screen = d.wait_for("after-continue\n")
     assert "^L" not in screen
+
+
+RAW_PASSWORD_READER = """
+import sys, termios, tty
+print("Password: ", end="", flush=True)
+saved = termios.tcgetattr(0)
+tty.setraw(0)  # no line mode, no echo: as Node and Go CLIs read a secret
+typed = b""
+while not typed.endswith(b"\\r"):
+    typed += sys.stdin.buffer.read(1)
+termios.tcsetattr(0, termios.TCSANOW, saved)
+print(f"\\nread {len(typed) - 1} characters")
+"""
+
+
+def test_a_secret_read_in_raw_mode_never_passes_through_the_prompt(dsh, dsh_home: Path, workdir: Path) -> None:
+    import sys
+
+    (workdir / "askpass.py").write_text(RAW_PASSWORD_READER)
+    d = dsh()
+    d.type_line(f"{sys.executable} askpass.py")
+    d.wait_for("Password:")
+    d.wait_for("IN PANE")  # the keyboard went to the program by itself
+    d.send("hunter2-secret\r")
+    d.wait_for("read 14 characters")
+    d.wait_for("PROMPT")  # and came back with the shell
+    d.type_line("/quit")
+    d.wait_exit()
+    for path in dsh_home.rglob("*"):
+        if path.is_file():
+            assert b"hunter2-secret" not in path.read_bytes(), path
+
+
+def test_git_log_in_its_pager_takes_the_keys_and_gives_them_back(dsh, workdir: Path) -> None:
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t", "HOME": str(workdir)}
+    subprocess.run(["git", "init", "-q", str(workdir)], check=True)
+    for n in range(200):
+        subprocess.run(["git", "-C", str(workdir), "commit", "-q", "--allow-empty", "-m", f"commit number {n}"],
+                       check=True, env={**os.environ, **env})
+    d = dsh()
+    d.type_line("LESS=FRX git log")
+    d.wait_for("commit number 199")
+    d.wait_for("IN PANE")  # less -X keeps the main screen; the keys went to it all the same
+    d.send(" ")
+    d.wait_until(lambda s: "commit number 199" not in s, what="Space to page on")
+    d.send("q")
+    d.wait_for("PROMPT")
+    d.type_line("echo back-on-the-prompt")
+    d.wait_for("back-on-the-prompt\n")
+
+
+def test_the_python_repl_gets_the_keyboard_until_it_exits(dsh) -> None:
+    import sys
+
+    d = dsh()
+    d.type_line(f"{sys.executable} -q")
+    d.wait_for(">>>")
+    d.wait_for("IN PANE")
+    d.send("1+1\r")
+    d.wait_for("\n2\n")
+    d.send("exit()\r")
+    d.wait_for("PROMPT")

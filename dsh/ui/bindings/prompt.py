@@ -8,6 +8,7 @@ from prompt_toolkit.buffer import CompletionState
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
 
 if TYPE_CHECKING:
     from dsh.ui.app import DshApp
@@ -84,5 +85,61 @@ def prompt_bindings(app: DshApp, m: Modes) -> KeyBindings:
         if pane is not None:
             pane.terminal.scroll_by(-max(1, pane.terminal.rows // 2))
             app.invalidate()
+
+    return kb
+
+
+# Keys that end a reverse search and then act as usual on the found line (as in bash).
+_ENDS_SEARCH = ("left", "right", "home", "end", "up", "down", "c-a", "c-e", "c-f", "c-b", "tab", "c-k", "c-u")
+
+
+def search_bindings(app: DshApp, m: Modes) -> KeyBindings:
+    """C-r: bash's reverse-i-search over the merged history, shown on the prompt line itself."""
+    kb = KeyBindings()
+    memory = app.memory
+    buffer = app.prompt_buffer
+    searching = Condition(lambda: memory.search is not None)
+    on_prompt = m.in_prompt & m.no_prefix
+
+    @kb.add("c-r", filter=on_prompt)
+    def _search(event: KeyPressEvent) -> None:
+        search = memory.search or memory.start_search(buffer)
+        if search.query:
+            search.older()
+        memory.show_search(buffer)
+
+    @kb.add(Keys.Any, filter=on_prompt & searching)
+    def _type(event: KeyPressEvent) -> None:
+        text = "".join(ch for ch in event.data if ch.isprintable())
+        if text and memory.search is not None:
+            memory.search.type(text)
+            memory.show_search(buffer)
+
+    @kb.add("backspace", filter=on_prompt & searching)
+    @kb.add("c-h", filter=on_prompt & searching)
+    def _erase(event: KeyPressEvent) -> None:
+        if memory.search is not None:
+            memory.search.backspace()
+            memory.show_search(buffer)
+
+    @kb.add("c-g", filter=on_prompt & searching)
+    @kb.add("escape", filter=on_prompt & searching, eager=True)
+    @kb.add("c-c", filter=on_prompt & searching)
+    def _cancel(event: KeyPressEvent) -> None:
+        memory.cancel_search(buffer)
+
+    @kb.add("enter", filter=on_prompt & searching)
+    def _run(event: KeyPressEvent) -> None:
+        # Enter runs the line found, as bash does.
+        memory.end_search()
+        buffer.validate_and_handle()
+
+    for key in _ENDS_SEARCH:
+
+        @kb.add(key, filter=on_prompt & searching)
+        def _leave(event: KeyPressEvent) -> None:
+            memory.end_search()
+            for press in reversed(event.key_sequence):
+                event.app.key_processor.feed(press, first=True)
 
     return kb
