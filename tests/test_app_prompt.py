@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
 from pathlib import Path
 
+import pytest
 from test_app_harness import (
     C_B,
     C_RBRACKET,
@@ -302,5 +305,34 @@ def test_lines_starting_with_a_space_and_lines_typed_to_a_program_are_not_kept(t
             assert logged == ["cat", "echo kept-line"]
             stored = h.app.memory.store.load()
             assert stored == ["cat", "echo kept-line"]
+
+    run(body)
+
+
+def test_tab_completes_a_file_name_in_the_panes_directory(tmp_path: Path) -> None:
+    (tmp_path / "module.py").touch()
+    (tmp_path / "notes.txt").touch()
+
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            buffer = h.app.prompt_buffer
+            h.send("cat mod\t")
+            await h.wait(lambda: buffer.text == "cat module.py ", "the file name completed")
+
+    run(body)
+
+
+@pytest.mark.skipif(shutil.which("bash") is None or not os.path.isfile("/usr/share/bash-completion/bash_completion"),
+                    reason="needs bash and the bash-completion package (CI installs both)")
+def test_tab_offers_what_the_commands_bash_completion_offers(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            buffer = h.app.prompt_buffer
+            h.send("git ch\t")
+            await h.wait(lambda: buffer.complete_state is not None, "the completion menu")
+            shown = [c.display_text for c in buffer.complete_state.completions]
+            assert "checkout" in shown and "cherry-pick" in shown
+            h.send("\t")  # Tab walks the menu
+            await h.wait(lambda: buffer.text.startswith("git che"), "the first choice on the line")
 
     run(body)

@@ -135,6 +135,9 @@ class DshApp:
         self.help_lines: list[str] = []
         self.help_scroll = 0
 
+        from dsh.prompt.complete import CommandNames
+
+        self._command_names = CommandNames()
         self.memory = PromptMemory(session.cwd, session.env, lambda text: self.announce(text, error=True),
                                    session.worker)
         self.prompt_buffer = Buffer(
@@ -528,7 +531,7 @@ class DshApp:
         else:
             self.enter_prompt()
 
-    def _is_path_line(self, line: str) -> bool:
+    def is_path_line(self, line: str) -> bool:
         """`/usr/bin/uname -a`: a line whose first word is an existing path, not a command name."""
         if not line.startswith("/") or line.startswith("//"):
             return False
@@ -540,7 +543,7 @@ class DshApp:
     def handle_line(self, line: str, *, remember: bool = True) -> None:
         self.message = None
         typed = line
-        if self._is_path_line(line):
+        if self.is_path_line(line):
             line = "/" + line  # run it in the pane, as `//text` would
         try:
             parsed = parse_line(line)
@@ -562,6 +565,53 @@ class DshApp:
             return
         if session.send_line(parsed.text) is not None and self.mode == Mode.PANE:
             self.enter_prompt()  # the line came from the prompt; the keyboard stays there
+
+    def complete_shell_line(self) -> None:
+        """Tab on a shell line: candidates from the pane's directory and PATH, and the command's own
+        bash completion, worked out on the session's worker; shown if the line is still the same."""
+        from dsh.prompt.complete import complete_line
+        from dsh.session.saving import pane_cwd
+
+        pane = self.active_pane
+        if pane is None:
+            return
+        document = self.prompt_buffer.document
+        cwd = pane_cwd(pane)
+        env = dict(pane.env)
+        commands = self._command_names
+
+        def work():  # type: ignore[no-untyped-def]
+            return complete_line(document.text_before_cursor, cwd, env, commands)
+
+        future = self.loop.run_in_executor(self.session.worker, work)
+        future.add_done_callback(lambda done: self._show_completions(document, done))
+
+    def _show_completions(self, document: Document, done: asyncio.Future[Any]) -> None:
+        from prompt_toolkit.buffer import CompletionState
+        from prompt_toolkit.completion import Completion
+
+        from dsh.prompt.complete import common_prefix
+
+        buffer = self.prompt_buffer
+        if done.cancelled() or done.exception() is not None or buffer.document != document:
+            return  # the line changed meanwhile: this answer is for another question
+        word, found = done.result()
+        if not found:
+            return
+        typed = len(word.typed)
+        if len(found) == 1:
+            buffer.delete_before_cursor(typed)
+            buffer.insert_text(found[0].text)
+            return
+        prefix = common_prefix(found)
+        if len(prefix) > typed:
+            buffer.delete_before_cursor(typed)
+            buffer.insert_text(prefix)
+            typed = len(prefix)
+        completions = [Completion(c.text, start_position=-typed, display=c.display, display_meta=c.meta)
+                       for c in found]
+        buffer.complete_state = CompletionState(buffer.document, completions)  # a menu; Tab walks it
+        self.invalidate()
 
     def run_command_line(self, line: str) -> None:
         try:

@@ -40,6 +40,10 @@ def prompt_bindings(app: DshApp, m: Modes) -> KeyBindings:
         if state is not None and state.completions:
             buffer.complete_next()
             return
+        text = buffer.document.text_before_cursor
+        if not text.startswith("/") or text.startswith("//") or app.is_path_line(text):
+            app.complete_shell_line()  # on the session's worker: file names, commands, bash-completion
+            return
         completer = buffer.completer
         if completer is None:
             return
