@@ -11,7 +11,6 @@ import pytest
 
 from dsh.prompt.complete import (
     CommandNames,
-    common_prefix,
     complete_line,
     complete_path,
     current_word,
@@ -62,8 +61,9 @@ def test_a_directory_of_ten_thousand_files_gives_a_bounded_menu(tmp_path: Path) 
     for n in range(3000):
         (tmp_path / f"file-{n:05d}.log").touch()
     found = complete_path(current_word("less file-0"), str(tmp_path))
-    assert len(found) == 3000 and found[0].text == "file-00000.log "
-    assert common_prefix(found) == "file-0"
+    assert found.total == 3000 and len(found) == 1000 and found[0].text == "file-00000.log "
+    assert found[-1].text == "file-00999.log " and found.common == "file-0"
+    assert complete_path(current_word("less file-000"), str(tmp_path)).common == "file-000"
 
 
 def test_command_names_come_from_path_and_follow_its_changes(tmp_path: Path) -> None:

@@ -10,22 +10,34 @@ import stat
 import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import NamedTuple
 
-# More candidates than this is not a menu anyone reads (the first ones, in order, are kept).
-MAX_CANDIDATES = 20_000
+# The menu shows the first this many; Tab still inserts what all the candidates have in common.
+MENU_MAX = 1000
 BASH_TIMEOUT = 2.0
 BASH_COMPLETION_SCRIPTS = ("/usr/share/bash-completion/bash_completion", "/etc/bash_completion")
 # Characters a shell word cannot hold unquoted.
 _SPECIAL = re.compile(r"""[\s'"\\$`!*?&;|<>(){}\[\]#~=%^]""")
+_PLAIN = re.compile(r"[\w./@+,:-]*")
 _BUILTINS = ("alias", "bg", "cd", "command", "echo", "exec", "exit", "export", "fg", "history", "jobs",
              "kill", "printf", "pwd", "read", "set", "source", "test", "type", "ulimit", "umask",
              "unalias", "unset", "wait")
 
 
-@dataclass(frozen=True)
-class Candidate:
+class Found(list):  # type: ignore[type-arg]
+    """Candidates for the menu (at most MENU_MAX, in order), knowing how many matched in all and what
+    every one of them has in common (what Tab inserts)."""
+
+    def __init__(self, items: list[Candidate], total: int | None = None, common: str | None = None) -> None:
+        super().__init__(items)
+        self.total = len(items) if total is None else total
+        self.common = common_prefix(items) if common is None else common
+
+
+class Candidate(NamedTuple):
     """One completion: `text` replaces the word being completed (already quoted); `display` is what
-    the menu shows, and `meta` a word about it (dir, command)."""
+    the menu shows, and `meta` a word about it (dir, command). A NamedTuple: a big folder makes
+    thousands of these per Tab."""
 
     text: str
     display: str
@@ -93,6 +105,8 @@ def current_word(line: str) -> Word:
 def quote_word(text: str, opened: str = "") -> str:
     """`text` as one shell word: inside the quote it was started with, else with backslashes. A
     leading `~/` stays as it is, for the shell to expand."""
+    if not opened and _PLAIN.fullmatch(text):
+        return text
     if opened == "'":
         return "'" + text.replace("'", "'\\''")
     if opened == '"':
@@ -104,15 +118,20 @@ def quote_word(text: str, opened: str = "") -> str:
 
 
 def complete_path(word: Word, cwd: str, *, dirs_only: bool = False) -> list[Candidate]:
-    """Files and directories matching the word, relative to the pane's directory; `~` expanded."""
+    """Files and directories matching the word, relative to the pane's directory; `~` expanded.
+    Sorted by name; the first MENU_MAX of them (see Found)."""
     value = word.value
     head, _, tail = value.rpartition("/")
-    shown_dir = f"{head}/" if value.count("/") else ""
-    base = os.path.expanduser(head if head or not value.startswith("/") else "/") if shown_dir else "."
-    if shown_dir and not head:
+    shown_dir = f"{head}/" if "/" in value else ""
+    if not shown_dir:
+        base = "."
+    elif not head:
         base = "/"
+    else:
+        base = os.path.expanduser(head)
     directory = base if os.path.isabs(base) else os.path.join(cwd, base)
-    out: list[Candidate] = []
+    hidden = tail.startswith(".")
+    matches: list[tuple[str, bool]] = []
     try:
         entries = os.scandir(directory)
     except OSError:
@@ -120,22 +139,26 @@ def complete_path(word: Word, cwd: str, *, dirs_only: bool = False) -> list[Cand
     with entries:
         for entry in entries:
             name = entry.name
-            if not name.startswith(tail) or (name.startswith(".") and not tail.startswith(".")):
+            if not name.startswith(tail) or (name[0] == "." and not hidden):
                 continue
             try:
                 is_dir = entry.is_dir()
             except OSError:
                 is_dir = False
-            if dirs_only and not is_dir:
-                continue
-            text = quote_word(shown_dir + name, word.quote)
-            if is_dir:
-                text += "/"
-            else:
-                text += word.quote + " "  # a file ends the word, as readline's completion does
-            out.append(Candidate(text, name + ("/" if is_dir else ""), "dir" if is_dir else ""))
-    out.sort(key=lambda c: c.display)
-    return out[:MAX_CANDIDATES]
+            if is_dir or not dirs_only:
+                matches.append((name, is_dir))
+    matches.sort()
+    end = word.quote + " "  # a file ends the word, as readline's completion does
+
+    def candidate(name: str, is_dir: bool) -> Candidate:
+        text = quote_word(shown_dir + name, word.quote)
+        return Candidate(text + "/", name + "/", "dir") if is_dir else Candidate(text + end, name)
+
+    out = [candidate(*match) for match in matches[:MENU_MAX]]
+    if len(matches) <= MENU_MAX:
+        return Found(out)
+    # Sorted, so what all have in common is what the first and the last have in common.
+    return Found(out, len(matches), common_prefix([out[0], candidate(*matches[-1])]))
 
 
 class CommandNames:
@@ -165,7 +188,7 @@ class CommandNames:
             if not name.startswith(prefix):
                 break
             out.append(Candidate(quote_word(name, word.quote) + " ", name, "command"))
-            if len(out) > MAX_CANDIDATES:
+            if len(out) > MENU_MAX:
                 break
         return out
 
@@ -274,20 +297,20 @@ def bash_programmable(word: Word, cwd: str, env: Mapping[str, str], *, bash: str
         text = line.rstrip(" ")
         if text:
             seen.setdefault(text, None)
-    return list(seen)[:MAX_CANDIDATES]
+    return list(seen)[:MENU_MAX]
 
 
-def complete_line(line: str, cwd: str, env: Mapping[str, str], commands: CommandNames) -> tuple[Word, list[Candidate]]:
+def complete_line(line: str, cwd: str, env: Mapping[str, str], commands: CommandNames) -> tuple[Word, Found]:
     """Everything for Tab after `line` (the text before the cursor) in a pane whose shell is in `cwd`."""
     word = current_word(line)
     if word.index == 0 and "/" not in word.value:
         if not word.value:
-            return word, []
-        return word, commands.complete(word, env.get("PATH", os.defpath))
+            return word, Found([])
+        return word, Found(commands.complete(word, env.get("PATH", os.defpath)))
     if word.index > 0 and has_bash_completion(word.words[0], env):
         found = bash_programmable(word, cwd, env)
         if found:
-            return word, [_programmable(text, word, cwd) for text in found]
+            return word, Found([_programmable(text, word, cwd) for text in found])
     if word.index > 0 and word.words[0] in ("cd", "pushd", "rmdir"):
         return word, complete_path(word, cwd, dirs_only=True)
     return word, complete_path(word, cwd)
@@ -317,4 +340,4 @@ def common_prefix(candidates: list[Candidate]) -> str:
     return first[:size]
 
 
-__all__ = ["Candidate", "CommandNames", "Word", "common_prefix", "complete_line", "current_word", "quote_word"]
+__all__ = ["Candidate", "CommandNames", "Found", "Word", "common_prefix", "complete_line", "current_word", "quote_word"]

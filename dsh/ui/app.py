@@ -590,7 +590,6 @@ class DshApp:
         from prompt_toolkit.buffer import CompletionState
         from prompt_toolkit.completion import Completion
 
-        from dsh.prompt.complete import common_prefix
 
         buffer = self.prompt_buffer
         if done.cancelled() or done.exception() is not None or buffer.document != document:
@@ -599,11 +598,11 @@ class DshApp:
         if not found:
             return
         typed = len(word.typed)
-        if len(found) == 1:
+        if found.total == 1:
             buffer.delete_before_cursor(typed)
             buffer.insert_text(found[0].text)
             return
-        prefix = common_prefix(found)
+        prefix = found.common
         if len(prefix) > typed:
             buffer.delete_before_cursor(typed)
             buffer.insert_text(prefix)
@@ -611,6 +610,8 @@ class DshApp:
         completions = [Completion(c.text, start_position=-typed, display=c.display, display_meta=c.meta)
                        for c in found]
         buffer.complete_state = CompletionState(buffer.document, completions)  # a menu; Tab walks it
+        if found.total > len(found):
+            self.announce(f"{found.total} matches: the menu shows the first {len(found)}; type more to narrow them")
         self.invalidate()
 
     def run_command_line(self, line: str) -> None:
