@@ -21,6 +21,7 @@ from dsh.persist.states import PaneState
 from dsh.session import agents, saving
 from dsh.session.observer import NoObserver, SessionObserver
 from dsh.session.pane import Pane
+from dsh.session.shells import shell_launch
 from dsh.store.log import LogError, SessionLog
 from dsh.store.store import Store
 from dsh.store.timefmt import now_iso
@@ -174,8 +175,13 @@ class Session:
         return busy
 
     def default_shell_argv(self) -> list[str]:
+        return self.shell_launch()[0]
+
+    def shell_launch(self) -> tuple[list[str], dict[str, str]]:
+        """The user's shell as a login shell, with dsh's integration unless config turns it off."""
         shell = self.env.get("SHELL") or "/bin/sh"
-        return [shell, "-l"]
+        integration = bool(self.config.get("term.shell_integration", True))
+        return shell_launch(shell, self.env, integration=integration)
 
     def _new_pane_id(self) -> str:
         # Never reuse an id in a session: a closed pane's id (and its saved tail) stays its own.
@@ -187,6 +193,7 @@ class Session:
         """A pane's environment: the session's, its TERM, which session and pane it is, and PWD = its cwd."""
         env = dict(self.env)
         env.pop("DSH_HANDOFF_FROM", None)
+        env.update(self.shell_launch()[1])
         env["PWD"] = cwd
         env["TERM"] = self.term_name
         env["COLORTERM"] = "truecolor"  # the pane's screen keeps 24-bit colour; a view maps it down

@@ -352,6 +352,11 @@ class DshApp:
             focused_element=self.prompt_window,
         )
 
+    async def _load_history(self) -> None:
+        """Read the merged history on the session's worker now, before anything else is queued there."""
+        async for _ in self.memory.history.load():
+            break
+
     def _label(self) -> str:
         search = self.memory.search
         return search.label if search is not None else self._prompt_label
@@ -872,12 +877,13 @@ class DshApp:
         """Draw the session until it ends, or this client detaches or moves elsewhere."""
         session = self.session
         session.attach(self)
-        # Warm the index while the user works, so /resume opens on fresh data.
+        # History first (suggestions want it at once), then the index, warmed for /resume.
+        self._history_task = asyncio.ensure_future(self._load_history())
         self.refresh_index_in_background()
 
         def pre_run() -> None:
             session.apply_read_budgets()
-            self.prompt_buffer.load_history_if_not_yet_loaded()  # on a thread: suggestions soon after
+            self.prompt_buffer.load_history_if_not_yet_loaded()
             if self._exit_requested:
                 self.loop.call_soon(self.exit)
             elif self._open_picker_on_start:

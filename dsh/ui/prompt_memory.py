@@ -34,8 +34,9 @@ class _MergedHistory(History):
         if not self._loaded:
             loop = asyncio.get_running_loop()
             strings = await loop.run_in_executor(self._executor, lambda: list(self.load_history_strings()))
-            if not self._loaded:  # a line stored meanwhile went into _loaded_strings first
-                self._loaded_strings = strings + [s for s in self._loaded_strings if s not in strings]
+            if not self._loaded:
+                # Newest first: lines stored while this loaded (append_string put them in front).
+                self._loaded_strings = [s for s in self._loaded_strings if s not in strings] + strings
                 self._loaded = True
         for item in self._loaded_strings:
             yield item
