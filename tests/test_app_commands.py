@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from test_app_harness import (
 )
 
 from dsh.session.commands import build_registry
-from dsh.ui import keyhelp
+from dsh.ui import chrome, keyhelp
 
 
 class Ctx:
@@ -52,7 +53,7 @@ def test_every_summary_fits_the_help_table() -> None:
         ("/fo", ["focus"]),
         ("/focus l", ["left", "last"]),
         ("/focus left ", []),
-        ("/split -", ["-h", "-v"]),
+        ("/split -", ["-h", "-v", "-c"]),
         ("/tab r", ["rename"]),
         ("/help z", ["zoom"]),
         ("/help zoom ", []),
@@ -206,5 +207,42 @@ def test_tab_select_completes_the_tab_numbers(tmp_path: Path) -> None:
             assert [(i.text, i.meta) for i in items] == [("0", ""), ("1", "logs")]
             assert [i.text for i in h.app.registry.complete("/tab ", h.app)] == ["next", "prev", "select", "rename"]
             assert h.app.registry.complete("/tab select 1 ", h.app) == []
+
+    run(body)
+
+
+def test_tabs_follow_the_foreground_program_and_name_names_a_pane(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            tabbar = lambda: "".join(text for _style, text, *_ in chrome.tabbar_fragments(h.app))  # noqa: E731
+            h.type_line("sleep 100")
+            await h.wait(lambda: "0:sleep" in tabbar(), "the tab named after sleep")
+            h.send("\x03")  # C-c on the empty prompt: sleep ends, the shell is back
+            await h.wait(lambda: "0:sh" in tabbar(), "the tab named after the shell again")
+            h.type_line("/name build box")
+            await h.wait(lambda: h.pane.name == "build box", "the pane named")
+            assert "build box" in h.pane.title and "0:build box" in tabbar()
+            h.type_line("/name")
+            await h.wait(lambda: h.pane.name is None, "the name dropped")
+
+    run(body)
+
+
+def test_new_splits_and_tabs_start_where_the_active_shell_is(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "other").mkdir()
+
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            h.type_line("cd sub")
+            await asyncio.sleep(0.2)
+            h.type_line("/split")
+            await h.wait(lambda: len(h.session.panes) == 2, "the split")
+            assert h.pane.cwd == str(tmp_path / "sub")
+            h.type_line("/new -c ../other")
+            await h.wait(lambda: len(h.session.tabs.tabs) == 2, "the new tab")
+            assert h.pane.cwd == str(tmp_path / "other")
+            h.type_line("/split -c /nonexistent-folder")
+            await h.wait(lambda: "no such directory" in h.message, "the message")
 
     run(body)

@@ -110,7 +110,8 @@ def test_prefix_comma_asks_for_the_tab_name_on_the_prompt(tmp_path: Path) -> Non
         async with running_app(tmp_path) as h:
             h.send(C_B + ",")
             await h.wait(lambda: h.app._prompt_label == "tab name: ", "the rename question")
-            h.send("work" + ENTER)
+            assert h.app.prompt_buffer.text == "sh"  # filled in with the name shown, as tmux does
+            h.send("\x15" + "work" + ENTER)
             await h.wait(lambda: h.session.tabs.active_tab.title == "work", "the tab to be renamed")
             assert h.app._prompt_label == "dsh› "
             assert h.app.prompt_buffer.text == ""
@@ -487,8 +488,9 @@ def test_prefix_x_closes_an_exited_pane_without_asking(tmp_path: Path) -> None:
     async def body() -> None:
         async with running_app(tmp_path) as h:
             second = await split(h, "%")
-            h.type_line("exit")
+            h.type_line("exit 4")  # a failure: the pane stays, with its status
             await h.wait(lambda: not h.session.panes[second].running, "the shell to exit")
+            assert second in h.session.panes
             h.send(C_B + "x")
             await h.wait(lambda: second not in h.session.panes, "C-b x to close the exited pane")
             assert "y closes it" not in h.message

@@ -86,7 +86,7 @@ def test_tab_rename_from_inside_a_pane_returns_there_and_stays_out_of_history(tm
             await h.wait(lambda: h.app.mode == "pane", "C-] to enter the pane")
             h.send(C_B + ",")
             await h.wait(lambda: h.app._prompt_label == "tab name: ", "the rename question")
-            h.send("work\r")
+            h.send("\x15work\r")
             await h.wait(lambda: h.session.tabs.active_tab.title == "work", "the tab to be renamed")
             assert h.app.mode == "pane"
             assert "work" not in h.app.prompt_buffer.history.get_strings()
@@ -130,7 +130,7 @@ def test_up_after_a_question_does_not_recall_the_answer(tmp_path: Path) -> None:
         async with running_app(tmp_path) as h:
             h.send(C_B + ",")
             await h.wait(lambda: h.app._prompt_label == "tab name: ", "the rename question")
-            h.send("work\r")
+            h.send("\x15work\r")
             await h.wait(lambda: h.session.tabs.active_tab.title == "work", "the tab to be renamed")
             h.send(UP + "!")
             await h.wait(lambda: h.app.prompt_buffer.text.endswith("!"), "the keys to reach the prompt")

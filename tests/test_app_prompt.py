@@ -141,11 +141,44 @@ def test_the_last_shell_exiting_ends_the_app_and_closes_the_log(tmp_path: Path) 
     async def body() -> None:
         async with running_app(tmp_path) as h:
             pane_id = h.pane.id
-            h.type_line("exit 3")
+            h.type_line("exit")
             await h.wait(lambda: h.task.done(), "the app to end")
             events = log_events(h.app)
-            assert {"type": "pane_exited", "pane_id": pane_id, "status": 3}.items() <= events[-2].items()
-            assert events[-1]["type"] == "close"
+            kinds = [e["type"] for e in events[-3:]]
+            assert kinds == ["pane_exited", "pane_closed", "close"] and events[-3]["pane_id"] == pane_id
+
+    run(body)
+
+
+def test_a_shell_exiting_well_closes_its_pane_and_a_failure_stays_with_its_status(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            first = h.pane.id
+            h.send(C_B + "%")
+            await h.wait(lambda: len(h.session.panes) == 2, "a second pane")
+            second = h.pane.id
+            await h.wait(lambda: h.session.panes[second].running, "its shell")
+            h.type_line("exit")
+            await h.wait(lambda: second not in h.session.panes, "the pane gone with its shell")
+            assert h.session.active_pane.id == first and not h.task.done()
+            h.type_line("exit 3")
+            await h.wait(lambda: not h.session.panes[first].running, "the failed shell")
+            assert h.session.panes[first].exit_status == 3 and not h.task.done()  # kept, status shown
+
+    run(body)
+
+
+def test_remain_on_exit_keeps_every_ended_pane(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DSH_HOME", os.environ["DSH_HOME"])
+    (Path(os.environ["DSH_HOME"]) / "config.toml").write_text("[term]\nremain_on_exit = true\n")
+
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            pane = h.pane
+            h.type_line("exit")
+            await h.wait(lambda: not pane.running, "the shell to end")
+            await asyncio.sleep(0.1)
+            assert pane.id in h.session.panes and not h.task.done()
 
     run(body)
 

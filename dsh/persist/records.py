@@ -186,6 +186,10 @@ class PaneRecord:
     attention: bool
     last_message: str | None
     created_at: str
+    # Named with /name (None: the program's own title names it).
+    name: str | None = None
+    # The program the pane's shell ran in the foreground when saved (None: the shell itself, or an agent).
+    command: list[str] | None = None
 
     def __post_init__(self) -> None:
         validate_id(self.id, "pane id")
@@ -212,6 +216,10 @@ class PaneRecord:
         if _str(self.last_message, f"{where}.last_message", optional=True) is not None:
             self.last_message = self.last_message[:MAX_TEXT]
         _str(self.created_at, f"{where}.created_at")
+        if _str(self.name, f"{where}.name", optional=True) is not None:
+            self.name = self.name[:MAX_TEXT]
+        if self.command is not None:
+            self.command = _str_list(self.command, f"{where}.command") or None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -229,6 +237,8 @@ class PaneRecord:
             "attention": self.attention,
             "last_message": self.last_message,
             "created_at": self.created_at,
+            "name": self.name,
+            "command": list(self.command) if self.command else None,
         }
 
     @classmethod
@@ -252,6 +262,8 @@ class PaneRecord:
             attention=obj.get("attention", False),
             last_message=obj.get("last_message"),
             created_at=_field(obj, "created_at", where),
+            name=obj.get("name"),
+            command=obj.get("command"),
         )
 
 

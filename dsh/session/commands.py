@@ -86,24 +86,33 @@ def build_registry() -> Registry:
             raise UsageError("/detach takes no arguments")
         ctx.detach()
 
-    @command("new", usage="[CMD ...]")
+    @command("new", usage="[-c DIR] [CMD ...]", args=["-c"])
     def new(ctx: Client, args: list[str]) -> None:
-        """Open a new tab running CMD (default: your shell)."""
-        ctx.session.open_tab(args or None)
+        """Open a new tab running CMD (default: your shell).
 
-    @command("split", usage="[-h|-v] [CMD ...]", args=["-h", "-v"])
+        It starts in the active pane's directory (where its shell is now), or in DIR with -c.
+        """
+        cwd, args = _directory_option(ctx, args)
+        ctx.session.open_tab(args or None, cwd=cwd)
+
+    @command("split", usage="[-h|-v] [-c DIR] [CMD ...]", args=["-h", "-v", "-c"])
     def split(ctx: Client, args: list[str]) -> None:
         """Split the pane: -h side by side, -v stacked.
 
-        The new pane runs CMD, or your login shell, in the active pane's directory; -v is the default.
+        The new pane runs CMD, or your login shell, in the active pane's directory (or DIR with -c);
+        -v is the default.
         """
         orientation = "column"
-        if args and args[0] in ("-h", "-v"):
-            orientation = "row" if args[0] == "-h" else "column"
-            args = args[1:]
-        elif args and args[0].startswith("-") and len(args[0]) > 1:
-            raise UsageError(f"unknown option {args[0]}")
-        ctx.session.split(orientation, args or None)
+        cwd: str | None = None
+        while args and args[0].startswith("-") and len(args[0]) > 1:
+            if args[0] in ("-h", "-v"):
+                orientation = "row" if args[0] == "-h" else "column"
+                args = args[1:]
+            elif args[0] == "-c":
+                cwd, args = _directory_option(ctx, args)
+            else:
+                raise UsageError(f"unknown option {args[0]}")
+        ctx.session.split(orientation, args or None, cwd=cwd or ctx.session.follow_cwd())
 
     @command("close")
     def close(ctx: Client, args: list[str]) -> None:
@@ -186,13 +195,30 @@ def build_registry() -> Registry:
             if rest:
                 ctx.session.tabs.rename_tab(" ".join(rest))
             else:
-                current = ctx.session.tabs.active_tab.title or ""
+                # Filled in with the name shown now, as tmux's C-b , does.
+                tab = ctx.session.tabs.active_tab
+                active = ctx.session.panes.get(tab.active_pane)
+                current = tab.title or (active.name or active.program if active else "")
                 ctx.ask("tab name: ", lambda name: _rename_tab(ctx, name), default=current)
                 return
         else:
             raise UsageError(f"unknown tab action {verb}")
         ctx.session.after_focus_change()
         ctx.session.scheduler.structural_change()
+
+    @command("name", usage="[TITLE]")
+    def name(ctx: Client, args: list[str]) -> None:
+        """Name the active pane (no title: its program names it).
+
+        The header and the tab show the name; it beats any title the program sets, and is kept when
+        the session is restored.
+        """
+        pane = ctx.session.active_pane
+        if pane is None:
+            raise CommandError("no pane to name")
+        title = " ".join(args).strip()
+        ctx.session.name_pane(pane, title or None)
+        ctx.announce(f"pane {pane.id} named {title}" if title else f"pane {pane.id} unnamed")
 
     @command("rename", usage="TITLE")
     def rename(ctx: Client, args: list[str]) -> None:
@@ -278,6 +304,24 @@ def build_registry() -> Registry:
         ctx.enter_pane()
 
     return registry
+
+
+def _directory_option(ctx: Client, args: list[str]) -> tuple[str | None, list[str]]:
+    """`-c DIR` at the front of `args` (relative to the active pane's directory, `~` expanded): the
+    folder, checked, and the arguments left; else the active pane's own directory."""
+    if not args or args[0] != "-c":
+        return ctx.session.follow_cwd(), args
+    if len(args) < 2:
+        raise UsageError("-c needs a directory")
+    import os
+
+    folder = os.path.expanduser(args[1])
+    if not os.path.isabs(folder):
+        folder = os.path.join(ctx.session.follow_cwd(), folder)
+    folder = os.path.normpath(folder)
+    if not os.path.isdir(folder):
+        raise CommandError(f"no such directory: {folder}")
+    return folder, args[2:]
 
 
 def _rename_tab(ctx: Client, name: str) -> None:

@@ -40,9 +40,24 @@ class Pane:
     # keyboard belongs in the pane), as last polled; and when it was polled (monotonic seconds).
     takes_keys: bool = False
     keys_polled_at: float = 0.0
+    # A name given with /name: it beats any title the program sets.
+    name: str | None = None
+    # The argv of the program the pane's shell runs in the foreground now (None: the shell itself).
+    foreground: list[str] | None = None
+    # What a restored pane's shell was running when saved: offered to run again, never run by itself.
+    saved_command: list[str] | None = None
+
+    @property
+    def program(self) -> str:
+        """The name of what runs in the pane now, as tmux names a window: the foreground program, else
+        the pane's own (its shell, an agent)."""
+        argv = self.foreground or self.argv
+        return sanitize(strip_format(os.path.basename(argv[0])), max_len=40) if argv else "pane"
 
     @property
     def title(self) -> str:
+        if self.name:
+            return sanitize(strip_format(self.name), max_len=120)
         title = self.terminal.title if self.state is PaneState.LIVE or self.terminal.title else None
         if not title:
             title = self.saved_title

@@ -63,6 +63,8 @@ def build_snapshot(session: Session) -> tuple[Snapshot, dict[str, bytes]]:
                 attention=pane.attention,
                 last_message=pane.last_message,
                 created_at=pane.created_at,
+                name=pane.name,
+                command=_plain_command(pane),
             )
         )
         tails[pane.id] = pane.terminal.tail()
@@ -76,6 +78,14 @@ def build_snapshot(session: Session) -> tuple[Snapshot, dict[str, bytes]]:
         notifications=list(session.notifications[-200:]),
     )
     return snapshot, tails
+
+
+def _plain_command(pane: Pane) -> list[str] | None:
+    """The program the pane's shell was running (`make test`, `tail -f log`), to offer to run again
+    after a restore; not an agent (those resume their own way) and not a shell."""
+    if not pane.running or pane.foreground is None or pane.agent is not None:
+        return None
+    return list(pane.foreground)
 
 
 def restore(session: Session, loaded: LoadedSnapshot) -> None:
@@ -117,6 +127,8 @@ def restore(session: Session, loaded: LoadedSnapshot) -> None:
             attention=record.attention,
             last_message=record.last_message,
             exit_status=record.exit_status,
+            name=record.name,
+            saved_command=record.command,
         )
         session.panes[pane_id] = pane
     # Drop layout leaves whose pane record is missing, so the tree only holds real panes.

@@ -256,10 +256,18 @@ class Session:
         self.after_structure_change(pane)
         return pane
 
+    def follow_cwd(self) -> str:
+        """Where a new split or tab starts: the directory the active pane's shell is in now (its OSC 7,
+        else what the kernel says), as zellij does and tmux users set up with pane_current_path."""
+        pane = self.active_pane
+        if pane is None:
+            return self.cwd
+        cwd = saving.pane_cwd(pane)
+        return cwd if cwd and os.path.isdir(cwd) else self.cwd
+
     def split(self, orientation: str, argv: list[str] | None, cwd: str | None = None) -> Pane | None:
-        current = self.active_pane
         if cwd is None:
-            cwd = current.terminal.cwd if current is not None and current.terminal.cwd else self.cwd
+            cwd = self.follow_cwd()
         pane = self.create_pane(argv, cwd=cwd)
         if not self.tabs.tabs:
             self.tabs.new_tab(pane.id)
@@ -335,6 +343,7 @@ class Session:
         if now - pane.keys_polled_at < FOREGROUND_POLL_SECONDS:
             return
         pane.keys_polled_at = now
+        self._poll_program(pane)
         takes = pane.running and pane.terminal.program_takes_keys()
         if takes != pane.takes_keys:
             pane.takes_keys = takes
@@ -374,11 +383,19 @@ class Session:
             # A resume that failed leaves the tombstone as it was, so the user can try again.
             pane.state = pane.started_from
             self.announce(f"{pane.id}: {pane.title} ended with status {status}", error=True)
+        elif status == 0 and not self.remain_on_exit:
+            # As in tmux: a program that ends well takes its pane with it (the last one, the session).
+            self.observer.on_pane_exited(pane_id)
+            self.close_pane(pane_id)
+            return
         self.observer.on_pane_exited(pane_id)
         self.scheduler.structural_change()
-        if not any(p.running or p.is_tombstone for p in self.panes.values()):
-            self.quit()
         self.observer.on_changed()
+
+    @property
+    def remain_on_exit(self) -> bool:
+        """tmux's remain-on-exit: keep every pane whose program ended, with its status and screen."""
+        return bool(self.config.get("term.remain_on_exit", False))
 
     # -- tombstones ------------------------------------------------------------------------
     def start_tombstone(self, pane: Pane) -> None:
@@ -460,9 +477,26 @@ class Session:
             self.poll_foreground(pane.id)
         self.loop.call_later(0.1, self._foreground_tick)
 
+    def _poll_program(self, pane: Pane) -> None:
+        """What the pane's shell runs in the foreground (tab names follow it, as tmux's automatic-rename)."""
+        found = pane.terminal.foreground_process() if pane.running else None
+        foreground = found[1] if found is not None and found[0] != pane.terminal.pid else None
+        if foreground != pane.foreground:
+            pane.foreground = foreground
+            self.scheduler.mark_dirty()
+            self.observer.on_changed()
+
+    def name_pane(self, pane: Pane, name: str | None) -> None:
+        """/name: a pane's name beats any title its program sets; an empty name gives it back."""
+        pane.name = name or None
+        self.scheduler.structural_change()
+        self.observer.on_changed()
+
     def _tick(self) -> None:
         if self.closing:
             return
+        for pane in self.panes.values():
+            self._poll_program(pane)
         agents.probe_agents(self)
         try:
             self.scheduler.tick()

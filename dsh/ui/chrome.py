@@ -55,9 +55,10 @@ def tabbar_fragments(app: DshApp) -> StyleAndTextTuples:
     out: StyleAndTextTuples = []
     for index, tab in enumerate(app.session.tabs.tabs):
         style = "class:tabbar.active" if index == app.session.tabs.active_index else "class:tabbar"
-        # An unnamed tab is called after its active pane, as tmux names a window after its program.
+        # An unnamed tab is called after what its active pane runs (its name, else its foreground
+        # program), as tmux's automatic-rename names a window.
         active = app.session.panes.get(tab.active_pane)
-        label = sanitize(tab.title or (active.title if active else "tab"), max_len=30)
+        label = sanitize(tab.title or (tab_label(active) if active else "tab"), max_len=30)
         attention = any(
             app.session.panes[p].attention for p in tab.pane_ids() if p in app.session.panes
         )
@@ -65,6 +66,10 @@ def tabbar_fragments(app: DshApp) -> StyleAndTextTuples:
         out.append((style, f" {index}:{label}{zoomed}{'!' if attention else ''} ", _select_tab(app, index)))
         out.append(("class:tabbar", " "))
     return out
+
+def tab_label(pane: Pane) -> str:
+    return pane.name or pane.program
+
 
 def pane_header(app: DshApp, pane_id: str) -> Callable[[], StyleAndTextTuples]:
     def fragments() -> StyleAndTextTuples:
