@@ -344,6 +344,8 @@ def test_help_scrolls_with_pager_keys(tmp_path: Path) -> None:
             h.send("G")
             await h.wait(lambda: h.app.help_scroll > 20, "G to go to the end")
             end = h.app.help_scroll
+            # The last page, full: as far as less goes, not until a few lines are left.
+            assert end == len(h.app.help_lines) - h.app.help_window.render_info.window_height
             h.send("j")
             await h.quiet()
             assert h.app.help_scroll == end

@@ -29,12 +29,16 @@ class FakeClient:
         self.registry = build_registry()
         self.calls: list[tuple] = []
         self.asked: list[tuple[str, Callable[[str], None]]] = []
+        self.confirmed: list[tuple[str, Callable[[], object], str]] = []
 
     def announce(self, text: str, *, error: bool = False) -> None:
         self.calls.append(("announce", text, error))
 
     def ask(self, label: str, action: Callable[[str], None], default: str = "") -> None:
         self.asked.append((label, action))
+
+    def confirm(self, question: str, on_yes: Callable[[], object], *, declined: str = "not done") -> None:
+        self.confirmed.append((question, on_yes, declined))
 
     def show_help(self, topic: str | None = None) -> None:
         self.calls.append(("help", topic))
@@ -107,10 +111,9 @@ def test_quit_asks_the_client_first_while_a_program_runs(tmp_path: Path) -> None
             await asyncio.sleep(0.05)
         await client.registry.dispatch(client, "quit", [])
         assert not session.closing
-        ((label, answer),) = client.asked
-        assert "still running: p1" in label
-        answer("n")
-        assert not session.closing and ("announce", "not quitting", False) in client.calls
+        ((question, on_yes, declined),) = client.confirmed
+        assert "still running: p1" in question and declined == "not quitting"
+        assert not session.closing  # nothing happens until the answer
         await client.registry.dispatch(client, "quit", ["-f"])
         assert session.closing and session.log.closed
 

@@ -21,6 +21,9 @@ class Client(Protocol):
     def ask(self, label: str, action: Callable[[str], None], default: str = "") -> None:
         """Ask for a line on the prompt; `action` gets the answer (not when the user gives up)."""
 
+    def confirm(self, question: str, on_yes: Callable[[], object], *, declined: str = "not done") -> None:
+        """A y/n question answered by one key: `on_yes` runs on y; otherwise `declined` is said."""
+
     def show_help(self, topic: str | None = None) -> None: ...
 
     def open_picker(self) -> None: ...

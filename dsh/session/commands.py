@@ -67,14 +67,8 @@ def build_registry() -> Registry:
             ctx.session.quit()
             return
         names = ", ".join(f"{pane.id} {pane.title}" for pane in busy[:3]) + ("…" if len(busy) > 3 else "")
-
-        def answer(text: str) -> None:
-            if text.strip().lower().startswith("y"):
-                ctx.session.quit()
-            else:
-                ctx.announce("not quitting")
-
-        ctx.ask(f"still running: {names}. Quit and end them? [y/N] ", answer)
+        ctx.confirm(f"still running: {names}. End them and quit? y quits, any other key stays",
+                    ctx.session.quit, declined="not quitting")
 
     @command("detach")
     def detach(ctx: Client, args: list[str]) -> None:

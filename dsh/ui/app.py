@@ -392,7 +392,10 @@ class DshApp:
         return [("", "\n".join(self.help_lines[self.help_scroll :]))]
 
     def scroll_help(self, delta: int) -> None:
-        self.help_scroll = max(0, min(self.help_scroll + delta, max(0, len(self.help_lines) - 3)))
+        """Scroll the help page; the last page is as far as it goes (as in less), never a few lines."""
+        info = self.help_window.render_info
+        height = info.window_height if info is not None else 20
+        self.help_scroll = max(0, min(self.help_scroll + delta, max(0, len(self.help_lines) - height)))
         self.invalidate()
 
     def register_slot(self, pane: Pane) -> None:
@@ -463,6 +466,30 @@ class DshApp:
             self.enter_prompt()
         elif self.mode == Mode.PROMPT:
             self.enter_pane()
+
+    # While the prefix (or a y/n question) waits for its key, the keyboard focus leaves the prompt line for
+    # the active pane: prompt_toolkit's line-editing bindings (Enter, Tab, C-a, arrows ...) are bound to
+    # specific keys and would win over the catch-alls, editing the line while the question stayed.
+    def hold_keyboard(self) -> None:
+        pane = self.active_pane
+        slot = self.slots.get(pane.id) if pane is not None else None
+        if self.mode == Mode.PROMPT and slot is not None:
+            try:
+                self.layout.focus(slot.body)
+            except ValueError:
+                pass
+        self.invalidate()
+
+    def release_keyboard(self) -> None:
+        if self.mode == Mode.PROMPT and not self.layout.has_focus(self.prompt_window):
+            self.layout.focus(self.prompt_window)
+        self.invalidate()
+
+    def confirm(self, question: str, on_yes: Callable[[], object], *, declined: str = "not done") -> None:
+        """A y/n question answered by one key (y does it; any other key does not), as tmux asks."""
+        self.modes.confirming[:] = [(on_yes, declined)]
+        self.hold_keyboard()
+        self.announce(question)
 
     def _on_key_press(self, _sender: object) -> None:
         self._last_key_time = time.monotonic()

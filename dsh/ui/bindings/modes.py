@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from prompt_toolkit.filters import Condition
@@ -16,8 +17,8 @@ class Modes:
     """Conditions over one view's keyboard state, made once and given to each mode's bindings."""
 
     def __init__(self, app: DshApp) -> None:
-        # The command line a key asked about (y/n), waiting for its answer.
-        self.confirming: list[str] = []
+        # A y/n question waiting for its one key: what y does, and what to say otherwise.
+        self.confirming: list[tuple[Callable[[], object], str]] = []
         self.prefix_pending = Condition(lambda: app.prefix_pending)
         self.confirm_pending = Condition(lambda: bool(self.confirming))
         self.no_prefix = ~self.prefix_pending & ~self.confirm_pending

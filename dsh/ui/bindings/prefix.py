@@ -23,23 +23,7 @@ def prefix_bindings(app: DshApp, m: Modes) -> KeyBindings:
     keymap = app.keymap
     prefix_shown = key_display(keymap.prefix)
     # -- the prefix ------------------------------------------------------------------------
-    # While the prefix (or a y/n question) waits for its key, the keyboard focus leaves the prompt line for
-    # the active pane: prompt_toolkit's line-editing bindings (Enter, Tab, C-a, arrows ...) are bound to
-    # specific keys and would win over the catch-alls below, editing the line while the prefix stayed.
-    def hold_keyboard() -> None:
-        pane = app.active_pane
-        slot = app.slots.get(pane.id) if pane is not None else None
-        if app.mode == "prompt" and slot is not None:
-            try:
-                app.layout.focus(slot.body)
-            except ValueError:
-                pass
-        app.invalidate()
-
-    def release_keyboard() -> None:
-        if app.mode == "prompt" and not app.layout.has_focus(app.prompt_window):
-            app.layout.focus(app.prompt_window)
-        app.invalidate()
+    hold_keyboard, release_keyboard = app.hold_keyboard, app.release_keyboard
 
     def start_prefix() -> None:
         app.prefix_pending = True
@@ -80,9 +64,8 @@ def prefix_bindings(app: DshApp, m: Modes) -> KeyBindings:
         pane = app.active_pane
         if command_name(command_line) not in CONFIRM_COMMANDS or pane is None or not pane.running:
             return False
-        m.confirming[:] = [command_line]
-        hold_keyboard()
-        app.announce(f"/{command_line} {pane.id} ({pane.title})? y closes it, any other key keeps it")
+        app.confirm(f"/{command_line} {pane.id} ({pane.title})? y closes it, any other key keeps it",
+                    lambda: app.run_command_line(command_line), declined=f"not done: /{command_line}")
         return True
 
     def bind_prefix(key: str, command_line: str) -> None:
@@ -121,13 +104,14 @@ def prefix_bindings(app: DshApp, m: Modes) -> KeyBindings:
     @kb.add(Keys.Any, filter=m.confirm_pending)
     @kb.add("escape", Keys.Any, filter=m.confirm_pending)
     def _answer(event: KeyPressEvent) -> None:
-        command_line = m.confirming.pop()
+        # One key answers, as tmux's confirm-before: y does it, anything else does not.
+        on_yes, declined = m.confirming.pop()
         release_keyboard()
         if [press.key for press in event.key_sequence] in (["y"], ["Y"]):
             app.message = None
-            app.run_command_line(command_line)
+            on_yes()
         else:
-            app.announce(f"not done: /{command_line}")
+            app.announce(declined)
 
     # -- direct bindings (no prefix) ---------------------------------------------------------
     def bind_direct(key: str, command_line: str) -> None:
