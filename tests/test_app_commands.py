@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from test_app_harness import (
     C_B,
+    C_RBRACKET,
     Harness,
     plain_shell,  # noqa: F401  (autouse: panes run /bin/sh)
     run,
@@ -244,5 +245,32 @@ def test_new_splits_and_tabs_start_where_the_active_shell_is(tmp_path: Path) -> 
             assert h.pane.cwd == str(tmp_path / "other")
             h.type_line("/split -c /nonexistent-folder")
             await h.wait(lambda: "no such directory" in h.message, "the message")
+
+    run(body)
+
+
+def test_sync_sends_what_is_typed_to_every_pane_of_the_tab(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            first = h.pane
+            h.type_line("/split -h")
+            await h.wait(lambda: len(h.session.panes) == 2 and h.pane.running, "the second pane")
+            second = h.pane
+            tabbar = lambda: "".join(text for _style, text, *_ in chrome.tabbar_fragments(h.app))  # noqa: E731
+            h.type_line("/sync on")
+            await h.wait(lambda: "[S]" in tabbar(), "the tab marked synchronized")
+            h.type_line("echo to-both")
+            await h.wait_output(first, "to-both")
+            await h.wait_output(second, "to-both")
+            h.send(C_RBRACKET + "echo keys-to-both\r")  # into the pane: keys go to both as well
+            await h.wait_output(first, "keys-to-both")
+            await h.wait_output(second, "keys-to-both")
+            h.send(C_RBRACKET)
+            h.type_line("/sync off")
+            await h.wait(lambda: "[S]" not in tabbar(), "the mark gone")
+            h.type_line("echo only-second")
+            await h.wait_output(second, "only-second")
+            await asyncio.sleep(0.2)
+            assert not any(line.rstrip().endswith("only-second") for line in first.terminal.text_lines())
 
     run(body)

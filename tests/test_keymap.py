@@ -18,7 +18,8 @@ from dsh.commands.keymap import (
     normalize_key,
 )
 
-KNOWN = ["split", "focus", "zoom", "close", "new", "tab", "copy", "paste", "help", "resize", "swap", "quit", "detach"]
+KNOWN = ["split", "focus", "zoom", "close", "new", "tab", "copy", "paste", "help", "resize", "swap", "quit", "detach",
+         "sync"]
 SOURCE = "/home/u/.dsh/config.toml"
 
 

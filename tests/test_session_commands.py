@@ -114,7 +114,7 @@ def test_quit_asks_the_client_first_while_a_program_runs(tmp_path: Path) -> None
         ((question, on_yes, declined),) = client.confirmed
         assert "still running: p1" in question and declined == "not quitting"
         assert not session.closing  # nothing happens until the answer
-        await client.registry.dispatch(client, "quit", ["-f"])
+        on_yes()  # y
         assert session.closing and session.log.closed
 
     with_session(tmp_path, test)

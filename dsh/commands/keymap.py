@@ -61,6 +61,7 @@ DEFAULT_PREFIX_BINDINGS: dict[str, str] = {
     "{": "swap prev",
     "}": "swap next",
     "d": "detach",
+    "S": "sync toggle",
 }
 
 DEFAULT_DIRECT_BINDINGS: dict[str, str] = {

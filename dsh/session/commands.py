@@ -214,6 +214,26 @@ def build_registry() -> Registry:
         ctx.session.name_pane(pane, title or None)
         ctx.announce(f"pane {pane.id} named {title}" if title else f"pane {pane.id} unnamed")
 
+    @command("sync", usage="on|off|toggle", args=["on", "off", "toggle"])
+    def sync(ctx: Client, args: list[str]) -> None:
+        """Type into every pane of this tab at once (tmux's sync).
+
+        The tab bar marks a synchronized tab; lines from the prompt and keys typed in a pane alike go
+        to each running pane of it.
+        """
+        tab = ctx.session.tabs.active_tab
+        now = tab.id in ctx.session.synced_tabs
+        if args == ["on"]:
+            on = True
+        elif args == ["off"]:
+            on = False
+        elif args in ([], ["toggle"]):
+            on = not now
+        else:
+            raise UsageError("on, off or toggle")
+        ctx.session.set_sync(on)
+        ctx.announce("input goes to every pane of this tab" if on else "input goes to the active pane only")
+
     @command("rename", usage="TITLE")
     def rename(ctx: Client, args: list[str]) -> None:
         """Set this session's title.

@@ -76,6 +76,7 @@ class Session:
         self.panes: dict[str, Pane] = {}
         self.observer: SessionObserver = NoObserver()
         self.pending: list[Message] = []
+        self.synced_tabs: set[str] = set()  # tabs whose typed input goes to each of their panes
         rows, cols = size
         # The pane area of the last client that drew this session (its window less the chrome).
         self.area = Rect(0, 1, max(10, cols), max(2, rows - CHROME_ROWS))
@@ -173,6 +174,24 @@ class Session:
             if pane.agent is not None or (foreground is not None and foreground[0] != pane.terminal.pid):
                 busy.append(pane)
         return busy
+
+    def input_panes(self) -> list[Pane]:
+        """Where typed input goes: the active pane, or every running pane of its tab when the tab is
+        synchronized (/sync, tmux's synchronize-panes)."""
+        pane = self.active_pane
+        if pane is None:
+            return []
+        if self.tabs.active_tab.id in self.synced_tabs:
+            return [p for pid in self.tabs.active_tab.pane_ids() if (p := self.panes.get(pid)) and p.running]
+        return [pane] if pane.running else []
+
+    def set_sync(self, on: bool) -> None:
+        tab_id = self.tabs.active_tab.id
+        if on:
+            self.synced_tabs.add(tab_id)
+        else:
+            self.synced_tabs.discard(tab_id)
+        self.observer.on_changed()
 
     def default_shell_argv(self) -> list[str]:
         return self.shell_launch()[0]
@@ -449,10 +468,12 @@ class Session:
         if not pane.running:
             self.announce(f"{pane.id} could not start; /close it, or /split to open a new pane", error=True)
             return None
-        if pane.terminal.scroll_offset:
-            pane.terminal.scroll_to_bottom()
+        data = text.encode("utf-8", "surrogateescape") + b"\r"
+        for target in self.input_panes() or [pane]:
+            if target.terminal.scroll_offset:
+                target.terminal.scroll_to_bottom()
+            target.terminal.write(data)
         self.used = True
-        pane.terminal.write(text.encode("utf-8", "surrogateescape") + b"\r")
         self.scheduler.mark_dirty()
         return pane
 

@@ -63,6 +63,8 @@ def tabbar_fragments(app: DshApp) -> StyleAndTextTuples:
             app.session.panes[p].attention for p in tab.pane_ids() if p in app.session.panes
         )
         zoomed = " [Z]" if tab.zoomed else ""  # tmux marks a zoomed window with Z
+        if tab.id in app.session.synced_tabs:
+            zoomed += " [S]"  # typed input goes to every pane of it
         out.append((style, f" {index}:{label}{zoomed}{'!' if attention else ''} ", _select_tab(app, index)))
         out.append(("class:tabbar", " "))
     return out

@@ -23,19 +23,17 @@ def pane_bindings(app: DshApp, m: Modes) -> KeyBindings:
 
     @kb.add(Keys.Any, filter=m.in_pane & m.no_prefix)
     def _to_pane(event: KeyPressEvent) -> None:
-        pane = app.active_pane
-        if pane is None or not pane.running:
-            return
-        if pane.terminal.scroll_offset:
-            pane.terminal.scroll_to_bottom()
-        app.session.used = True
-        for press in event.key_sequence:
-            pane.terminal.send_key(press.key, press.data)
+        # The active pane, or with /sync on every running pane of the tab.
+        for pane in app.session.input_panes():
+            if pane.terminal.scroll_offset:
+                pane.terminal.scroll_to_bottom()
+            app.session.used = True
+            for press in event.key_sequence:
+                pane.terminal.send_key(press.key, press.data)
 
     @kb.add(Keys.BracketedPaste, filter=m.in_pane & m.no_prefix)
     def _paste(event: KeyPressEvent) -> None:
-        pane = app.active_pane
-        if pane is not None and pane.running:
+        for pane in app.session.input_panes():
             app.session.used = True
             pane.terminal.paste(event.data)
 
