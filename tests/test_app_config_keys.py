@@ -166,3 +166,19 @@ def test_prefix_bound_after_itself_runs_the_command_instead_of_sending(tmp_path:
             assert sent == []
 
     run(body)
+
+
+def test_reload_applies_a_new_prefix_at_once(tmp_path: Path, dsh_home: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            (dsh_home / "config.toml").write_text('[ui]\nprefix = "c-a"\n')
+            h.type_line("/reload")
+            await h.wait(lambda: "config reloaded" in h.message, "the reload message")
+            assert "prefix C-a" in h.message and h.app.keymap.prefix == "c-a"
+            h.send("\x01%")  # C-a %: the new prefix splits
+            await h.wait(lambda: len(h.session.panes) == 2, "C-a % to split")
+            (dsh_home / "config.toml").write_text('[term]\nscrollback = -5\n')
+            h.type_line("/reload")
+            await h.wait(lambda: "scrollback" in h.message, "the bad value named")
+
+    run(body)

@@ -151,6 +151,7 @@ async def _main(spec: HostSpec, ready: ReadyPipe, run_view: RunView, config: obj
         size=(spec.rows, spec.cols),
         env=dict(os.environ),
         first_argv=spec.first_argv,
+        options=spec.options,
     )
     server = HostServer(session, socket_path(session.log.id), run_view, announcements=opened.announcements,
                         open_picker=spec.open_picker)

@@ -36,5 +36,8 @@ class Client(Protocol):
 
     def enter_pane(self) -> None: ...
 
+    def reload_config(self) -> None:
+        """Read the config again and apply its keys to this client."""
+
     def detach(self) -> None:
         """Leave the session running and end this client."""

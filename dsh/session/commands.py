@@ -234,6 +234,16 @@ def build_registry() -> Registry:
         ctx.session.set_sync(on)
         ctx.announce("input goes to every pane of this tab" if on else "input goes to the active pane only")
 
+    @command("reload")
+    def reload(ctx: Client, args: list[str]) -> None:
+        """Read the config again: keys, prefix and settings apply now.
+
+        Panes already running keep their scrollback size; new panes get the new one.
+        """
+        if args:
+            raise UsageError("/reload takes no arguments")
+        ctx.reload_config()
+
     @command("rename", usage="TITLE")
     def rename(ctx: Client, args: list[str]) -> None:
         """Set this session's title.

@@ -65,8 +65,10 @@ class Session:
         size: tuple[int, int] = (24, 80),
         env: dict[str, str] | None = None,
         first_argv: list[str] | None = None,
+        options: list[str] | None = None,
     ) -> None:
         self.config = config
+        self.options = list(options or [])  # the -o flags the session started with (kept on /reload)
         self.store = store
         self.log = log
         self.cwd = cwd
@@ -140,6 +142,19 @@ class Session:
     @property
     def display_title(self) -> str:
         return sanitize(self.title or "untitled", max_len=60)
+
+    def reload_config(self) -> list[str]:
+        """Read the config again (the same -o flags on top); its warnings. Panes started from now on
+        use the new values; running ones keep theirs."""
+        from dsh.config import load_config
+
+        config = load_config(self.options)
+        self.config = config
+        self.scrollback = int(config.get("term.scrollback", 10000) or 10000)
+        self.tail_bytes = int(config.get("term.tail_bytes", 65536) or 65536)
+        self.term_name = str(config.get("term.term", "xterm-256color") or "xterm-256color")
+        self.observer.on_changed()
+        return list(config.warnings)
 
     # -- clients ---------------------------------------------------------------------------
     def attach(self, observer: SessionObserver) -> None:

@@ -16,6 +16,7 @@ from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.key_binding import DynamicKeyBindings
 from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, Window
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.layout.dimension import Dimension
@@ -118,17 +119,7 @@ class DshApp:
         self._last_search = ""
 
         self.registry: Registry = build_registry()
-        keys_table = self.config.get("keys", {}) or {}
-        if not isinstance(keys_table, dict):
-            keys_table = {}
-        table = dict(keys_table)
-        prefix = self.config.get("ui.prefix")
-        if prefix and "prefix" not in table:
-            table["prefix"] = prefix
-        self.keymap, warnings = Keymap.from_config(
-            table, known_commands=set(self.registry.names()), source=str(dsh_home_path("config.toml"))
-        )
-        self.escape_key = str(self.config.get("ui.escape_key", "c-]") or "c-]")
+        warnings = self._read_keymap()
 
         self.picker: Any = None
         self.picker_view: Any = None
@@ -154,10 +145,12 @@ class DshApp:
         self._build_layout()
         from dsh.ui.bindings import build_key_bindings
 
+        self._bindings = build_key_bindings(self)
         depth = options.color_depth
         self.application: Application[ViewResult] = Application(
             layout=self.layout,
-            key_bindings=build_key_bindings(self),
+            # Dynamic: /reload swaps in bindings built from the new keymap.
+            key_bindings=DynamicKeyBindings(lambda: self._bindings),
             style=chrome.STYLE,
             full_screen=True,
             mouse_support=Condition(lambda: bool(self.config.get("ui.mouse", True))),
@@ -182,6 +175,32 @@ class DshApp:
         self._open_picker_on_start = options.open_picker
 
     # -- small helpers ---------------------------------------------------------------
+    def _read_keymap(self) -> list[str]:
+        """The keymap and the escape key from the config; what is wrong in [keys], as warnings."""
+        keys_table = self.config.get("keys", {}) or {}
+        table = dict(keys_table) if isinstance(keys_table, dict) else {}
+        prefix = self.config.get("ui.prefix")
+        if prefix and "prefix" not in table:
+            table["prefix"] = prefix
+        self.keymap, warnings = Keymap.from_config(
+            table, known_commands=set(self.registry.names()), source=str(dsh_home_path("config.toml"))
+        )
+        self.escape_key = str(self.config.get("ui.escape_key", "c-]") or "c-]")
+        return warnings
+
+    def reload_config(self) -> None:
+        """/reload: read the config files again; new keys, prefix and settings apply at once."""
+        from dsh.ui.bindings import build_key_bindings
+
+        warnings = self.session.reload_config()
+        self.config = self.session.config
+        warnings += self._read_keymap()
+        self._bindings = build_key_bindings(self)
+        if warnings:
+            self.announce(" | ".join(warnings), error=True)
+        else:
+            self.announce(f"config reloaded ({dsh_home_path('config.toml')}); prefix {key_display(self.keymap.prefix)}")
+
     def _suggesting(self) -> bool:
         return self.mode == Mode.PROMPT and self._pending_prompt_action is None and not self.pane_wants_secret()
 
