@@ -96,7 +96,7 @@ def test_escape_ends_a_search_with_the_line_as_it_was(tmp_path: Path) -> None:
             h.send("\x07")  # C-g
             await h.wait(lambda: h.app.prompt_buffer.text == "draft", "the draft back")
             assert h.app.prompt_buffer.cursor_position == 5 and h.app.memory.search is None
-            h.send("\x15" + UP)  # C-u, Up: history from its newest line, not from the search
-            await h.wait(lambda: h.app.prompt_buffer.text == "echo apple-one", "Up from the newest line")
+            h.send("\x15")  # C-u; then Up: history from its newest line, not from the search
+            await h.press_until(UP, lambda: h.app.prompt_buffer.text == "echo apple-one", "Up from the newest line")
 
     run(body)

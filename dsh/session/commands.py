@@ -236,7 +236,7 @@ def build_registry() -> Registry:
 
     @command("reload")
     def reload(ctx: Client, args: list[str]) -> None:
-        """Read the config again: keys, prefix and settings apply now.
+        """Read the config again; keys and settings apply now.
 
         Panes already running keep their scrollback size; new panes get the new one.
         """
