@@ -32,7 +32,22 @@ def test_show_origin_names_each_layer(dsh_cmd: list[str], dsh_env: dict[str, str
     assert lines['ui.prefix = "c-a"'] == f"personal: {personal}"
     assert lines["term.scrollback = 123"] == "env: DSH_SCROLLBACK"
     assert lines["ui.mouse = false"] == "flag: -o ui.mouse=false"
-    assert lines['store.root = "sessions"'].startswith("base: ")
+    # A value naming a place says where that is, resolved.
+    assert lines[f'store.root = "sessions"  # {dsh_home / "sessions"}'].startswith("base: ")
+
+
+def test_the_config_shows_the_session_root_it_resolves_to(dsh_cmd: list[str], dsh_env: dict[str, str],
+                                                          dsh_home: Path) -> None:
+    got = run([*dsh_cmd, "config"], dsh_env)
+    assert f'root = "sessions"  # {dsh_home / "sessions"}' in got.stdout.splitlines()
+
+
+def test_a_reader_that_leaves_early_is_no_error(dsh_cmd: list[str], dsh_env: dict[str, str]) -> None:
+    import subprocess
+
+    shell = subprocess.run(f"{' '.join(dsh_cmd)} config --show-origin | head -1", shell=True, env=dsh_env,
+                           capture_output=True, text=True, timeout=30)
+    assert "Traceback" not in shell.stderr and shell.stdout.count("\n") == 1
 
 
 def test_set_then_get(dsh_cmd: list[str], dsh_env: dict[str, str], dsh_home: Path) -> None:

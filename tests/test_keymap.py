@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -183,3 +184,17 @@ def test_direct_binding_on_the_prefix_is_dropped() -> None:
 def test_warnings_do_not_carry_control_characters() -> None:
     _keymap, warnings = Keymap.from_config({"\x1b[2J": "zoom"}, known_commands=KNOWN, source=SOURCE)
     assert len(warnings) == 1 and "\x1b" not in warnings[0]
+
+
+def test_the_man_pages_keys_example_is_a_keymap_with_no_warnings() -> None:
+    import re
+    import tomllib
+
+    page = (Path(__file__).resolve().parent.parent / "man" / "dsh.1").read_text()
+    block = page.split(".B [keys]", 1)[1].split(".nf\n", 1)[1].split(".fi\n", 1)[0]
+    text = re.sub(r"\\(.)", r"\1", block)  # roff escapes (\-) back to the characters typed
+    table = tomllib.loads(text)["keys"]
+    keymap, warnings = Keymap.from_config(table, known_commands=[*KNOWN, "reload"], source=SOURCE)
+    assert warnings == []
+    assert keymap.prefix == "c-a" and keymap.prefix_bindings["|"] == "split -h" and "x" not in keymap.prefix_bindings
+    assert keymap.direct_bindings["escape h"] == "focus left"

@@ -27,6 +27,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    try:
+        return _run(args)
+    except BrokenPipeError:
+        # `dsh config | head`: the reader left; that is not an error (and no traceback).
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+
+
+def _run(args: argparse.Namespace) -> int:
     from dsh.cli.output import fail, say
     from dsh.config import ConfigError, load_config, set_personal
     from dsh.home import HomeError, check_home
@@ -57,7 +69,14 @@ def run(args: argparse.Namespace) -> int:
         else:
             import tomli_w
 
+            resolved = _resolved(config)
+            table = ""
             for line in tomli_w.dumps(config.data).splitlines():
+                if line.startswith("["):
+                    table = line.strip("[]") + "."
+                key = table + line.split(" = ", 1)[0]
+                if " = " in line and key in resolved:
+                    line += f"  # {resolved[key]}"  # what the value means here, resolved
                 say(line, to=sys.stdout)
         return 0
     if action[0] == "get":
@@ -100,11 +119,22 @@ def _leaves(node: dict[str, Any], at: tuple[str, ...] = ()) -> list[tuple[tuple[
     return out
 
 
+def _resolved(config: Any) -> dict[str, str]:
+    """Values that name something elsewhere, as dsh resolves them: the session root's path."""
+    from dsh.config import session_root
+
+    return {"store.root": str(session_root(config))}
+
+
 def _print_origins(config: Any) -> None:
     from dsh.cli.output import say
     from dsh.config.keys import join_key
 
+    resolved = _resolved(config)
     for parts, value in _leaves(config.data):
         key = join_key(parts)
+        shown = f"{key} = {_toml_value(value)}"
+        if key in resolved:
+            shown += f"  # {resolved[key]}"
         # The tab is ours (a separator); in the parts, sanitize() would turn it into a space.
-        say(config.origin(key), f"{key} = {_toml_value(value)}", to=sys.stdout, sep="\t")
+        say(config.origin(key), shown, to=sys.stdout, sep="\t")
