@@ -635,7 +635,7 @@ class DshApp:
         env = self.spawn_env(pane.id, cwd)
         terminal = self.make_terminal(pane.id, argv, cwd, env, rows, cols)
         if tail:
-            terminal.feed(tail)
+            terminal.replay(tail)
             terminal.feed(b"\r\n")
         pane.terminal = terminal
         pane.argv = argv

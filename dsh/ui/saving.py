@@ -198,7 +198,7 @@ def restore(app: DshApp, loaded: LoadedSnapshot) -> None:
         )
         tail = loaded.tails.get(pane_id, b"")
         if tail:
-            terminal.feed(tail)
+            terminal.replay(tail)
         pane = Pane(
             id=pane_id,
             argv=argv,
