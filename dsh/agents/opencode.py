@@ -1,4 +1,9 @@
-"""opencode: `opencode --session <id>`; the id comes from `opencode session list --format json`."""
+"""opencode: `opencode --session <id>`; the id comes from `opencode session list --format json`.
+
+Checked against opencode 1.18.33: `session list --format json` prints [{id, title, updated, created,
+projectId, directory}] (times in epoch ms) of the project the command runs in; a session is created
+with the first prompt. The store is SQLite (`opencode.db`), which dsh does not read itself.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +12,12 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 
-from dsh.agents.base import MTIME_SLACK, AgentAdapter, env_home, same_dir
+from dsh.agents.base import AgentAdapter, StoreCandidate, env_home
+from dsh.agents.cli_table import OPENCODE
 
 _ID = re.compile(r"ses_[A-Za-z0-9]{4,64}")
 LIST_TIMEOUT = 5.0
@@ -35,6 +41,7 @@ def _epoch(value: object) -> float | None:
 class OpencodeAdapter(AgentAdapter):
     kind = "opencode"
     binary = "opencode"
+    cli = OPENCODE
     packages = ("opencode-ai",)
     home_var = "XDG_DATA_HOME"
 
@@ -74,17 +81,25 @@ class OpencodeAdapter(AgentAdapter):
             return []
         return [item for item in data if isinstance(item, dict)] if isinstance(data, list) else []
 
-    def find_session_id(self, cwd: str, started_at: float, env: Mapping[str, str]) -> str | None:
-        """The most recently updated session of this cwd, updated since the start."""
-        best: tuple[float, str] | None = None
+    def launch_id(self, argv: Sequence[str]) -> str | None:
+        parsed = self.parse(argv)
+        if parsed is None or parsed.has("--fork"):
+            return None
+        named = parsed.value("--session")
+        return named if self.valid_session_id(named) else None
+
+    def candidates(self, cwd: str, env: Mapping[str, str], since: float) -> list[StoreCandidate]:
+        """Sessions the CLI lists, dated by their creation (opencode creates one at the first prompt)."""
+        out: list[StoreCandidate] = []
         for item in self.list_sessions(cwd, env):
             session_id, directory = item.get("id"), item.get("directory")
+            started = _epoch(item.get("created"))
             updated = _epoch(item.get("updated"))
-            if not self.valid_session_id(session_id) or not isinstance(directory, str) or updated is None:
+            if not self.valid_session_id(session_id) or not isinstance(directory, str):
                 continue
-            if updated < started_at - MTIME_SLACK or not same_dir(directory, cwd):
+            when = started if started is not None else updated
+            if when is None or (updated or when) < since - 1.0:
                 continue
             assert isinstance(session_id, str)
-            if best is None or updated > best[0]:
-                best = (updated, session_id)
-        return best[1] if best else None
+            out.append(StoreCandidate(session_id, directory, when))
+        return out

@@ -26,7 +26,8 @@ from prompt_toolkit.layout.processors import BeforeInput, ConditionalProcessor, 
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 from prompt_toolkit.widgets import SearchToolbar
 
-from dsh.agents.registry import adapter_for_argv, resume_argv_for
+from dsh.agents.registry import adapter_for_argv
+from dsh.agents.resumable import plan_pane_start
 from dsh.commands.keymap import Keymap, key_display
 from dsh.commands.parse import parse_line
 from dsh.commands.registry import CommandError, Registry
@@ -620,15 +621,15 @@ class DshApp:
         if not pane.is_tombstone:
             pane.state = PaneState.EXITED  # ended in this session: a fresh shell, like a restored one
         # The saved argv is untrusted disk input: the adapter rebuilds the resume command.
-        resume = resume_argv_for(pane.agent) if pane.state is PaneState.RESUMABLE else None
-        if resume:
-            argv = resume
-        else:
-            argv = self.default_shell_argv()
-        cwd = pane.cwd
-        if not os.path.isdir(cwd):
-            self.announce(f"{pane.id}: saved directory {cwd} is gone; starting in {self.cwd}", error=True)
-            cwd = self.cwd
+        plan = plan_pane_start(
+            pane_id=pane.id, state=pane.state, agent=pane.agent, saved_cwd=pane.cwd, session_cwd=self.cwd,
+            shell_argv=self.default_shell_argv(),
+        )
+        if plan.message:
+            self.announce(plan.message, error=plan.error)
+        if plan.argv is None:
+            return
+        argv, cwd = plan.argv, plan.cwd
         previous = pane.state
         rows, cols = pane.terminal.rows, pane.terminal.cols
         tail = pane.terminal.tail()
@@ -644,6 +645,7 @@ class DshApp:
         pane.started_from = previous
         pane.state = PaneState.LIVE
         pane.saved_title = None  # the new program names itself
+        pane.agent = plan.agent
         self.register_slot(pane)
         self.start_pane(pane)
         if pane.id == self.tabs.active_pane:

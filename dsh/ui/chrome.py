@@ -9,6 +9,7 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 from prompt_toolkit.styles import Style
 
+from dsh.agents.resumable import restart_hint
 from dsh.commands.keymap import key_display
 from dsh.panes import Pane
 from dsh.persist.states import PaneState
@@ -102,8 +103,9 @@ def pane_state_label(pane: Pane) -> str:
     return pane.state.name
 
 def pane_hint(pane: Pane) -> str:
-    if pane.state is PaneState.RESUMABLE and pane.agent is not None:
-        return f"Enter: resume {pane.agent.kind}"
+    hint = restart_hint(pane.state, pane.agent)
+    if hint is not None:
+        return hint
     if pane.startable:
         return "Enter: start a shell here"
     return ""
