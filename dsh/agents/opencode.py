@@ -57,10 +57,16 @@ class OpencodeAdapter(AgentAdapter):
 
     def list_sessions(self, cwd: str, env: Mapping[str, str]) -> list[dict[str, object]]:
         """The CLI's own session list (run in `cwd`, short timeout); [] when it cannot be had."""
+        return self.list_sessions_or_none(cwd, env) or []
+
+    def list_sessions_or_none(
+        self, cwd: str, env: Mapping[str, str], *, timeout: float = LIST_TIMEOUT
+    ) -> list[dict[str, object]] | None:
+        """The CLI's own session list, or None when the CLI is not there or its answer is not a list."""
         full_env = {**os.environ, **env}
         binary = shutil.which(self.binary, path=full_env.get("PATH"))
         if binary is None:
-            return []
+            return None
         try:
             done = subprocess.run(
                 [binary, "session", "list", "--format", "json"],
@@ -68,18 +74,20 @@ class OpencodeAdapter(AgentAdapter):
                 env=full_env,
                 stdin=subprocess.DEVNULL,
                 capture_output=True,
-                timeout=LIST_TIMEOUT,
+                timeout=timeout,
                 check=False,
             )
         except (OSError, subprocess.SubprocessError):
-            return []
+            return None
         if done.returncode != 0 or len(done.stdout) > MAX_LIST_BYTES:
-            return []
+            return None
+        if not done.stdout.strip():
+            return []  # no session yet: opencode 1.18.33 prints nothing at all
         try:
             data = json.loads(done.stdout)
         except (ValueError, RecursionError):
-            return []
-        return [item for item in data if isinstance(item, dict)] if isinstance(data, list) else []
+            return None
+        return [item for item in data if isinstance(item, dict)] if isinstance(data, list) else None
 
     def launch_id(self, argv: Sequence[str]) -> str | None:
         parsed = self.parse(argv)

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TextIO, TypeVar
 
+from dsh.store import agent_table, textsearch
 from dsh.store.ids import InvalidSessionId, is_valid_session_id, validate_session_id
 from dsh.store.log import LOG_SUFFIX, LogError, live_pid, parse_log
 from dsh.store.summary import Summary, digest
@@ -25,7 +26,9 @@ from dsh.store.workspace import NO_WORKSPACE, home_dir, workspace_label, workspa
 # 2: preview stored as escaped lines (not JSON); an index on cwd for the picker's workspace rows.
 # 3: (briefly) rows clustered in listing order; dropped: twice the file and a 50% slower first build
 #    for 0.2 s off a 100k listing. 4 is the layout of 2 again, so any index made as 3 is rebuilt.
-SCHEMA_VERSION = 4
+# 5: branch, agents, agent_key, auto_title columns; typed lines and agent prompts in an FTS5 trigram
+#    index (`lines`, `lines_fts`); agent conversations (`agent_conversations`, `agent_sources`).
+SCHEMA_VERSION = 5
 BUSY_TIMEOUT_SECONDS = 30.0
 WARNINGS_PER_FILE = 5
 
@@ -49,6 +52,10 @@ _COLUMNS = (
     "archived",
     "unresumable_reason",
     "preview",
+    "branch",
+    "agents",
+    "agent_key",
+    "auto_title",
 )
 
 _SCHEMA = f"""
@@ -71,13 +78,18 @@ CREATE TABLE sessions (
     closed INTEGER NOT NULL,
     archived INTEGER NOT NULL,
     unresumable_reason TEXT,
-    preview TEXT
+    preview TEXT,
+    branch TEXT,
+    agents TEXT,
+    agent_key TEXT,
+    auto_title TEXT
 );
 CREATE INDEX sessions_by_time ON sessions (root, updated_at DESC, mtime_ns DESC, id DESC);
 CREATE INDEX sessions_by_workspace ON sessions (root, workspace, archived);
 CREATE INDEX sessions_by_cwd ON sessions (root, cwd);
 CREATE INDEX sessions_by_archived ON sessions (root, archived);
 CREATE INDEX sessions_by_id ON sessions (id);
+CREATE INDEX sessions_by_agent ON sessions (agent_key);
 PRAGMA user_version = {SCHEMA_VERSION};
 """
 
@@ -110,6 +122,8 @@ class SessionIndex:
         self._pending: list[str] = []
         # Whether the last refresh() found any log added, changed or gone (a listing may be stale).
         self.changed = False
+        # Lines typed in each log parsed by the refresh under way, for the transcript search.
+        self._typed: dict[str, tuple[str, tuple[str, ...]]] = {}
 
     # -- connection, schema, recovery ------------------------------------------------------------
 
@@ -168,6 +182,8 @@ class SessionIndex:
             for statement in _SCHEMA.split(";"):
                 if statement.strip():
                     conn.execute(statement)
+            for statement in (*textsearch.STATEMENTS, *agent_table.STATEMENTS):
+                conn.execute(statement)
 
     @staticmethod
     def _has_table(conn: sqlite3.Connection) -> bool:
@@ -200,6 +216,20 @@ class SessionIndex:
             self._recover(exc)  # corrupt or not a database at all
         return action(self._connect())
 
+    def read(self, action: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `action` with this index's connection (for the derived tables other modules keep here).
+        A damaged index is rebuilt once; sqlite3.Error otherwise reaches the caller."""
+        return self._retrying(action)
+
+    def write(self, action: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `action` in one write transaction (serialized with every other process's refresh)."""
+
+        def in_transaction(conn: sqlite3.Connection) -> T:
+            with _write(conn):
+                return action(conn)
+
+        return self._retrying(in_transaction)
+
     # -- refresh -----------------------------------------------------------------------------------
 
     def refresh(self) -> list[str]:
@@ -225,10 +255,17 @@ class SessionIndex:
         with _write(conn):
             # Another process may have done part of the work while we waited for the lock.
             known = self._known(conn)
+            self._typed = {}
             rows = self._parse_changed(changed, known, warnings)
+            typed_before = _input_counts(conn, [row[0] for row in rows if row[0] in known])
             conn.executemany(_UPSERT, rows)
             gone = [(path,) for path in removed if path in known and not os.path.lexists(path)]
             conn.executemany("DELETE FROM sessions WHERE path = ?", gone)
+            _index_typed_lines(conn, self._typed, typed_before)
+            for (path,) in gone:
+                textsearch.remove_owner(conn, textsearch.session_owner(Path(path).name[: -len(LOG_SUFFIX)]))
+            apply_agent_titles(conn, paths=[str(row[0]) for row in rows])
+            self._typed = {}
 
     def _known(self, conn: sqlite3.Connection) -> dict[str, Stat]:
         rows = conn.execute("SELECT path, size, mtime_ns FROM sessions WHERE root = ?", (self._root_key,))
@@ -325,6 +362,7 @@ class SessionIndex:
         if header_id is not None and header_id != sid:
             warnings.append(f"{path}:1: header id {header_id!r} differs from the file name; listed as {sid}")
         d = digest(sid, log, contents, st.st_mtime)
+        self._typed[d.path] = (d.id, d.inputs)
         # Stat taken before the read: if the log grew meanwhile, the next refresh sees a new size.
         return (
             d.path,
@@ -346,6 +384,10 @@ class SessionIndex:
             int(d.archived),
             d.unresumable_reason,
             encode_lines(d.preview),
+            d.branch,
+            encode_lines(d.agents),
+            d.agents[0] if d.agents else None,
+            d.auto_title,
         )
 
     # -- queries -----------------------------------------------------------------------------------
@@ -423,7 +465,8 @@ def _summaries(rows: list[tuple]) -> list[Summary]:  # type: ignore[type-arg]
     make = Summary
     lines = decode_lines
     for (sid, cwd, workspace, title, explicit_title, first_input, created_at, updated_at, event_count,
-         input_count, pane_count, closed, archived, reason, preview, path) in rows:
+         input_count, pane_count, closed, archived, reason, preview, branch, agents, _agent_key, _auto_title,
+         path) in rows:
         label = labels.get(cwd)
         if label is None:
             label = labels[cwd] = workspace_label(cwd, home)
@@ -432,7 +475,7 @@ def _summaries(rows: list[tuple]) -> list[Summary]:  # type: ignore[type-arg]
             event_count, input_count, pane_count,
             # Liveness is never cached: a closed log is not live; any other is asked of its lock right now.
             None if closed else live_pid(Path(path)),
-            bool(archived), reason, lines(preview),
+            bool(archived), reason, lines(preview), branch, bool(closed), lines(agents),
         ))
     return out
 
@@ -501,6 +544,50 @@ def _write(conn: sqlite3.Connection) -> Iterator[None]:
         conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
+
+
+def _input_counts(conn: sqlite3.Connection, paths: Sequence[str]) -> dict[str, tuple[str, int]]:
+    """(id, lines typed) of logs as the index knew them before this refresh."""
+    out: dict[str, tuple[str, int]] = {}
+    for start in range(0, len(paths), 500):
+        chunk = list(paths[start : start + 500])
+        sql = f"SELECT path, id, input_count FROM sessions WHERE path IN ({', '.join('?' * len(chunk))})"
+        out.update({path: (sid, count) for path, sid, count in conn.execute(sql, chunk)})
+    return out
+
+
+def _index_typed_lines(
+    conn: sqlite3.Connection,
+    typed: dict[str, tuple[str, tuple[str, ...]]],
+    before: dict[str, tuple[str, int]],
+) -> None:
+    """Put the lines typed in changed logs into the transcript search. Logs are appended to, so a log that
+    grew only adds its new lines; any other change replaces them."""
+    for path, (sid, inputs) in typed.items():
+        owner = textsearch.session_owner(sid)
+        old = before.get(path)
+        if old is not None and old[0] == sid and 0 <= old[1] <= len(inputs):
+            textsearch.add_lines(conn, owner, inputs[old[1] :])
+        else:
+            textsearch.replace_lines(conn, owner, inputs)
+
+
+def apply_agent_titles(
+    conn: sqlite3.Connection, *, paths: Sequence[str] | None = None, keys: Sequence[str] | None = None
+) -> None:
+    """Title sessions with an agent after its conversation (rename, summary or first prompt) unless renamed
+    themselves; the first line typed worth a title otherwise. For the sessions at `paths`, or those whose
+    agent is one of `keys` (after the agent stores were read)."""
+    sql = (
+        "UPDATE sessions SET title = COALESCE(explicit_title,"
+        " (SELECT a.title FROM agent_conversations a WHERE a.key = sessions.agent_key"
+        "  ORDER BY a.updated_at DESC LIMIT 1), auto_title, 'untitled')"
+        " WHERE agent_key IS NOT NULL AND "
+    )
+    column, values = ("path", paths) if paths is not None else ("agent_key", keys or [])
+    for start in range(0, len(values), 500):
+        chunk = list(values[start : start + 500])
+        conn.execute(sql + f"{column} IN ({', '.join('?' * len(chunk))})", chunk)
 
 
 __all__ = ["SCHEMA_VERSION", "InvalidSessionId", "SessionIndex", "Summary", "decode_lines", "encode_lines", "release"]

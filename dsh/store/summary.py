@@ -9,10 +9,10 @@ from typing import Any, NamedTuple
 
 from dsh.store.log import LogContents
 from dsh.store.timefmt import iso_from_epoch
+from dsh.store.titles import session_title, worth_a_title
 
 NO_WORKSPACE_REASON = "session has no recorded workspace"
 NO_HEADER_REASON = "log has no readable session header"
-UNTITLED = "untitled"
 PREVIEW_LINES = 5
 # Titles and inputs are kept this long in the index; a 5 MB paste is not a title.
 TEXT_MAX = 500
@@ -36,7 +36,12 @@ JSON_KEYS = (
     "archived",
     "unresumable_reason",
     "preview",
+    "branch",
+    "state",
+    "agents",
 )
+# A session's state in listings: open in a dsh now, closed by its dsh, or left without a close (killed).
+LIVE, CLOSED, CRASHED = "live", "closed", "crashed"
 
 
 class Summary(NamedTuple):
@@ -60,11 +65,26 @@ class Summary(NamedTuple):
     archived: bool
     unresumable_reason: str | None
     preview: tuple[str, ...]
+    branch: str | None = None
+    closed: bool = False
+    agents: tuple[str, ...] = ()  # `kind:session_id` of the agents in its open panes, first learned first
+
+    @property
+    def state(self) -> str:
+        if self.live_pid is not None:
+            return LIVE
+        return CLOSED if self.closed else CRASHED
 
     def to_json(self) -> dict[str, Any]:
         out = {key: getattr(self, key) for key in JSON_KEYS}
         out["preview"] = list(self.preview)
+        out["agents"] = [agent_json(key) for key in self.agents]
         return out
+
+
+def agent_json(key: str) -> dict[str, str]:
+    kind, _, session_id = key.partition(":")
+    return {"kind": kind, "session_id": session_id}
 
 
 @dataclass(frozen=True)
@@ -87,6 +107,10 @@ class Digest:
     archived: bool
     unresumable_reason: str | None
     preview: tuple[str, ...]
+    branch: str | None = None
+    agents: tuple[str, ...] = ()
+    auto_title: str | None = None  # the first line typed worth a title
+    inputs: tuple[str, ...] = ()  # every line typed, for the transcript search
 
 
 def _clip(text: str) -> str:
@@ -109,14 +133,21 @@ def unresumable_reason(header: dict[str, Any] | None) -> str | None:
 
 
 def digest(session_id: str, path: Path, contents: LogContents, mtime: float) -> Digest:
-    """Fold a log's events into a Digest. Events of unknown types count but change nothing else."""
+    """Fold a log's events into a Digest. Events of unknown types count but change nothing else.
+
+    Panes count while open: `pane_opened` adds one, `pane_exited` (its program ended) and `pane_closed`
+    take it away. An `agent` event says which conversation a pane's agent holds (a null id: none now).
+    """
     header = contents.header
     cwd = header.get("cwd") if header is not None else None
     cwd = cwd if isinstance(cwd, str) and cwd else None
     explicit_title: str | None = None
     first_input: str | None = None
+    auto_title: str | None = None
     inputs: list[str] = []
-    panes: set[str] = set()
+    panes: dict[str, str | None] = {}  # open pane -> its agent's `kind:id`
+    learned: list[str] = []  # agent keys in the order they were learned
+    branch: str | None = None
     closed = False
     archived = False
     last_at: str | None = None
@@ -133,12 +164,26 @@ def digest(session_id: str, path: Path, contents: LogContents, mtime: float) -> 
                 inputs.append(text)
                 if first_input is None:
                     first_input = text
+                if auto_title is None and worth_a_title(text):
+                    auto_title = text.strip()
         elif kind == "title":
             explicit_title = _text(event.get("title")) or None
         elif kind == "pane_opened":
-            panes.add(str(event.get("pane_id")))
-        elif kind == "pane_exited":
-            panes.discard(str(event.get("pane_id")))
+            panes.setdefault(str(event.get("pane_id")), None)
+        elif kind in ("pane_exited", "pane_closed"):
+            panes.pop(str(event.get("pane_id")), None)
+        elif kind == "agent":
+            pane_id = str(event.get("pane_id"))
+            agent_kind, agent_id = event.get("kind"), event.get("session_id")
+            if isinstance(agent_kind, str) and isinstance(agent_id, str) and agent_kind and agent_id:
+                key = _clip(f"{agent_kind}:{agent_id}")
+                panes[pane_id] = key
+                if key not in learned:
+                    learned.append(key)
+            elif pane_id in panes:
+                panes[pane_id] = None
+        elif kind == "git":
+            branch = _text(event.get("branch")) or None
         elif kind == "close":
             closed = True
         elif kind == "resume":
@@ -147,12 +192,13 @@ def digest(session_id: str, path: Path, contents: LogContents, mtime: float) -> 
             archived = bool(event.get("archived", True))
     created = header.get("created_at") if header is not None else None
     created_at = created if isinstance(created, str) else first_at or iso_from_epoch(mtime)
+    open_agents = {key for key in panes.values() if key is not None}
     return Digest(
         id=session_id,
         path=str(path),
         cwd=cwd,
         workspace=path.parent.name,
-        title=explicit_title or first_input or UNTITLED,
+        title=session_title(explicit_title, None, auto_title),
         explicit_title=explicit_title,
         first_input=first_input,
         created_at=created_at,
@@ -164,4 +210,8 @@ def digest(session_id: str, path: Path, contents: LogContents, mtime: float) -> 
         archived=archived,
         unresumable_reason=unresumable_reason(header),
         preview=tuple(inputs[-PREVIEW_LINES:]),
+        branch=branch,
+        agents=tuple(key for key in learned if key in open_agents),
+        auto_title=auto_title,
+        inputs=tuple(inputs),
     )
