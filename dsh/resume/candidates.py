@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 
 from dsh.text import sanitize
 
+DSH = "dsh"
 CURRENT_SESSION = "this is the current session"
 NO_WORKSPACE = "session has no recorded workspace"
 UNTITLED = "untitled"
@@ -55,10 +56,31 @@ class Candidate(NamedTuple):
     unresumable_reason: str | None
     preview: tuple[str, ...]
     workspace: str | None = None  # the store's partition key, when known: a workspace's other cwds
+    kind: str = DSH  # `dsh` for a dsh session, else the agent whose conversation this row is
+    branch: str | None = None
+    input_count: int = 0  # lines typed (a dsh session) or messages (an agent conversation)
+    state: str = ""  # live / closed / crashed (a dsh session)
+    agents: tuple[str, ...] = ()  # `kind:id` of a dsh session's agents
+    archived: bool = False
+    home: str | None = None  # the agent store an agent row came from
 
     @property
     def disabled(self) -> bool:
         return self.unresumable_reason is not None
+
+    @property
+    def is_agent(self) -> bool:
+        return self.kind != DSH
+
+    @property
+    def key(self) -> str:
+        """Unique among rows: a dsh session's id, `kind:id` for an agent conversation."""
+        return f"{self.kind}:{self.id}" if self.kind != DSH else self.id
+
+    @property
+    def owner(self) -> str:
+        """Whose lines the transcript search finds (see dsh.store.textsearch)."""
+        return f"a:{self.kind}:{self.id}" if self.kind != DSH else f"s:{self.id}"
 
     @classmethod
     def from_summary(cls, summary: Any, *, current_session_id: str | None, own_pid: int) -> Candidate:
@@ -105,6 +127,12 @@ class Candidate(NamedTuple):
             clean(reason) if reason is not None else None,
             preview,
             getattr(summary, "workspace", None),
+            DSH,
+            _optional_text(getattr(summary, "branch", None)),
+            summary.input_count if type(getattr(summary, "input_count", None)) is int else 0,
+            _state(summary, live_pid),
+            tuple(a for a in getattr(summary, "agents", ()) if type(a) is str and a.isprintable()),
+            getattr(summary, "archived", False) is True,
         )
 
     @classmethod
@@ -115,6 +143,19 @@ class Candidate(NamedTuple):
         with gc_paused():
             make = cls.from_summary
             return [make(s, current_session_id=current_session_id, own_pid=own_pid) for s in summaries]
+
+
+def _optional_text(value: object) -> str | None:
+    return clean(value, 80) or None if isinstance(value, str) else None
+
+
+def _state(summary: Any, live_pid: int | None) -> str:
+    if live_pid is not None:
+        return "live"
+    closed = getattr(summary, "closed", None)
+    if closed is None:
+        return ""
+    return "closed" if closed else "crashed"
 
 
 @contextlib.contextmanager

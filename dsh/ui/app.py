@@ -45,6 +45,7 @@ from dsh.persist.snapshot import (
     Notification,
 )
 from dsh.persist.states import PaneState
+from dsh.store.gitinfo import git_branch
 from dsh.store.log import LogError, SessionLog
 from dsh.store.store import Store
 from dsh.store.timefmt import now_iso
@@ -414,6 +415,8 @@ class DshApp:
         pane.started_at = time.time()
         pane.terminal.start()
         self.log_event("pane_opened", pane_id=pane.id, argv=pane.argv)
+        if pane.agent is not None and pane.agent.session_id:
+            self.log_event("agent", pane_id=pane.id, kind=pane.agent.kind, session_id=pane.agent.session_id)
         self.scheduler.structural_change()
 
     def open_tab(self, argv: list[str] | None) -> Pane:
@@ -450,6 +453,7 @@ class DshApp:
             return
         result = self.tabs.close_pane(pane.id)
         pane.terminal.kill()
+        self.log_event("pane_closed", pane_id=pane.id)
         self.panes.pop(pane.id, None)
         self.slots.pop(pane.id, None)
         if result.last_tab_closed:
@@ -1014,6 +1018,9 @@ class DshApp:
             loop.call_later(0.5, ticker)
 
         def pre_run() -> None:
+            branch = git_branch(self.cwd)
+            if branch:
+                self.log_event("git", branch=branch)
             self._apply_read_budgets()
             if self.auto_resume:
                 saving.auto_resume_panes(self)

@@ -165,7 +165,7 @@ class PickerView:
         # A callback that could not persist the change returns False, and the row stays as it was.
         if self.on_rename(chosen, title) is False:  # type: ignore[func-returns-value]
             return
-        self.model.rename(chosen.id, title)
+        self.model.rename(chosen.key, title)
 
     def archive(self) -> None:
         chosen = self.model.selected
@@ -185,7 +185,7 @@ class PickerView:
         self._archive_armed = None
         if self.on_archive(chosen) is False:  # type: ignore[func-returns-value]
             return
-        self.model.archive(chosen.id)
+        self.model.archive(chosen.key)
 
     # -- keys --------------------------------------------------------------------------------------
 
