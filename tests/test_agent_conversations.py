@@ -119,8 +119,8 @@ def test_a_store_in_an_unknown_format_is_one_warning(world: dict) -> None:
     (rollouts / "rollout-2026-12-01T00-00-00-0b7e4c1a-9a49-4a4a-9d0f-2f1f1e3b9a11.jsonl").write_text('{"v": 2}\n')
     found = refresh_agents(world["index"], stores(world))
     assert found.warnings == [
-        f"claude: 3 files in {world['home'] / '.claude' / 'projects'} in a format this dsh does not know; skipped",
-        f"codex: 1 file in {world['home'] / '.codex' / 'sessions'} in a format this dsh does not know; skipped",
+        f"claude: 3 files in a format this dsh does not know, skipped ({world['home'] / '.claude' / 'projects'})",
+        f"codex: 1 file in a format this dsh does not know, skipped ({world['home'] / '.codex' / 'sessions'})",
     ]
     assert [row.title for row in rows(world).values()] == ["a good one"]
 

@@ -310,6 +310,10 @@ class AgentAdapter(ABC):
             return {self.home_var: env[self.home_var]}
         return {}
 
+    def store_env_for(self, home: str) -> dict[str, str]:
+        """The environment that makes the CLI use the store at `home` (where `home(env)` would say so)."""
+        return {self.home_var: home} if self.home_var else {}
+
     def resume_argv(self, session_id: str, program: str | None = None) -> list[str]:
         """The official resume command as a list; AgentError for an id not in the agent's format."""
         if not self.valid_session_id(session_id):

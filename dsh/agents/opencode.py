@@ -52,6 +52,9 @@ class OpencodeAdapter(AgentAdapter):
         data = env.get(self.home_var or "")
         return (Path(data) if data else env_home(env) / ".local" / "share") / "opencode"
 
+    def store_env_for(self, home: str) -> dict[str, str]:
+        return {"XDG_DATA_HOME": str(Path(home).parent)}
+
     def _resume_args(self, session_id: str) -> list[str]:
         return ["--session", session_id]
 

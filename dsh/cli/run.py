@@ -55,6 +55,7 @@ def run_app(args: argparse.Namespace) -> int:
     handoff_from = os.environ.pop("DSH_HANDOFF_FROM", None)
 
     target_id: str | None = None
+    first_argv: list[str] | None = None
     if args.resume:
         try:
             target_id = validate_session_id(args.resume)
@@ -105,6 +106,17 @@ def run_app(args: argparse.Namespace) -> int:
         session_cwd = cwd
     else:
         session_cwd = str(launch_dir)
+        if args.open_agent:
+            # An agent conversation from /resume: a new session in its directory, its first pane the resume.
+            from dsh.resume.agent_open import plan_from_index
+
+            try:
+                plan = plan_from_index(store.index, args.open_agent, current_cwd=session_cwd)
+                os.chdir(plan.cwd)
+            except (PreflightError, ValueError, OSError) as exc:
+                return _fail(f"cannot open {args.open_agent}: {exc}")
+            session_cwd, first_argv = plan.cwd, plan.argv
+            announcements.append(Announcement(f"opened {plan.kind} conversation {plan.session_id} in {plan.cwd}"))
         try:
             log = store.create_session(session_cwd)
         except (LogError, OSError) as exc:
@@ -118,6 +130,7 @@ def run_app(args: argparse.Namespace) -> int:
         loaded=loaded,
         announcements=announcements,
         open_picker=args.resume == "",
+        first_argv=first_argv,
     )
     import asyncio
     import gc

@@ -23,6 +23,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--all", action="store_true", help="list every workspace (adds a WORKSPACE column)")
     p.add_argument("--json", action="store_true", help="print a JSON array of summaries (keys: see dsh(1))")
     p.add_argument("--archived", action="store_true", help="include archived sessions")
+    p.add_argument(
+        "--agents",
+        action="store_true",
+        help="list agent conversations (Claude Code, Codex, opencode) instead, as /resume shows them",
+    )
     add_option_flag(p)
     p.set_defaults(handler=run)
 
@@ -64,10 +69,23 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             print(f"dsh: cannot tell the current directory ({exc.strerror}); try --all", file=sys.stderr)
             return 1
+    notes: list[str] = []
+    rows: list[Summary] = []
     try:
-        rows = store.summaries(cwd=cwd, include_archived=args.archived)
+        store.refresh()
+        # Agent conversations are read too: a session's title may be its agent's, and --agents lists them.
+        notes = refresh_agent_stores(config, store, cwd or os.getcwd())
+        if args.agents:
+            agent_rows = agent_listing(store, cwd)
+        else:
+            rows = store.index.summaries(cwd=cwd, include_archived=args.archived)
     finally:
         store.close()
+    if args.agents:
+        for warning in [*config.warnings, *store.warnings, *notes]:
+            print(f"dsh: warning: {sanitize(warning)}", file=sys.stderr)
+        return write_agents(agent_rows, json_out=args.json, with_directory=args.all, cwd=cwd)
+    store.warnings.extend(notes)
     for warning in [*config.warnings, *store.warnings]:
         print(f"dsh: warning: {sanitize(warning)}", file=sys.stderr)
     try:
@@ -86,6 +104,76 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.flush()
     except BrokenPipeError:
         # `dsh sessions | head`: the reader left; that is not an error.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    return 0
+
+
+def refresh_agent_stores(config: object, store: object, cwd: str) -> list[str]:
+    """Read what changed in the agents' stores (as config switches them) into the index; its warnings."""
+    from dsh.resume.picker_hooks import agent_refresher_for
+
+    refresher, notes = agent_refresher_for(config, cwd)
+    if refresher is not None:
+        refresher(store.index)  # type: ignore[attr-defined]
+    return notes
+
+
+def agent_listing(store: object, cwd: str | None) -> list[object]:
+    from dsh.resume.agent_rows import read_agent_candidates
+    from dsh.resume.loading import workspace_cwds
+
+    rows, problems = read_agent_candidates(store.index, cwds=workspace_cwds(cwd) if cwd else None)  # type: ignore[attr-defined]
+    store.warnings.extend(problems)  # type: ignore[attr-defined]
+    return rows
+
+
+AGENT_JSON_KEYS = ("kind", "id", "cwd", "title", "first_prompt", "branch", "message_count", "created_at",
+                   "updated_at", "resume_argv")
+
+
+def write_agents(rows: list[object], *, json_out: bool, with_directory: bool, cwd: str | None) -> int:
+    """`dsh sessions --agents`: a table (KIND, ID, AGE, MSGS, [DIRECTORY,] TITLE) or a JSON array."""
+    from dsh.agents.registry import adapter_by_kind
+    from dsh.text import sanitize
+
+    try:
+        if json_out:
+            out = []
+            for c in rows:
+                adapter = adapter_by_kind(c.kind)  # type: ignore[attr-defined]
+                out.append({
+                    "kind": c.kind, "id": c.id, "cwd": c.cwd, "title": c.title,  # type: ignore[attr-defined]
+                    "first_prompt": c.first_input or None, "branch": c.branch,  # type: ignore[attr-defined]
+                    "message_count": c.input_count, "created_at": c.created_at,  # type: ignore[attr-defined]
+                    "updated_at": c.updated_at,  # type: ignore[attr-defined]
+                    "resume_argv": adapter.resume_argv(c.id) if adapter else None,  # type: ignore[attr-defined]
+                })
+            body = ",\n".join(json.dumps(row) for row in out)
+            sys.stdout.write(f"[\n{body}\n]\n" if out else "[]\n")
+        elif rows:
+            width = shutil.get_terminal_size((100, 24)).columns
+            header = ["KIND", "ID", "AGE", "MSGS"] + (["DIRECTORY"] if with_directory else []) + ["TITLE"]
+            now = time.time()
+            table = []
+            for c in rows:
+                cells = [c.kind, c.id, age(c.updated_at, now), str(c.input_count)]  # type: ignore[attr-defined]
+                if with_directory:
+                    label = sanitize(c.workspace_label)  # type: ignore[attr-defined]
+                    cells.append(label if len(label) <= 32 else "…" + label[-31:])
+                cells.append(c.title)  # type: ignore[attr-defined]
+                table.append(cells)
+            widths = [max(len(header[i]), *(len(r[i]) for r in table)) for i in range(len(header) - 1)]
+            room = max(20, width - sum(w + 2 for w in widths))
+            for cells in [header, *table]:
+                fixed = "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(cells[:-1]))
+                sys.stdout.write(f"{fixed}  {sanitize(cells[-1], max_len=room)}\n")
+        else:
+            where = "any directory" if cwd is None else sanitize(cwd)
+            print(f"dsh: no agent conversations in {where} (dsh sessions --agents --all lists every one)",
+                  file=sys.stderr)
+        sys.stdout.flush()
+    except BrokenPipeError:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
     return 0
@@ -131,7 +219,7 @@ def state(row: Summary) -> str:
     if row.live_pid is not None:
         words = f"live:{row.live_pid}" if row.live_pid > 0 else "live"
     else:
-        words = "closed"
+        words = row.state
     return words + (",archived" if row.archived else "")
 
 

@@ -75,6 +75,11 @@ def exec_argv(session_id: str) -> list[str]:
     return [sys.executable, "-m", "dsh", f"--resume={session_id}"]
 
 
+def open_agent_argv(key: str) -> list[str]:
+    """The same interpreter running dsh again, opening agent conversation `key` (KIND:ID) in a new session."""
+    return [sys.executable, "-m", "dsh", f"--open-agent={key}"]
+
+
 def exec_resume_default(session_id: str, from_cwd: str) -> NoReturn:
     """Replace this process with `dsh --resume=<id>`, telling it where we came from (to announce the move)."""
     os.environ[HANDOFF_ENV] = from_cwd

@@ -372,6 +372,12 @@ class PickerModel:
                 extra.append(row)
         return extra
 
+    def search_owners(self) -> frozenset[str] | None:
+        """Whose lines a transcript search of the active scope may return (None: anyone's)."""
+        if self.scope == ALL and not self.show_archived:
+            return None
+        return frozenset(c.owner for c in self._scopes[self.scope].rows)
+
     def transcript_line(self, c: Candidate) -> str | None:
         """The typed line or prompt of `c` the transcript search matched for the current query."""
         if self._hits_query != self.query or not self.query.split():
@@ -580,6 +586,18 @@ class PickerModel:
         if self.scope == WORKSPACE:
             return "No matching session in this workspace — Tab searches all workspaces"
         return "No matching session"
+
+    @property
+    def note(self) -> str | None:
+        """One line about what could not be listed (a broken index, an agent store it cannot read)."""
+        if self.all_error is not None and self.scope == ALL and not self.show_archived:
+            return f"Cannot list all workspaces: {clean(self.all_error)}"
+        return self._note
+
+    _note: str | None = None
+
+    def set_note(self, text: str | None) -> None:
+        self._note = clean(text) if text else None
 
     def footer(self) -> str:
         tab = "Tab: all workspaces" if self.scope == WORKSPACE else "Tab: this workspace"

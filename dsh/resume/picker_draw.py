@@ -34,6 +34,7 @@ S_PREVIEW = "class:picker.preview"
 S_PREVIEW_HEAD = "class:picker.preview-head fg:ansibrightblack"
 S_FOOTER = "class:picker.footer fg:ansibrightblack"
 S_EMPTY = "class:picker.empty italic"
+S_NOTE = "class:picker.note fg:ansiyellow"
 
 PREVIEW_MAX = 5
 FIXED_LINES = 4  # scope line, query line, preview rule, footer
@@ -182,8 +183,15 @@ def draw(model: PickerModel, width: int, height: int, edit: tuple[str, str] | No
     while len(body) < height_for_rows:
         body.append(fit([], width))
     lines.extend(body[:height_for_rows])
-    rule = "── preview "
-    lines.append(fit([(S_PREVIEW_HEAD, rule + "─" * max(0, width - cells(rule)))], width))
+    note = model.note
+    if note:
+        # What could not be listed takes the preview's rule: one line, never a row less.
+        text = f"⚠ {note} "
+        fill = "─" * max(0, width - 3 - cells(text))
+        lines.append(fit([(S_PREVIEW_HEAD, "── "), (S_NOTE, text), (S_PREVIEW_HEAD, fill)], width))
+    else:
+        rule = "── preview "
+        lines.append(fit([(S_PREVIEW_HEAD, rule + "─" * max(0, width - cells(rule)))], width))
     lines.extend(_preview(model, width, preview_lines))
     lines.append(fit([(S_FOOTER, model.footer())], width))
     while len(lines) < height:

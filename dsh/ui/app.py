@@ -46,9 +46,10 @@ from dsh.persist.snapshot import (
 )
 from dsh.persist.states import PaneState
 from dsh.store.gitinfo import git_branch
-from dsh.store.log import LogError, SessionLog
+from dsh.store.log import LogError, SessionLog, read_log
 from dsh.store.store import Store
 from dsh.store.timefmt import now_iso
+from dsh.store.titles import TitleState
 from dsh.store.workspace import workspace_partition
 from dsh.term.copymode import CopyMode
 from dsh.term.terminal import Terminal
@@ -93,6 +94,7 @@ class DshOptions:
     loaded: LoadedSnapshot | None = None
     announcements: list[Announcement] = field(default_factory=list)
     open_picker: bool = False
+    first_argv: list[str] | None = None  # what the first pane of a new session runs (default: a shell)
 
 
 class DshApp:
@@ -128,6 +130,12 @@ class DshApp:
         self.notifications: list[Notification] = []
         self.result = AppResult()
         self.agent_probes: dict[str, saving.AgentProbe] = {}
+        self._transcripts: Any = None  # the picker's transcript searcher, made on first use
+        # The title's parts (dsh.store.titles): seeded from the log of a resumed session.
+        self.titles = _seed_titles(self.log)
+        self.agent_titles: dict[str, str] = {}  # `kind:id` -> its conversation's title, from the index
+        self._agent_titles_busy = False
+        self._agent_titles_due = 0.0
         self._closing = False
         self._pending_prompt_action: Callable[[str], None] | None = None
         self._prompt_label = "dsh› "
@@ -195,7 +203,7 @@ class DshApp:
         if options.loaded is not None and options.loaded.snapshot is not None:
             saving.restore(self, options.loaded)
         if not self.panes:
-            self.open_tab(None)
+            self.open_tab(options.first_argv)
         self._open_picker_on_start = options.open_picker
 
     # -- small helpers ---------------------------------------------------------------
@@ -416,7 +424,7 @@ class DshApp:
         pane.terminal.start()
         self.log_event("pane_opened", pane_id=pane.id, argv=pane.argv)
         if pane.agent is not None and pane.agent.session_id:
-            self.log_event("agent", pane_id=pane.id, kind=pane.agent.kind, session_id=pane.agent.session_id)
+            self.note_agent(pane.id, pane.agent.kind, pane.agent.session_id)
         self.scheduler.structural_change()
 
     def open_tab(self, argv: list[str] | None) -> Pane:
@@ -713,6 +721,7 @@ class DshApp:
                 pane.terminal.write(b"\r")
             return
         self.log_event("input", text=line)
+        self.titles.add_input(line)
         if parsed.kind == "command":
             self.run_command(parsed.name, parsed.args)
             return
@@ -845,18 +854,22 @@ class DshApp:
     # -- sessions and resume ------------------------------------------------------------------------
     def set_session_title(self, title: str) -> None:
         self.session_title = title
+        self.titles.explicit = title or None
         self.log_event("title", title=title)
         self.scheduler.structural_change()
         self.invalidate()
 
     def open_picker(self) -> None:
         """Open /resume on this workspace's rows at once; every workspace's rows follow from a worker."""
+        from dsh.resume import picker_hooks
         from dsh.resume.loading import load_rest_and_refresh, open_picker
         from dsh.ui.picker_view import PickerView
 
+        agents = bool(picker_hooks.agent_sources(self.config))
         try:
             model = open_picker(
-                self.store.index, cwd=self.cwd, current_session_id=self.log.id, own_pid=os.getpid(), now=time.time()
+                self.store.index, cwd=self.cwd, current_session_id=self.log.id, own_pid=os.getpid(), now=time.time(),
+                agents=agents,
             )
         except Exception as exc:
             self.announce(f"cannot read the session store: {exc}", error=True)
@@ -871,6 +884,9 @@ class DshApp:
             on_rename=self._rename_candidate,
             on_archive=self._archive_candidate,
             on_message=lambda text: self.announce(text, error=True),
+            on_unarchive=self._unarchive_candidate,
+            load_archived=self._load_archived,
+            search_transcripts=self._search_transcripts,
         )
         self._remember_mode()
         self.mode = "picker"
@@ -880,6 +896,7 @@ class DshApp:
             return  # the worker from an earlier open is still going; its rows reach whichever view is open
         self._picker_loading = True
         loop, index, cwd, sid, pid = self.loop, self.store.index, self.cwd, self.log.id, os.getpid()
+        refresher, notes = picker_hooks.agent_refresher_for(self.config, cwd)
 
         def deliver(rows: Any) -> None:  # on the worker
             if not self._closing:
@@ -887,11 +904,13 @@ class DshApp:
 
         def work() -> None:
             try:
-                warnings = load_rest_and_refresh(index, cwd=cwd, current_session_id=sid, own_pid=pid, deliver=deliver)
+                warnings = load_rest_and_refresh(
+                    index, cwd=cwd, current_session_id=sid, own_pid=pid, deliver=deliver, refresh_agents=refresher
+                )
             except Exception as exc:  # a broken index is a message, never a crash
                 warnings = [f"session index: {exc}"]
             if not self._closing:
-                loop.call_soon_threadsafe(self._picker_refreshed, warnings)
+                loop.call_soon_threadsafe(self._picker_refreshed, warnings, list(notes))
 
         loop.run_in_executor(None, work)
 
@@ -899,10 +918,96 @@ class DshApp:
         if self.mode == "picker" and self.picker_view is not None:
             self.picker_view.add_all(rows)
 
-    def _picker_refreshed(self, warnings: list[str]) -> None:
+    def _picker_refreshed(self, warnings: list[str], notes: list[str] | None = None) -> None:
         self._picker_loading = False
         for warning in warnings[:1]:
             self.announce(warning, error=True)
+        # An agent store that cannot be read is one line in the picker, not a message over the app.
+        if notes and self.mode == "picker" and self.picker is not None:
+            self.picker.set_note(notes[0])
+            self.invalidate()
+
+    def _search_transcripts(self, query: str, deliver: Callable[[str, dict[str, str]], None], owners: Any) -> bool:
+        if self._transcripts is None:
+            from dsh.resume.transcripts import TranscriptSearcher
+
+            self._transcripts = TranscriptSearcher(self.store.index.db_path, self.store.root)
+        return self._transcripts.ask(query, deliver, owners)
+
+    def _load_archived(self, deliver: Callable[[list[Any]], None]) -> None:
+        from dsh.resume.loading import load_archived
+
+        loop, index, cwd, sid, pid = self.loop, self.store.index, self.cwd, self.log.id, os.getpid()
+
+        def work() -> None:
+            try:
+                rows = load_archived(index, cwd=cwd, current_session_id=sid, own_pid=pid)
+            except Exception as exc:  # a broken index is a message, never a crash
+                loop.call_soon_threadsafe(self.announce, f"session index: {exc}", True)
+                rows = []
+            if not self._closing:
+                loop.call_soon_threadsafe(deliver, rows)
+
+        loop.run_in_executor(None, work)
+
+    def note_agent(self, pane_id: str, kind: str, session_id: str | None) -> None:
+        """A pane's agent holds this conversation now (None: none): in the log, and for the title."""
+        self.log_event("agent", pane_id=pane_id, kind=kind, session_id=session_id)
+        if session_id:
+            self.titles.add_agent(f"{kind}:{session_id}")
+            self.titles_soon()
+
+    def titles_soon(self) -> None:
+        """Read the agents' stores again shortly (an agent's conversation began or changed)."""
+        self._agent_titles_due = min(self._agent_titles_due, time.monotonic() + 1.0)
+
+    def display_title(self) -> str:
+        """The session's title by the rule `dsh sessions` uses: rename, agent conversation, first line typed."""
+        self.titles.explicit = self.session_title or None
+        open_keys = {
+            f"{p.agent.kind}:{p.agent.session_id}" for p in self.panes.values()
+            if p.agent is not None and p.agent.session_id and (p.running or p.state in _WAITING)
+        }
+        return self.titles.title(open_keys, self.agent_titles)
+
+    def refresh_agent_titles_in_background(self) -> None:
+        """Read what changed in the agents' stores into the index, then the titles of this session's agents."""
+        from dsh.resume import picker_hooks
+
+        self._agent_titles_due = time.monotonic() + AGENT_TITLES_SECONDS
+        if self._agent_titles_busy or self._closing:
+            return
+        refresher, _ = picker_hooks.agent_refresher_for(self.config, self.cwd)
+        keys = list(self.titles.learned)
+        if refresher is None:
+            return
+        self._agent_titles_busy = True
+        db_path, root, loop = self.store.index.db_path, self.store.root, self.loop
+
+        def work() -> None:
+            from dsh.resume.agent_rows import conversation_titles
+            from dsh.store.index import SessionIndex
+
+            titles: dict[str, str] = {}
+            try:
+                index = SessionIndex(db_path, root, progress=io.StringIO())
+                try:
+                    refresher(index)
+                    titles = index.read(lambda conn: conversation_titles(conn, keys))
+                finally:
+                    index.close()
+            except Exception:  # a broken index must not break the app; /resume and the listing say so
+                pass
+            if not self._closing:
+                loop.call_soon_threadsafe(self._agent_titles_arrived, titles)
+
+        loop.run_in_executor(None, work)
+
+    def _agent_titles_arrived(self, titles: dict[str, str]) -> None:
+        self._agent_titles_busy = False
+        if titles != self.agent_titles:
+            self.agent_titles = titles
+            self.invalidate()
 
     def refresh_index_in_background(self) -> None:
         """Bring the query index up to date on a worker thread (SQLite connections stay per thread)."""
@@ -928,6 +1033,10 @@ class DshApp:
             self.set_session_title(title)
             return True
         return self._append_to_listed(candidate, "cannot rename", "title", title=title)
+
+    def _unarchive_candidate(self, candidate: Any) -> bool:
+        """Bring an archived session back into the listings (its log gets `archive: false`)."""
+        return self._append_to_listed(candidate, "cannot bring back", "archive", archived=False)
 
     def _archive_candidate(self, candidate: Any) -> bool:
         """Archive (hide, never delete) a listed session; False (and a message) when that cannot be saved."""
@@ -956,11 +1065,34 @@ class DshApp:
         from dsh.resume.preflight import PreflightError, preflight
         from dsh.store.log import read_header
 
+        if candidate.is_agent:
+            self._open_agent_candidate(candidate)
+            return
         try:
             resolved = preflight(
                 candidate, find_log=lambda sid: self.store.find_log(sid), read_header=read_header
             )
             handoff(resolved, _Host(self))
+        except (PreflightError, HandoffError) as exc:
+            self.announce(str(exc), error=True)
+
+    def _open_agent_candidate(self, candidate: Any) -> None:
+        """An agent conversation from /resume: a new tab here when it is this workspace's, else a new dsh
+        session in its directory (through the same handoff as /resume), with a pane running its resume."""
+        from dsh.resume.agent_open import plan_agent_open
+        from dsh.resume.handoff import HandoffError, Resolved, handoff
+        from dsh.resume.preflight import PreflightError
+
+        try:
+            plan = plan_agent_open(
+                candidate.kind, candidate.id, candidate.cwd, candidate.home, current_cwd=self.cwd
+            )
+            if plan.here:
+                self.close_overlay()
+                self.open_tab(plan.argv)
+                self.announce(f"{plan.kind} conversation {plan.session_id} opened in a new tab")
+                return
+            handoff(Resolved(session_id=plan.key, cwd=plan.cwd), _Host(self, open_agent=True))
         except (PreflightError, HandoffError) as exc:
             self.announce(str(exc), error=True)
 
@@ -1011,6 +1143,8 @@ class DshApp:
             if self._closing:
                 return
             saving.probe_agents(self)
+            if time.monotonic() >= self._agent_titles_due:
+                self.refresh_agent_titles_in_background()
             try:
                 self.scheduler.tick()
             except Exception as exc:
@@ -1041,6 +1175,19 @@ class DshApp:
         return result or self.result
 
 
+# Panes restored and not started yet still hold their agent (as the log's open panes do).
+_WAITING = (PaneState.RESTORED, PaneState.RESUMABLE)
+# How often the agents' stores are read again for this session's title (and a warm /resume).
+AGENT_TITLES_SECONDS = 60.0
+
+
+def _seed_titles(log: SessionLog) -> TitleState:
+    try:
+        return TitleState.from_events(read_log(log.path).events)
+    except (LogError, OSError, AttributeError):
+        return TitleState()
+
+
 class _PromptControl(BufferControl):
     """The prompt line; a click on it puts the keyboard back on the prompt (as a click on a pane enters it)."""
 
@@ -1057,9 +1204,10 @@ class _PromptControl(BufferControl):
 class _Host:
     """The handoff host: the running app, torn down only after the directory change succeeded."""
 
-    def __init__(self, app: DshApp) -> None:
+    def __init__(self, app: DshApp, *, open_agent: bool = False) -> None:
         self.app = app
         self.from_cwd = app.cwd
+        self.open_agent = open_agent  # the handoff opens an agent conversation (KIND:ID), not a session
 
     def flush_and_close(self) -> None:
         self.app.flush_and_close()
@@ -1069,12 +1217,12 @@ class _Host:
         pass
 
     def exec_resume(self, session_id: str, from_cwd: str | None = None) -> None:
-        from dsh.resume.handoff import exec_argv
+        from dsh.resume.handoff import exec_argv, open_agent_argv
 
         env = dict(os.environ)
         env["DSH_HANDOFF_FROM"] = from_cwd or self.from_cwd
         env["PWD"] = os.getcwd()  # the handoff already entered the target workspace
-        self.app.result.exec_argv = exec_argv(session_id)
+        self.app.result.exec_argv = open_agent_argv(session_id) if self.open_agent else exec_argv(session_id)
         self.app.result.exec_env = env
         if self.app.application.is_running and not self.app.application.future.done():
             self.app.application.exit(result=self.app.result)

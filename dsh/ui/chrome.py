@@ -121,7 +121,7 @@ def status_fragments(app: DshApp) -> StyleAndTextTuples:
     }.get(app.mode, app.mode.upper())
     if app.prefix_pending:
         mode_label = f"{key_display(app.keymap.prefix)}…"
-    title = sanitize(app.session_title or "untitled", max_len=40)
+    title = sanitize(app.display_title(), max_len=40)
     state = pane_state_label(pane) if pane else "-"
     hint = key_hint(app)
     place = sanitize(workspace_label(app.cwd))

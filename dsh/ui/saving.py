@@ -97,7 +97,7 @@ def notice_typed_agents(app: DshApp) -> None:
                 pane.agent, pane.agent_pid, pane.agent_seen_at, pane.agent_cwd = None, None, None, None
                 app.agent_probes.pop(pane.id, None)
                 if had is not None and had.session_id:
-                    app.log_event("agent", pane_id=pane.id, kind=had.kind, session_id=None)
+                    app.note_agent(pane.id, had.kind, None)
                 app.scheduler.mark_dirty()
             continue
         pid, argv, cwd = found
@@ -164,7 +164,9 @@ def probe_agents(app: DshApp) -> None:
                     return
                 pane.agent = fresh
                 if fresh.session_id != agent.session_id:
-                    app.log_event("agent", pane_id=pane.id, kind=fresh.kind, session_id=fresh.session_id)
+                    app.note_agent(pane.id, fresh.kind, fresh.session_id)
+                elif fresh.conversation and not agent.conversation:
+                    app.titles_soon()  # its first prompt is its title now
                 app.scheduler.mark_dirty()
 
             app.loop.call_soon_threadsafe(learned_now)

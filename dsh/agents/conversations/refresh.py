@@ -10,6 +10,7 @@ format this dsh does not know, is one warning line.
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -223,8 +224,8 @@ def _file_source(index: SessionIndex, source: Source, budget: int, result: Agent
     if unknown:
         where = source.home / ("projects" if source.name == "claude" else "sessions")
         result.warnings.append(
-            f"{source.name}: {unknown} file{'s' if unknown != 1 else ''} in {where} in a format this dsh does not"
-            " know; skipped"
+            f"{source.name}: {unknown} file{'s' if unknown != 1 else ''} in a format this dsh does not know,"
+            f" skipped ({where})"
         )
     if not parsed and not removed and not names_changed:
         return spent
@@ -275,8 +276,8 @@ def _opencode_source(
 
     adapter = OpencodeAdapter()
     if lister is None:
-        if not source.home.is_dir():
-            return
+        if not source.home.is_dir() or shutil.which(adapter.binary, path=env.get("PATH")) is None:
+            return  # not installed (its store may outlive it): nothing to list, nothing to say
 
         def lister(cwd: str) -> list[dict[str, object]] | None:
             return adapter.list_sessions_or_none(cwd, env, timeout=15.0)
