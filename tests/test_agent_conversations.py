@@ -56,6 +56,7 @@ def test_claude_conversations_with_title_prompts_branch_and_counts(world: dict) 
     assert first.cwd == str(world["project"]) and first.branch == "feature/login"
     assert first.prompt_count == 2 and first.message_count == 4  # two prompts, two replies
     assert renamed.title == "Webapp login bug" and renamed.first_prompt == "run python -m http.server 8000"
+    world["index"].sync_search()  # prompts become searchable (a listing leaves this to a worker)
     hits = world["index"].read(lambda conn: textsearch.search(conn, "http.server"))
     assert hits == [textsearch.Hit(f"a:claude:{other}", "run python -m http.server 8000")]
 
@@ -158,6 +159,7 @@ def test_a_removed_transcript_leaves_the_index(world: dict) -> None:
     refresh_agents(world["index"], stores(world))
     next((world["home"] / ".claude" / "projects").glob(f"*/{sid}.jsonl")).unlink()
     refresh_agents(world["index"], stores(world))
+    world["index"].sync_search()
     assert rows(world) == {}
     assert world["index"].read(lambda conn: textsearch.search(conn, "soon gone")) == []
 

@@ -129,3 +129,14 @@ def test_git_branch_reads_head_of_a_checkout_and_a_worktree(tmp_path: Path) -> N
     (worktree / ".git").write_text(f"gitdir: {repo / '.git' / 'worktrees' / 'wt'}\n")
     assert git_branch(str(worktree)) == "0123456789ab"
     assert git_branch(str(tmp_path / "nowhere")) is None
+
+
+def test_a_listing_refresh_stores_lines_and_a_worker_makes_them_searchable(index: SessionIndex, root: Path) -> None:
+    log = SessionLog.create(root, "/w")
+    log.append("input", text="docker compose up db")
+    log.close()
+    index.refresh(sync_search=False)
+    assert index.read(lambda conn: textsearch.search(conn, "compose")) == []
+    index.sync_search(batch=1)
+    assert index.read(lambda conn: textsearch.search(conn, "compose")) == [
+        textsearch.Hit(f"s:{log.id}", "docker compose up db")]

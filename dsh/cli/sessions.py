@@ -71,12 +71,15 @@ def run(args: argparse.Namespace) -> int:
             return 1
     notes: list[str] = []
     rows: list[Summary] = []
+    json_rows: list[str] = []
     try:
         store.refresh()
         # Agent conversations are read too: a session's title may be its agent's, and --agents lists them.
         notes = refresh_agent_stores(config, store, cwd or os.getcwd())
         if args.agents:
             agent_rows = agent_listing(store, cwd)
+        elif args.json:
+            json_rows = listing_json(store, cwd, include_archived=args.archived)
         else:
             rows = store.index.summaries(cwd=cwd, include_archived=args.archived)
     finally:
@@ -90,13 +93,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"dsh: warning: {sanitize(warning)}", file=sys.stderr)
     try:
         if args.json:
-            # One summary a line (json's C encoder; indent= would use the slow Python one).
-            # ASCII escapes keep C1 controls and the like from reaching a terminal raw.
-            from dsh.persist.listing import sessions_with_state
-
-            saved = sessions_with_state()
-            body = ",\n".join(json.dumps(_with_panes(row, saved)) for row in rows)
-            sys.stdout.write(f"[\n{body}\n]\n" if rows else "[]\n")
+            # One summary a line, ASCII with JSON escapes (C1 controls and the like never reach a terminal raw).
+            body = ",\n".join(json_rows)
+            sys.stdout.write(f"[\n{body}\n]\n" if json_rows else "[]\n")
         elif rows:
             write_table(sys.stdout, rows, with_workspace=args.all)
         else:
@@ -179,13 +178,28 @@ def write_agents(rows: list[object], *, json_out: bool, with_directory: bool, cw
     return 0
 
 
-def _with_panes(row: Summary, saved: set[str]) -> dict[str, object]:
-    """The summary plus its panes' restore states (LIVE, RESTORED, RESUMABLE, EXITED) from the snapshot."""
-    from dsh.persist.listing import pane_states
+def listing_json(store: object, cwd: str | None, *, include_archived: bool) -> list[str]:
+    """The summaries as JSON objects (SQLite writes them; see dsh.store.json_listing), each with its panes'
+    restore states (LIVE, RESTORED, RESUMABLE, EXITED) from its snapshot."""
+    import sqlite3
 
-    data = row.to_json()
-    data["panes"] = pane_states(row.id, live=row.live_pid is not None, known=saved)
-    return data
+    from dsh.persist.listing import pane_states, sessions_with_state
+    from dsh.store.json_listing import json_listing
+    from dsh.store.workspace import workspace_partition
+
+    saved = sessions_with_state()
+    index = store.index  # type: ignore[attr-defined]
+    where, params = index.scope_where(workspace_partition(cwd) if cwd else None, [cwd] if cwd else ())
+
+    def panes(session_id: str, live: bool) -> list[dict[str, object]] | None:
+        return pane_states(session_id, live=live, known=saved) if session_id in saved else None
+
+    try:
+        return index.read(lambda conn: list(json_listing(conn, where, params, include_archived=include_archived,
+                                                         panes=panes)))
+    except sqlite3.Error as exc:
+        store.warnings.append(f"session index cannot be read: {exc}")  # type: ignore[attr-defined]
+        return []
 
 
 def _say_empty(cwd: str | None) -> None:

@@ -125,12 +125,13 @@ def load_rest_and_refresh(
     deliver(load_rest(index, cwd=cwd, current_session_id=current_session_id, own_pid=own_pid, agents=agents))
     own = SessionIndex(index.db_path, index.root, progress=io.StringIO())  # type: ignore[arg-type]
     try:
-        warnings = own.refresh()
+        warnings = own.refresh(sync_search=False)
         changed = own.changed
         if refresh_agents is not None:
             agents_changed, agent_warnings = refresh_agents(own)
             changed = changed or agents_changed
             warnings += agent_warnings
+        own.sync_search()  # what was typed becomes searchable, a batch per transaction
     except Exception as exc:  # a broken index must not take the app down from a worker thread
         return [f"session index: {exc}"]
     finally:

@@ -1019,7 +1019,8 @@ class DshApp:
             try:
                 index = SessionIndex(db_path, root, progress=io.StringIO())
                 try:
-                    index.refresh()
+                    index.refresh(sync_search=False)
+                    index.sync_search()
                 finally:
                     index.close()
             except Exception:  # a broken index must not break the app; /resume and the listing say so
@@ -1106,6 +1107,8 @@ class DshApp:
         except Exception as exc:
             self.announce(f"snapshot not saved: {exc}", error=True)
         self.scheduler.close()
+        if self._transcripts is not None:
+            self._transcripts.close()
         for pane in self.panes.values():
             pane.terminal.kill()
         if self.fresh_session and not self.used:
