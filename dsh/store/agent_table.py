@@ -77,6 +77,15 @@ def row_at(conn: sqlite3.Connection, path: str) -> ConversationRow | None:
     return ConversationRow(*found) if found else None
 
 
+def rows_at(conn: sqlite3.Connection, paths: Sequence[str]) -> dict[str, ConversationRow]:
+    out: dict[str, ConversationRow] = {}
+    for start in range(0, len(paths), 500):
+        chunk = list(paths[start : start + 500])
+        for row in conn.execute(_SELECT + f" WHERE path IN ({', '.join('?' * len(chunk))})", chunk):
+            out[row[0]] = ConversationRow(*row)
+    return out
+
+
 def upsert(conn: sqlite3.Connection, rows: Iterable[ConversationRow]) -> None:
     conn.executemany(_UPSERT, rows)
 

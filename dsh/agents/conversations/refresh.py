@@ -27,6 +27,7 @@ from dsh.store.timefmt import iso_from_epoch
 
 CHUNK_BYTES = 32 * 1024 * 1024  # of one transcript per refresh
 BUDGET_BYTES = 128 * 1024 * 1024  # of all transcripts per refresh
+_ROWS_AT_ONCE = 500
 SOURCES = ("claude", "codex", "opencode")
 
 
@@ -200,23 +201,29 @@ def _file_source(index: SessionIndex, source: Source, budget: int, result: Agent
     if source.name == "codex":
         names_stamp = _stamp([source.home / "session_index.jsonl"])
 
-    def load(conn: sqlite3.Connection) -> tuple[dict[str, ConversationRow], str | None]:
-        rows = {row.path: row for row in agent_table.conversations(conn, sources=[source.key])}
-        return rows, agent_table.stamp(conn, f"{source.key}:names")
+    def load(conn: sqlite3.Connection) -> tuple[dict[str, tuple[int, int]], str | None]:
+        # Only (size, mtime) of every row: whole rows are read for the few files that changed.
+        return agent_table.known(conn, source.key), agent_table.stamp(conn, f"{source.key}:names")
 
     known, old_names_stamp = index.read(load)
+    names_changed = names_stamp is not None and names_stamp != old_names_stamp
+    changed = [p for p, stat in files.items() if known.get(p) != stat]
+    removed = [p for p in known if p not in files]
+    if not changed and not removed and not names_changed:
+        return 0
     if names_stamp is not None:
         names = codex_reader.thread_names(source.home)
-    names_changed = names_stamp is not None and names_stamp != old_names_stamp
-    changed = [p for p, stat in files.items() if p not in known or (known[p].size, known[p].mtime_ns) != stat]
-    removed = [p for p in known if p not in files]
+    changed.sort(key=lambda p: files[p][1], reverse=True)  # newest first
+    olds = index.read(lambda conn: agent_table.rows_at(conn, [*changed[:_ROWS_AT_ONCE], *removed]))
     parsed: list[_Parsed] = []
     spent, unknown = 0, 0
-    for path in sorted(changed, key=lambda p: files[p][1], reverse=True):  # newest first
+    for n, path in enumerate(changed):
         if spent >= budget:
             result.more = True
             break
-        found, read, recognized = _parse_file(source, path, files[path], known.get(path), names)
+        if n and n % _ROWS_AT_ONCE == 0:
+            olds.update(index.read(lambda conn, n=n: agent_table.rows_at(conn, changed[n : n + _ROWS_AT_ONCE])))
+        found, read, recognized = _parse_file(source, path, files[path], olds.get(path), names)
         spent += read
         unknown += not recognized
         if found is not None:
@@ -235,7 +242,7 @@ def _file_source(index: SessionIndex, source: Source, budget: int, result: Agent
         for p in parsed:
             owner = textsearch.agent_owner(p.row.kind, p.row.id)
             (textsearch.replace_lines if p.replace else textsearch.add_lines)(conn, owner, p.prompts)
-        gone = [known[p] for p in removed]
+        gone = [olds[p] for p in removed if p in olds]
         agent_table.delete(conn, removed)
         for row in gone:
             textsearch.remove_owner(conn, textsearch.agent_owner(row.kind, row.id))
