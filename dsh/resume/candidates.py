@@ -114,6 +114,16 @@ class Candidate(NamedTuple):
         if not safe:
             preview = tuple(clean(line) for line in preview) if isinstance(preview, (tuple, list)) else ()
         pane_count = summary.pane_count
+        # The fields below came later; a summary-like object without them (a test's, a bench's) is fine.
+        branch = getattr(summary, "branch", None)
+        if branch is not None:
+            branch = _optional_text(branch)
+        input_count = getattr(summary, "input_count", 0)
+        agents = getattr(summary, "agents", ())
+        if agents:
+            agents = tuple(a for a in agents if type(a) is str and a.isprintable())
+        closed = getattr(summary, "closed", None)
+        state = "live" if live_pid is not None else "" if closed is None else "closed" if closed else "crashed"
         return cls(
             clean(summary.id, 64),
             cwd,
@@ -128,10 +138,10 @@ class Candidate(NamedTuple):
             preview,
             getattr(summary, "workspace", None),
             DSH,
-            _optional_text(getattr(summary, "branch", None)),
-            summary.input_count if type(getattr(summary, "input_count", None)) is int else 0,
-            _state(summary, live_pid),
-            tuple(a for a in getattr(summary, "agents", ()) if type(a) is str and a.isprintable()),
+            branch,
+            input_count if type(input_count) is int else 0,
+            state,
+            agents if type(agents) is tuple else (),
             getattr(summary, "archived", False) is True,
         )
 
@@ -147,15 +157,6 @@ class Candidate(NamedTuple):
 
 def _optional_text(value: object) -> str | None:
     return clean(value, 80) or None if isinstance(value, str) else None
-
-
-def _state(summary: Any, live_pid: int | None) -> str:
-    if live_pid is not None:
-        return "live"
-    closed = getattr(summary, "closed", None)
-    if closed is None:
-        return ""
-    return "closed" if closed else "crashed"
 
 
 @contextlib.contextmanager
