@@ -429,3 +429,46 @@ def test_a_replayed_tail_sends_no_focus_reports_to_the_next_program(run, dsh_env
     r.send("\x1d")  # and out again
     r.wait_for("PROMPT")
     assert "^[[I" not in r.text() and "^[[O" not in r.text()
+
+
+def test_two_codex_panes_in_one_folder_get_their_own_ids(run, agent_env, dsh_home: Path, tmp_path: Path) -> None:
+    """Codex ties no file to its process: the store scan must not give both panes the newest session."""
+    work = tmp_path / "two"
+    work.mkdir()
+    d = run(cwd=work, env=agent_env, cols=240)
+    d.wait_for("PROMPT")
+    d.type_line("/agent codex")
+    d.wait_for("fake-codex session")
+    d.send("\x1d")
+    d.wait_for("PROMPT")
+    time.sleep(1.0)
+    d.type_line("/agent codex")
+    d.wait_until(lambda s: s.count("fake-codex session") == 2, what="two codex panes")
+    d.send("second first\r")  # the keyboard is in the second pane
+    d.wait_for("codex> second first")
+    time.sleep(2.0)  # the second pane's session is in the store before the first pane has one
+    d.send("\x1d")
+    d.wait_for("PROMPT")
+    d.type_line("/focus left")
+    d.wait_for("▶ p2")
+    d.type_line("/pane")
+    d.wait_for("IN PANE")
+    d.send("then first\r")
+    d.wait_for("codex> then first")
+    time.sleep(5)  # learned, and the snapshot written
+    session_id = only_session_id(dsh_home)
+    runs = [r for r in invocations(agent_env) if r["agent"] == "codex"]
+    os.kill(d.pid, signal.SIGKILL)
+    d.wait_exit()
+    rollouts = sorted((tmp_path / "codex-home" / "sessions").glob("*/*/*/rollout-*.jsonl"))
+    ids_by_pid = {}
+    for path in rollouts:
+        meta = json.loads(path.read_text().splitlines()[0])["payload"]
+        ids_by_pid[meta["id"]] = meta["timestamp"]
+    snapshot = json.loads((dsh_home / "state" / session_id / "snapshot.json").read_text())
+    learned = sorted(str(p["agent"]["session_id"]) for p in snapshot["panes"] if p.get("agent"))
+    assert len(runs) == 2 and len(set(learned)) == 2 and set(learned) == set(ids_by_pid)
+    # Each pane holds the session its own codex began: the first pane the earlier one.
+    panes = {p["id"]: p["agent"]["session_id"] for p in snapshot["panes"] if p.get("agent")}
+    first, second = sorted(panes)
+    assert ids_by_pid[panes[first]] < ids_by_pid[panes[second]]
