@@ -1,10 +1,12 @@
 """Keystroke echo latency and start-up time of the installed dsh, driven in a real PTY.
 
-Prints p50/p99 echo latency on the REPL prompt and inside a pane, idle and while another pane floods
-output (`cat` of a 20 MB log, in a loop), the time from spawn to the first frame, and the time from
-Enter in the /resume picker to the resumed session's first frame in the other workspace. The reference,
-measured in the same run, is the same echo through a bare PTY running `cat` (what the kernel and
-Python's reading cost, without dsh).
+Everything goes through the client and the session's host, as a user's keys do. Prints p50/p99 echo
+latency on the REPL prompt and inside a pane, idle and while another pane floods output (`cat` of a
+20 MB log, in a loop), the time from spawn to the first frame (a new session: client, host, first
+pane), from `dsh attach` to a running host's first full frame, and from Enter in the /resume picker
+to the resumed session's first frame in the other workspace. The reference, measured in the same
+run, is the same echo through a bare PTY running `cat` (what the kernel and Python's reading cost,
+without dsh).
 
     python bench/latency.py [--samples N]
 """
@@ -23,8 +25,10 @@ from pathlib import Path
 
 import ptyprocess
 
-TARGET_P99_MS = 50.0
-TARGET_START_MS = 400.0
+TARGET_IDLE_P99_MS = 20.0
+TARGET_FLOOD_P99_MS = 30.0
+TARGET_START_MS = 300.0
+TARGET_ATTACH_MS = 100.0
 TARGET_HANDOFF_MS = 600.0
 
 
@@ -98,11 +102,29 @@ def summary(times: list[float]) -> tuple[float, float]:
     return p50, p99
 
 
+def end_hosts(home: str) -> None:
+    """Stop every process started with this DSH_HOME (session hosts outlive their clients by design)."""
+    import signal
+
+    marker = f"DSH_HOME={home}".encode()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as handle:
+                if marker + b"\0" in handle.read() + b"\0":
+                    os.kill(int(entry), signal.SIGTERM)
+        except OSError:
+            pass
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--samples", type=int, default=100)
     args = parser.parse_args()
 
+    # As installed by pip, which byte-compiles: a run with bytecode writes off would time the compiler.
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     home = tempfile.mkdtemp(prefix="dsh-bench-home-")
     work = tempfile.mkdtemp(prefix="dsh-bench-work-")
     env = dict(os.environ, DSH_HOME=home, SHELL="/bin/sh", TERM="xterm-256color")
@@ -129,6 +151,31 @@ def main() -> int:
         proc.terminate(force=True)
     start_ms = statistics.median(starts) * 1000
 
+    # Attach: a detached session's host is running; `dsh attach` to its first full frame.
+    proc = ptyprocess.PtyProcess.spawn(dsh_argv(), env=env, cwd=work, dimensions=(30, 100))
+    wait_for(proc, b"PROMPT")
+    os.write(proc.fd, b"echo attach-me\r")
+    drain(proc, 0.5)
+    os.write(proc.fd, b"\x02d")  # C-b d
+    drain(proc, 0.5)
+    proc.terminate(force=True)
+    attaches = []
+    for _ in range(10):
+        t0 = time.perf_counter()
+        proc = ptyprocess.PtyProcess.spawn([*dsh_argv(), "attach"], env=env, cwd=work, dimensions=(30, 100))
+        wait_for(proc, b"PROMPT")
+        attaches.append(time.perf_counter() - t0)
+        drain(proc, 0.2)
+        os.write(proc.fd, b"\x02d")
+        drain(proc, 0.3)
+        proc.terminate(force=True)
+    attach_ms = statistics.median(attaches) * 1000
+    proc = ptyprocess.PtyProcess.spawn([*dsh_argv(), "attach"], env=env, cwd=work, dimensions=(30, 100))
+    wait_for(proc, b"PROMPT")
+    os.write(proc.fd, b"/quit\r")
+    drain(proc, 0.5)
+    proc.terminate(force=True)
+
     # /resume: Enter on a session of another workspace, to the resumed session's first frame.
     other = Path(work) / "bravo-service"
     other.mkdir()
@@ -148,8 +195,7 @@ def main() -> int:
         os.write(proc.fd, b"\t")
         wait_for(proc, b"All workspaces")
         os.write(proc.fd, b"bravo")
-        wait_for(proc, b"-service")  # "bravo" itself is drawn highlighted, apart
-        drain(proc, 0.3)
+        drain(proc, 0.5)  # the filtered list (only changed cells are redrawn: nothing to wait for)
         t0 = time.perf_counter()
         os.write(proc.fd, b"\r")
         wait_for(proc, b"moved to")
@@ -182,25 +228,28 @@ def main() -> int:
     os.write(proc.fd, b"\x1d/quit\r")
     drain(proc, 0.5)
     proc.terminate(force=True)
+    end_hosts(home)
     shutil.rmtree(home, ignore_errors=True)
     shutil.rmtree(work, ignore_errors=True)
 
     print(f"reference (bare PTY + cat) echo: p50 {ref_p50:.2f} ms  p99 {ref_p99:.2f} ms")
     print(f"start-up to first frame: {start_ms:.0f} ms (target <= {TARGET_START_MS:.0f} ms)")
+    print(f"dsh attach to a running host's first frame: {attach_ms:.0f} ms (target <= {TARGET_ATTACH_MS:.0f} ms; "
+          f"{attach_ms / start_ms:.2f}x a new session)")
     print(f"/resume Enter to the resumed session's first frame: {handoff_ms:.0f} ms "
           f"(target <= {TARGET_HANDOFF_MS:.0f} ms; {handoff_ms / start_ms:.2f}x a cold start)")
-    for name, times in (
-        ("prompt, idle", prompt_idle),
-        ("pane, idle", pane_idle),
-        ("prompt, under flood", prompt_flood),
-        ("pane, under flood", pane_flood),
+    for name, times, target in (
+        ("prompt, idle", prompt_idle, TARGET_IDLE_P99_MS),
+        ("pane, idle", pane_idle, TARGET_IDLE_P99_MS),
+        ("prompt, under flood", prompt_flood, TARGET_FLOOD_P99_MS),
+        ("pane, under flood", pane_flood, TARGET_FLOOD_P99_MS),
     ):
         p50, p99 = summary(times)
-        ok = "ok" if p99 <= TARGET_P99_MS else "OVER"
+        ok = "ok" if p99 <= target else "OVER"
         print(
             f"{name:<22} p50 {p50:6.1f} ms  p99 {p99:6.1f} ms  ({len(times)}/{args.samples} echoed)"
             f"  p99 x{p99 / ref_p99 if ref_p99 else float('nan'):.0f} of reference"
-            f"  [{ok} vs {TARGET_P99_MS:.0f} ms]"
+            f"  [{ok} vs {target:.0f} ms]"
         )
     return 0
 

@@ -1,3 +1,3 @@
 """dsh: a full-screen terminal workspace shell."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -14,8 +14,8 @@ from test_app_harness import (
     running_app,
 )
 
-from dsh.ui import keys
-from dsh.ui.commands_builtin import build_registry
+from dsh.session.commands import build_registry
+from dsh.ui import keyhelp
 
 
 class Ctx:
@@ -91,7 +91,7 @@ def test_bad_arguments_are_one_message_line(tmp_path: Path, line: str, message: 
             await h.wait(lambda: message in h.message, f"the message for {line}")
             assert h.app.message is not None and h.app.message.error
             assert "\n" not in h.message and "Traceback" not in h.message
-            assert len(h.app.panes) == 1 and not h.task.done()
+            assert len(h.session.panes) == 1 and not h.task.done()
 
     run(body)
 
@@ -101,10 +101,10 @@ def test_resize_moves_the_border_by_the_cells_given(tmp_path: Path) -> None:
         async with running_app(tmp_path) as h:
             left = h.pane.id
             h.send(C_B + "%")
-            await h.wait(lambda: len(h.app.panes) == 2, "C-b % to split")
-            await h.wait(lambda: h.app.area.width > 40, "the first frame")
+            await h.wait(lambda: len(h.session.panes) == 2, "C-b % to split")
+            await h.wait(lambda: h.session.area.width > 40, "the first frame")
             def left_width() -> int:
-                return h.app.tabs.rects(h.app.area).rects[left].width
+                return h.session.tabs.rects(h.session.area).rects[left].width
 
             width = left_width()
             h.type_line("/resize left 3")
@@ -120,15 +120,15 @@ def test_swap_and_focus_last(tmp_path: Path) -> None:
         async with running_app(tmp_path) as h:
             first = h.pane.id
             h.send(C_B + "%")
-            await h.wait(lambda: len(h.app.panes) == 2, "C-b % to split")
-            second = h.app.tabs.active_pane
+            await h.wait(lambda: len(h.session.panes) == 2, "C-b % to split")
+            second = h.session.tabs.active_pane
             h.send(C_B + "{")
-            await h.wait(lambda: h.app.tabs.active_tab.pane_ids() == [second, first], "C-b { to swap")
-            assert h.app.tabs.active_pane == second
+            await h.wait(lambda: h.session.tabs.active_tab.pane_ids() == [second, first], "C-b { to swap")
+            assert h.session.tabs.active_pane == second
             h.send(C_B + ";")
-            await h.wait(lambda: h.app.tabs.active_pane == first, "C-b ; to go to the last pane")
+            await h.wait(lambda: h.session.tabs.active_pane == first, "C-b ; to go to the last pane")
             h.send(C_B + ";")
-            await h.wait(lambda: h.app.tabs.active_pane == second, "C-b ; to come back")
+            await h.wait(lambda: h.session.tabs.active_pane == second, "C-b ; to come back")
 
     run(body)
 
@@ -136,11 +136,11 @@ def test_swap_and_focus_last(tmp_path: Path) -> None:
 async def _split_and_measure(h: Harness) -> tuple[Callable[[], int], int]:
     left = h.pane.id
     h.send(C_B + "%")
-    await h.wait(lambda: len(h.app.panes) == 2, "C-b % to split")
-    await h.wait(lambda: h.app.area.width > 40, "the first frame")
+    await h.wait(lambda: len(h.session.panes) == 2, "C-b % to split")
+    await h.wait(lambda: h.session.area.width > 40, "the first frame")
 
     def left_width() -> int:
-        return h.app.tabs.rects(h.app.area).rects[left].width
+        return h.session.tabs.rects(h.session.area).rects[left].width
 
     return left_width, left_width()
 
@@ -172,7 +172,7 @@ def test_another_key_ends_the_repeat(tmp_path: Path) -> None:
 
 
 def test_repeat_ends_after_the_repeat_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(keys, "REPEAT_SECONDS", 0.0)
+    monkeypatch.setattr(keyhelp, "REPEAT_SECONDS", 0.0)
 
     async def body() -> None:
         async with running_app(tmp_path) as h:
@@ -189,9 +189,9 @@ def test_non_repeatable_keys_do_not_repeat(tmp_path: Path) -> None:
         async with running_app(tmp_path) as h:
             h.send(C_B + "c" + "c")
             await h.wait(lambda: h.app.prompt_buffer.text == "c", "the second c to reach the prompt")
-            await h.wait(lambda: len(h.app.tabs.tabs) == 2, "one new tab")
+            await h.wait(lambda: len(h.session.tabs.tabs) == 2, "one new tab")
             await h.quiet()
-            assert len(h.app.tabs.tabs) == 2
+            assert len(h.session.tabs.tabs) == 2
 
     run(body)
 
@@ -200,8 +200,8 @@ def test_tab_select_completes_the_tab_numbers(tmp_path: Path) -> None:
     async def body() -> None:
         async with running_app(tmp_path) as h:
             h.type_line("/new")
-            await h.wait(lambda: len(h.app.tabs.tabs) == 2, "a second tab")
-            h.app.tabs.rename_tab("logs")
+            await h.wait(lambda: len(h.session.tabs.tabs) == 2, "a second tab")
+            h.session.tabs.rename_tab("logs")
             items = h.app.registry.complete("/tab select ", h.app)
             assert [(i.text, i.meta) for i in items] == [("0", ""), ("1", "logs")]
             assert [i.text for i in h.app.registry.complete("/tab ", h.app)] == ["next", "prev", "select", "rename"]

@@ -40,14 +40,14 @@ def test_no_focus_events_for_a_child_that_did_not_ask(tmp_path: Path) -> None:
 
 
 def test_background_panes_read_less_per_callback(tmp_path: Path) -> None:
-    from dsh.ui.app import BACKGROUND_READ, FOREGROUND_READ
+    from dsh.session.session import BACKGROUND_READ, FOREGROUND_READ
     from tests.test_app_harness import C_B
 
     async def body() -> None:
         async with running_app(tmp_path) as h:
             first = h.pane
             h.send(C_B + "%")
-            await h.wait(lambda: len(h.app.panes) == 2, "a second pane")
+            await h.wait(lambda: len(h.session.panes) == 2, "a second pane")
             second = h.pane
             assert second is not first
             assert second.terminal.read_budget == FOREGROUND_READ
@@ -69,7 +69,7 @@ def test_click_enters_a_pane_and_a_click_on_the_prompt_comes_back(tmp_path: Path
         async with running_app(tmp_path) as h:
             first = h.pane
             h.send(C_B + "%")
-            await h.wait(lambda: len(h.app.panes) == 2 and h.pane is not first, "a second pane, focused")
+            await h.wait(lambda: len(h.session.panes) == 2 and h.pane is not first, "a second pane, focused")
             h.send(click(5, 6))  # inside the left pane's body
             await h.wait(lambda: h.pane is first and h.app.mode == "pane", "the click to enter the left pane")
             rows = h.app.application.output.get_size().rows
@@ -111,8 +111,8 @@ def test_a_click_on_a_tab_shows_it(tmp_path: Path) -> None:
     async def body() -> None:
         async with running_app(tmp_path) as h:
             h.send(C_B + "c")
-            await h.wait(lambda: len(h.app.tabs.tabs) == 2 and h.app.tabs.active_index == 1, "a second tab")
+            await h.wait(lambda: len(h.session.tabs.tabs) == 2 and h.session.tabs.active_index == 1, "a second tab")
             h.send("\x1b[<0;3;1M\x1b[<0;3;1m")  # click on " 0:sh" in the tab bar (row 1)
-            await h.wait(lambda: h.app.tabs.active_index == 0, "the click to show tab 0")
+            await h.wait(lambda: h.session.tabs.active_index == 0, "the click to show tab 0")
 
     run(body)

@@ -17,10 +17,11 @@ from prompt_toolkit.input.base import PipeInput
 from prompt_toolkit.output import DummyOutput
 
 from dsh.config import load_config
-from dsh.panes import Pane
+from dsh.session.pane import Pane
+from dsh.session.session import Session
 from dsh.store.store import Store
 from dsh.ui import chrome
-from dsh.ui.app import DshApp, DshOptions
+from dsh.ui.app import DshApp, ViewOptions
 
 WAIT = 5.0  # generous: a condition that never comes fails the test with a description, not a hang
 
@@ -51,6 +52,7 @@ class Harness:
 
     def __init__(self, app: DshApp, pipe: PipeInput, task: asyncio.Future[Any]) -> None:
         self.app = app
+        self.session = app.session
         self.pipe = pipe
         self.task = task
         self.sent: dict[str, list[bytes]] = {}
@@ -128,12 +130,14 @@ class Harness:
 
 @asynccontextmanager
 async def running_app(cwd: Path, **options: Any) -> AsyncIterator[Harness]:
-    """A DshApp for `cwd` on pipe input and a dummy output, running until the block ends."""
+    """A session for `cwd` and its view on pipe input and a dummy output, running until the block ends."""
     config = load_config()
     store = Store(config)
     log = store.create_session(str(cwd))
     with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
-        app = DshApp(DshOptions(config=config, store=store, log=log, cwd=str(cwd), **options))
+        session = Session(config=config, store=store, log=log, cwd=str(cwd))
+        session.start()
+        app = DshApp(session, ViewOptions(**options))
         task = asyncio.ensure_future(app.run_async())
         harness = Harness(app, pipe, task)
         try:
@@ -143,8 +147,9 @@ async def running_app(cwd: Path, **options: Any) -> AsyncIterator[Harness]:
             yield harness
         finally:
             if not task.done():
-                app.quit()
+                session.quit()
             await asyncio.wait_for(task, WAIT)
+            await session.reap_panes(0.5)
 
 
 def run(test: Callable[[], Awaitable[None]]) -> None:
@@ -152,7 +157,7 @@ def run(test: Callable[[], Awaitable[None]]) -> None:
 
 
 def log_events(app: DshApp) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in app.log.path.read_text().splitlines() if line.strip()]
+    return [json.loads(line) for line in app.session.log.path.read_text().splitlines() if line.strip()]
 
 
 # -- the harness's own checks -------------------------------------------------------------------
@@ -161,7 +166,7 @@ def test_app_starts_on_the_prompt_with_one_live_shell_pane(tmp_path: Path) -> No
     async def body() -> None:
         async with running_app(tmp_path) as h:
             assert h.app.mode == "prompt"
-            assert len(h.app.tabs.tabs) == 1
+            assert len(h.session.tabs.tabs) == 1
             assert h.pane.argv == ["/bin/sh", "-l"]
             assert h.pane.cwd == str(tmp_path)
             # An untitled tab is named after its active pane's program, as tmux names a window.
@@ -175,12 +180,12 @@ def test_quit_ends_the_app_and_closes_the_session_log(tmp_path: Path) -> None:
         async with running_app(tmp_path) as h:
             h.type_line("/quit")
             await h.wait(lambda: h.task.done(), "the app to end")
-            assert h.app.log.closed
+            assert h.session.log.closed
             events = log_events(h.app)
             assert events[0]["type"] == "session" and events[0]["cwd"] == str(tmp_path)
             assert events[-1]["type"] == "close"
             assert {"type": "input", "text": "/quit"}.items() <= next(
                 e for e in events if e["type"] == "input").items()
-            assert os.path.basename(str(h.app.log.path)) == f"{h.app.log.id}.jsonl"
+            assert os.path.basename(str(h.session.log.path)) == f"{h.session.log.id}.jsonl"
 
     run(body)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from dsh.commands.keymap import Keymap, key_display
-from dsh.ui.commands_builtin import build_registry
-from dsh.ui.keys import COPY_KEYS, PROMPT_KEYS, key_help_lines
+from dsh.session.commands import build_registry
+from dsh.ui.keyhelp import COPY_KEYS, PROMPT_KEYS, key_help_lines
 
 
 def rows(lines: list[str]) -> dict[str, str]:

@@ -23,11 +23,11 @@ from test_app_harness import (
 
 async def split(h: Harness, key: str) -> str:
     """Split with the prefix key; the id of the new (now active) pane."""
-    before = set(h.app.panes)
+    before = set(h.session.panes)
     h.send(C_B + key)
-    await h.wait(lambda: set(h.app.panes) - before, f"C-b {key} to open a pane")
-    (new,) = set(h.app.panes) - before
-    await h.wait(lambda: h.app.tabs.active_pane == new, "the new pane to be active")
+    await h.wait(lambda: set(h.session.panes) - before, f"C-b {key} to open a pane")
+    (new,) = set(h.session.panes) - before
+    await h.wait(lambda: h.session.tabs.active_pane == new, "the new pane to be active")
     return new
 
 
@@ -36,13 +36,13 @@ def test_prefix_percent_splits_side_by_side_and_quote_stacks(tmp_path: Path) -> 
         async with running_app(tmp_path) as h:
             first = h.pane.id
             right = await split(h, "%")
-            rects = h.app.tabs.rects(h.app.area).rects
+            rects = h.session.tabs.rects(h.session.area).rects
             assert rects[right].x > rects[first].x and rects[right].y == rects[first].y
             below = await split(h, '"')
-            rects = h.app.tabs.rects(h.app.area).rects
+            rects = h.session.tabs.rects(h.session.area).rects
             assert rects[below].y > rects[right].y and rects[below].x == rects[right].x
             assert h.app.mode == "prompt"
-            assert all(p.running for p in h.app.panes.values())
+            assert all(p.running for p in h.session.panes.values())
 
     run(body)
 
@@ -53,14 +53,14 @@ def test_prefix_o_cycles_and_z_zooms(tmp_path: Path) -> None:
             first = h.pane.id
             second = await split(h, "%")
             h.send(C_B + "o")
-            await h.wait(lambda: h.app.tabs.active_pane == first, "C-b o to focus the first pane")
+            await h.wait(lambda: h.session.tabs.active_pane == first, "C-b o to focus the first pane")
             h.send(C_B + "o")
-            await h.wait(lambda: h.app.tabs.active_pane == second, "C-b o to wrap to the second pane")
+            await h.wait(lambda: h.session.tabs.active_pane == second, "C-b o to wrap to the second pane")
             h.send(C_B + "z")
-            await h.wait(lambda: h.app.tabs.active_tab.zoomed, "C-b z to zoom")
-            assert list(h.app.tabs.rects(h.app.area).rects) == [second]
+            await h.wait(lambda: h.session.tabs.active_tab.zoomed, "C-b z to zoom")
+            assert list(h.session.tabs.rects(h.session.area).rects) == [second]
             h.send(C_B + "z")
-            await h.wait(lambda: not h.app.tabs.active_tab.zoomed, "C-b z again to unzoom")
+            await h.wait(lambda: not h.session.tabs.active_tab.zoomed, "C-b z again to unzoom")
 
     run(body)
 
@@ -70,14 +70,14 @@ def test_prefix_x_closes_the_active_pane(tmp_path: Path) -> None:
         async with running_app(tmp_path) as h:
             first = h.pane.id
             second = await split(h, "%")
-            terminal = h.app.panes[second].terminal
+            terminal = h.session.panes[second].terminal
             h.send(C_B + "x")
             await h.wait(lambda: f"{second} (sh)? y closes it" in h.message, "C-b x to ask first")
-            assert second in h.app.panes
+            assert second in h.session.panes
             h.send("y")
-            await h.wait(lambda: second not in h.app.panes, "y to close the pane")
+            await h.wait(lambda: second not in h.session.panes, "y to close the pane")
             assert h.message == ""
-            assert h.app.tabs.active_pane == first
+            assert h.session.tabs.active_pane == first
             assert not terminal.running
             assert not h.task.done()
 
@@ -88,19 +88,19 @@ def test_prefix_c_n_p_and_digits_switch_tabs(tmp_path: Path) -> None:
     async def body() -> None:
         async with running_app(tmp_path) as h:
             h.send(C_B + "c")
-            await h.wait(lambda: len(h.app.tabs.tabs) == 2, "C-b c to open a tab")
-            assert h.app.tabs.active_index == 1
+            await h.wait(lambda: len(h.session.tabs.tabs) == 2, "C-b c to open a tab")
+            assert h.session.tabs.active_index == 1
             h.send(C_B + "n")
-            await h.wait(lambda: h.app.tabs.active_index == 0, "C-b n to wrap to tab 0")
+            await h.wait(lambda: h.session.tabs.active_index == 0, "C-b n to wrap to tab 0")
             h.send(C_B + "p")
-            await h.wait(lambda: h.app.tabs.active_index == 1, "C-b p to wrap back to tab 1")
+            await h.wait(lambda: h.session.tabs.active_index == 1, "C-b p to wrap back to tab 1")
             h.send(C_B + "0")
-            await h.wait(lambda: h.app.tabs.active_index == 0, "C-b 0 to select tab 0")
+            await h.wait(lambda: h.session.tabs.active_index == 0, "C-b 0 to select tab 0")
             h.send(C_B + "1")
-            await h.wait(lambda: h.app.tabs.active_index == 1, "C-b 1 to select tab 1")
+            await h.wait(lambda: h.session.tabs.active_index == 1, "C-b 1 to select tab 1")
             h.send(C_B + "7")
             await h.wait(lambda: "no tab 7" in h.message, "a message for a tab that does not exist")
-            assert h.app.tabs.active_index == 1
+            assert h.session.tabs.active_index == 1
 
     run(body)
 
@@ -111,7 +111,7 @@ def test_prefix_comma_asks_for_the_tab_name_on_the_prompt(tmp_path: Path) -> Non
             h.send(C_B + ",")
             await h.wait(lambda: h.app._prompt_label == "tab name: ", "the rename question")
             h.send("work" + ENTER)
-            await h.wait(lambda: h.app.tabs.active_tab.title == "work", "the tab to be renamed")
+            await h.wait(lambda: h.session.tabs.active_tab.title == "work", "the tab to be renamed")
             assert h.app._prompt_label == "dsh› "
             assert h.app.prompt_buffer.text == ""
 
@@ -127,7 +127,7 @@ def test_prefix_comma_then_escape_keeps_the_name(tmp_path: Path) -> None:
             await h.wait(lambda: h.app._prompt_label == "dsh› ", "Escape to cancel the question")
             h.send(ENTER)
             await h.quiet()
-            assert h.app.tabs.active_tab.title is None
+            assert h.session.tabs.active_tab.title is None
 
     run(body)
 
@@ -155,7 +155,7 @@ def test_prefix_twice_sends_the_prefix_to_the_pane(tmp_path: Path) -> None:
             h.send(C_B + C_B)
             await h.wait(lambda: b"\x02" in b"".join(sent), "C-b C-b to reach the pane")
             assert not h.app.prefix_pending
-            assert len(h.app.panes) == 1
+            assert len(h.session.panes) == 1
 
     run(body)
 
@@ -184,14 +184,14 @@ def test_alt_arrows_move_focus_by_direction(tmp_path: Path) -> None:
             right = await split(h, "%")
             below = await split(h, '"')
             h.send(ALT_UP)
-            await h.wait(lambda: h.app.tabs.active_pane == right, "M-Up to focus the pane above")
+            await h.wait(lambda: h.session.tabs.active_pane == right, "M-Up to focus the pane above")
             h.send(ALT_LEFT)
-            await h.wait(lambda: h.app.tabs.active_pane == left, "M-Left to focus the left pane")
+            await h.wait(lambda: h.session.tabs.active_pane == left, "M-Left to focus the left pane")
             h.send(ALT_RIGHT)
-            await h.wait(lambda: h.app.tabs.active_pane in (right, below), "M-Right to go right")
-            h.app.tabs.focus(right)
+            await h.wait(lambda: h.session.tabs.active_pane in (right, below), "M-Right to go right")
+            h.session.tabs.focus(right)
             h.send(ALT_DOWN)
-            await h.wait(lambda: h.app.tabs.active_pane == below, "M-Down to focus the pane below")
+            await h.wait(lambda: h.session.tabs.active_pane == below, "M-Down to focus the pane below")
             assert h.app.prompt_buffer.text == ""
 
     run(body)
@@ -202,11 +202,11 @@ def test_alt_arrows_work_from_inside_a_pane_and_keep_the_keyboard_there(tmp_path
         async with running_app(tmp_path) as h:
             left = h.pane.id
             right = await split(h, "%")
-            sent = h.record(h.app.panes[right])
+            sent = h.record(h.session.panes[right])
             h.send(C_RBRACKET)
             await h.wait(lambda: h.app.mode == "pane", "C-] to enter the pane")
             h.send(ALT_LEFT)
-            await h.wait(lambda: h.app.tabs.active_pane == left, "M-Left to focus the left pane")
+            await h.wait(lambda: h.session.tabs.active_pane == left, "M-Left to focus the left pane")
             assert h.app.mode == "pane"
             assert h.app.layout.has_focus(h.app.slots[left].body)
             assert b"\x1b" not in b"".join(sent)
@@ -243,7 +243,7 @@ def test_control_keys_and_arrows_go_to_the_child_untouched(tmp_path: Path) -> No
             h.send(keys + "!")
             await h.wait(lambda: b"".join(sent).endswith(b"!"), "the keys to reach the pane")
             assert b"".join(sent) == (keys + "!").encode()
-            assert h.app.mode == "pane" and len(h.app.panes) == 1
+            assert h.app.mode == "pane" and len(h.session.panes) == 1
 
     run(body)
 
@@ -280,7 +280,7 @@ def test_a_real_child_reads_raw_keys_exactly(tmp_path: Path) -> None:
 
         async with running_app(tmp_path) as h:
             h.type_line(f"/new {sys.executable} {reader}")
-            await h.wait(lambda: len(h.app.tabs.tabs) == 2, "the reader's tab")
+            await h.wait(lambda: len(h.session.tabs.tabs) == 2, "the reader's tab")
             pane = h.pane
             await h.wait_output(pane, "READY")
             h.send(C_RBRACKET)
@@ -362,15 +362,36 @@ def test_help_scrolls_with_pager_keys(tmp_path: Path) -> None:
 def test_a_tmux_key_dsh_lacks_gets_a_hint(tmp_path: Path) -> None:
     async def body() -> None:
         async with running_app(tmp_path) as h:
-            h.send(C_B + "d")
-            await h.wait(lambda: "no binding for C-b d" in h.message, "the message for C-b d")
-            assert "/quit" in h.message and "dsh --continue" in h.message
             h.send(C_B + ":")
             await h.wait(lambda: "no binding for C-b :" in h.message, "the message for C-b :")
             assert "prompt line" in h.message
             h.send(C_B + "$")
             await h.wait(lambda: "/rename TITLE" in h.message, "the message for C-b $")
-            assert not h.task.done() and len(h.app.panes) == 1
+            assert not h.task.done() and len(h.session.panes) == 1
+
+    run(body)
+
+
+def test_prefix_d_detaches_and_the_session_runs_on(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            pane = h.pane
+            h.send(C_B + "d")
+            await h.wait(lambda: h.task.done(), "the view to end")
+            assert h.task.result().reason == "detached"
+            # Only the view ended: the session, its log and its pane are all still there.
+            assert not h.session.closing and not h.session.log.closed and pane.running
+            assert h.session.observer is not h.app
+
+    run(body)
+
+
+def test_slash_detach_detaches(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            h.type_line("/detach")
+            await h.wait(lambda: h.task.done(), "the view to end")
+            assert h.task.result().reason == "detached" and h.pane.running
 
     run(body)
 
@@ -382,13 +403,13 @@ def test_prefix_arrows_move_focus_by_direction(tmp_path: Path) -> None:
             right = await split(h, "%")
             below = await split(h, '"')
             h.send(C_B + "\x1b[A")
-            await h.wait(lambda: h.app.tabs.active_pane == right, "C-b Up to focus the pane above")
+            await h.wait(lambda: h.session.tabs.active_pane == right, "C-b Up to focus the pane above")
             h.send(C_B + "\x1b[B")
-            await h.wait(lambda: h.app.tabs.active_pane == below, "C-b Down to focus the pane below")
+            await h.wait(lambda: h.session.tabs.active_pane == below, "C-b Down to focus the pane below")
             h.send(C_B + "\x1b[D")
-            await h.wait(lambda: h.app.tabs.active_pane == left, "C-b Left to focus the left pane")
+            await h.wait(lambda: h.session.tabs.active_pane == left, "C-b Left to focus the left pane")
             h.send(C_B + "\x1b[C")
-            await h.wait(lambda: h.app.tabs.active_pane != left, "C-b Right to leave the left pane")
+            await h.wait(lambda: h.session.tabs.active_pane != left, "C-b Right to leave the left pane")
             assert h.app.prompt_buffer.text == ""
 
     run(body)
@@ -424,7 +445,7 @@ def test_prompt_editing_keys_after_the_prefix_do_not_edit_the_prompt(tmp_path: P
                 assert h.app.layout.has_focus(h.app.prompt_window)
             h.send("%")
             await h.wait(lambda: h.app.prompt_buffer.text == "ab%", "% to be typed, not a split")
-            assert sent == [] and len(h.app.panes) == 1
+            assert sent == [] and len(h.session.panes) == 1
             assert h.app.prompt_buffer.cursor_position == 3
 
     run(body)
@@ -446,7 +467,7 @@ def test_prefix_x_keeps_the_pane_on_any_key_but_y(tmp_path: Path) -> None:
     async def body() -> None:
         async with running_app(tmp_path) as h:
             second = await split(h, "%")
-            sent = h.record(h.app.panes[second])
+            sent = h.record(h.session.panes[second])
             h.send("ab")
             await h.wait(lambda: h.app.prompt_buffer.text == "ab", "the typed text")
             for answer in ("n", ENTER, "\x1b[A"):
@@ -454,7 +475,7 @@ def test_prefix_x_keeps_the_pane_on_any_key_but_y(tmp_path: Path) -> None:
                 await h.wait(lambda: "y closes it" in h.message, "C-b x to ask")
                 h.send(answer)
                 await h.wait(lambda: "not done: /close" in h.message, f"{answer!r} to keep the pane")
-                assert second in h.app.panes and h.app.panes[second].running
+                assert second in h.session.panes and h.session.panes[second].running
             assert h.app.prompt_buffer.text == "ab" and sent == []
             h.send("c")
             await h.wait(lambda: h.app.prompt_buffer.text == "abc", "the keyboard back on the prompt")
@@ -467,9 +488,9 @@ def test_prefix_x_closes_an_exited_pane_without_asking(tmp_path: Path) -> None:
         async with running_app(tmp_path) as h:
             second = await split(h, "%")
             h.type_line("exit")
-            await h.wait(lambda: not h.app.panes[second].running, "the shell to exit")
+            await h.wait(lambda: not h.session.panes[second].running, "the shell to exit")
             h.send(C_B + "x")
-            await h.wait(lambda: second not in h.app.panes, "C-b x to close the exited pane")
+            await h.wait(lambda: second not in h.session.panes, "C-b x to close the exited pane")
             assert "y closes it" not in h.message
 
     run(body)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
+import sys
 from pathlib import Path
 
 from test_app_harness import (
@@ -85,7 +87,7 @@ def test_tab_rename_from_inside_a_pane_returns_there_and_stays_out_of_history(tm
             h.send(C_B + ",")
             await h.wait(lambda: h.app._prompt_label == "tab name: ", "the rename question")
             h.send("work\r")
-            await h.wait(lambda: h.app.tabs.active_tab.title == "work", "the tab to be renamed")
+            await h.wait(lambda: h.session.tabs.active_tab.title == "work", "the tab to be renamed")
             assert h.app.mode == "pane"
             assert "work" not in h.app.prompt_buffer.history.get_strings()
 
@@ -129,9 +131,39 @@ def test_up_after_a_question_does_not_recall_the_answer(tmp_path: Path) -> None:
             h.send(C_B + ",")
             await h.wait(lambda: h.app._prompt_label == "tab name: ", "the rename question")
             h.send("work\r")
-            await h.wait(lambda: h.app.tabs.active_tab.title == "work", "the tab to be renamed")
+            await h.wait(lambda: h.session.tabs.active_tab.title == "work", "the tab to be renamed")
             h.send(UP + "!")
             await h.wait(lambda: h.app.prompt_buffer.text.endswith("!"), "the keys to reach the prompt")
             assert h.app.prompt_buffer.text == "!"
+
+    run(body)
+
+
+def test_the_keyboard_follows_a_program_that_reads_keys_and_comes_back(tmp_path: Path) -> None:
+    # python3's REPL takes the terminal out of line mode without the alternate screen.
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            h.type_line(f"{sys.executable} -q -i -c 'import sys'")
+            await h.wait(lambda: h.app.mode == "pane", "the keyboard to go into the pane")
+            h.send("6*7\r")
+            await h.wait_output(h.pane, "42")
+            h.send("exit()\r")
+            await h.wait(lambda: h.app.mode == "prompt", "the keyboard to come back to the prompt")
+
+    run(body)
+
+
+def test_a_program_in_line_mode_leaves_the_keyboard_on_the_prompt(tmp_path: Path) -> None:
+    # `cat` reads lines with echo on: the prompt gives it whole lines, as the kernel would.
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            h.type_line("cat")
+            await asyncio.sleep(0.4)
+            assert h.app.mode == "prompt"
+            h.type_line("a-line-for-cat")
+            await h.wait_output(h.pane, "a-line-for-cat")
+            h.send("\x04")  # C-d on an empty prompt: end of input for cat
+            await asyncio.sleep(0.2)
+            assert h.app.mode == "prompt"
 
     run(body)

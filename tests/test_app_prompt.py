@@ -62,7 +62,7 @@ def test_bad_arguments_show_the_usage(tmp_path: Path) -> None:
             await h.wait(lambda: "usage: /focus" in h.message, "the usage of /focus")
             h.type_line('/split "unclosed')
             await h.wait(lambda: "quotation" in h.message, "the unbalanced-quote message")
-            assert len(h.app.panes) == 1
+            assert len(h.session.panes) == 1
 
     run(body)
 
@@ -98,7 +98,7 @@ def test_tab_rename_with_a_name(tmp_path: Path) -> None:
     async def body() -> None:
         async with running_app(tmp_path) as h:
             h.type_line("/tab rename build and test")
-            await h.wait(lambda: h.app.tabs.active_tab.title == "build and test", "the tab to be renamed")
+            await h.wait(lambda: h.session.tabs.active_tab.title == "build and test", "the tab to be renamed")
             h.type_line("/tab rename")
             await h.wait(lambda: h.app._prompt_label == "tab name: ", "the question for a name")
             assert h.app.prompt_buffer.text == "build and test"
@@ -110,8 +110,8 @@ def test_rename_sets_the_session_title_in_the_log(tmp_path: Path) -> None:
     async def body() -> None:
         async with running_app(tmp_path) as h:
             h.type_line("/rename fix the 'tab bar'")
-            await h.wait(lambda: h.app.session_title is not None, "the session title")
-            assert h.app.session_title == "fix the tab bar"
+            await h.wait(lambda: h.session.title is not None, "the session title")
+            assert h.session.title == "fix the tab bar"
             titles = [e["title"] for e in log_events(h.app) if e["type"] == "title"]
             assert titles == ["fix the tab bar"]
             h.type_line("/rename")
@@ -126,8 +126,8 @@ def test_closing_the_last_pane_ends_the_app_and_closes_the_log(tmp_path: Path) -
             terminal = h.pane.terminal
             h.send(C_B + "x" + "y")
             await h.wait(lambda: h.task.done(), "the app to end")
-            assert h.task.result().exit_code == 0
-            assert h.app.log.closed and not terminal.running
+            assert h.task.result().reason == "ended"
+            assert h.session.log.closed and not terminal.running
             assert log_events(h.app)[-1]["type"] == "close"
 
     run(body)
@@ -152,7 +152,7 @@ def test_slash_commands_work_from_inside_a_pane_via_the_prefix(tmp_path: Path) -
             h.send(C_RBRACKET)
             await h.wait(lambda: h.app.mode == "pane", "C-] to enter the pane")
             h.send(C_B + "c")
-            await h.wait(lambda: len(h.app.tabs.tabs) == 2, "C-b c from inside a pane")
+            await h.wait(lambda: len(h.session.tabs.tabs) == 2, "C-b c from inside a pane")
             await h.wait(lambda: h.app.layout.has_focus(h.app.slots[h.pane.id].body),
                          "the keyboard to follow into the new tab's pane")
             assert h.app.mode == "pane"
@@ -196,7 +196,7 @@ def test_c_c_cancels_a_question_on_the_prompt(tmp_path: Path) -> None:
             await h.wait(lambda: h.app._prompt_label == "dsh› ", "C-c to cancel the question")
             h.send("x\r")
             await h.wait(lambda: b"".join(sent) == b"x\r", "the next line to go to the pane")
-            assert h.app.tabs.active_tab.title is None
+            assert h.session.tabs.active_tab.title is None
             assert b"\x03" not in b"".join(sent)
 
     run(body)
@@ -239,5 +239,31 @@ def test_prompt_history_is_kept_per_workspace_across_sessions(tmp_path: Path) ->
         async with running_app(tmp_path) as h:
             buffer = h.app.prompt_buffer
             await h.press_until(UP, lambda: buffer.text == "echo remembered", "Up to recall the old line")
+
+    run(body)
+
+
+def test_a_line_starting_with_an_existing_path_runs_in_the_pane(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            sent = h.record(h.pane)
+            h.type_line("/bin/echo path-ran")
+            await h.wait_output(h.pane, "path-ran")
+            assert b"".join(sent) == b"/bin/echo path-ran\r" and not h.message
+            assert any(e["type"] == "input" and e.get("text") == "/bin/echo path-ran" for e in log_events(h.app))
+
+    run(body)
+
+
+def test_an_unknown_slash_word_names_the_nearest_commands(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            sent = h.record(h.pane)
+            h.type_line("/splt -h")
+            await h.wait(lambda: "unknown command /splt" in h.message, "the unknown-command message")
+            assert "did you mean /split" in h.message
+            h.type_line("/nosuch/thing")
+            await h.wait(lambda: "unknown command /nosuch/thing" in h.message, "the message for a missing path")
+            assert sent == [] and len(h.session.panes) == 1
 
     run(body)

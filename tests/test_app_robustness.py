@@ -14,7 +14,7 @@ from tests.test_app_harness import (
 def test_a_session_log_that_cannot_be_written_is_a_message(tmp_path: Path) -> None:
     async def body() -> None:
         async with running_app(tmp_path) as h:
-            h.app.log.close()  # as if the disk had gone away under the log
+            h.session.log.close()  # as if the disk had gone away under the log
             h.type_line("echo still-works")
             await h.wait(lambda: "session log" in h.message, "a message about the session log")
             await h.wait_output(h.pane, "still-works")

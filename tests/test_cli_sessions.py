@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 
@@ -61,7 +60,8 @@ def test_all_adds_a_workspace_column_newest_first(
         lines = got.stdout.splitlines()
         assert lines[0].split() == ["ID", "AGE", "STATE", "PANES", "WORKSPACE", "TITLE"]
         assert [line.split()[0] for line in lines[1:]] == [newer.id, "older1"]
-        assert f"live:{os.getpid()}" in lines[1] and "/w/two" in lines[1]
+        assert lines[1].split()[2] == "attached" and "/w/two" in lines[1]
+        assert lines[2].split()[2] == "closed"
         assert "closed" in lines[2] and "/w/one" in lines[2]
     finally:
         newer.close()

@@ -87,7 +87,7 @@ def test_unknown_command() -> None:
     reg = make_registry()
     with pytest.raises(CommandError) as info:
         run(reg.dispatch(None, "x", []))
-    assert str(info.value) == "unknown command /x — /help lists commands"
+    assert str(info.value) == "unknown command /x — /help lists commands"  # nothing near /x
 
 
 def test_unknown_command_name_is_sanitized() -> None:

@@ -51,12 +51,12 @@ def test_personal_overlay_deep_merges(dsh_home: Path) -> None:
 
 
 def test_layers_in_order_base_personal_env_flags(dsh_home: Path) -> None:
-    (dsh_home / "config.toml").write_text("[term]\nscrollback = 500\ntail_bytes = 100\n")
+    (dsh_home / "config.toml").write_text("[term]\nscrollback = 500\ntail_bytes = 100000\n")
     env = {"DSH_SCROLLBACK": "600", "DSH_PREFIX": "c-x", "DSH_HANDOFF_FROM": "abc", "DSH_HOME": "/x"}
     cfg = load_config(["term.scrollback=700"], env=env)
     assert cfg.get("term.scrollback") == 700
     assert cfg.origin("term.scrollback") == "flag: -o term.scrollback=700"
-    assert cfg.get("term.tail_bytes") == 100
+    assert cfg.get("term.tail_bytes") == 100000
     assert cfg.get("ui.prefix") == "c-x" and cfg.origin("ui.prefix") == "env: DSH_PREFIX"
     # Names outside the table are not config, and DSH_HOME is the home, not a key.
     assert "handoff" not in str(cfg.data).lower() and cfg.warnings == []
@@ -86,6 +86,7 @@ def test_flag_values_are_fitted_to_the_default_type_or_refused() -> None:
             "ui.mouse=off",
             "snapshot.debounce_seconds=3",
             "ui.prefix=1",
+            "ui.escape_key=5",
             "term.scrollback=lots",
             "nokey",
             "a..b=1",
@@ -95,9 +96,12 @@ def test_flag_values_are_fitted_to_the_default_type_or_refused() -> None:
     assert cfg.get("ui.mouse") is False
     debounce = cfg.get("snapshot.debounce_seconds")
     assert debounce == 3.0 and isinstance(debounce, float)
-    assert cfg.get("ui.prefix") == "1"
+    # -o ui.escape_key=5 is the text "5", not a number; but a plain character cannot be a prefix key.
+    assert cfg.get("ui.prefix") == "c-b" and cfg.get("ui.escape_key") == "c-]"
     assert cfg.get("term.scrollback") == 10000
     joined = "\n".join(cfg.warnings)
+    assert "-o ui.prefix=1: ui.prefix: a plain character would be taken from everything typed" in joined
+    assert "-o ui.escape_key=5: ui.escape_key: a plain character" in joined
     assert "-o term.scrollback=lots: term.scrollback: expected an integer" in joined
     assert "DSH_MOUSE=maybe: ui.mouse: expected true or false" in joined
     assert "-o nokey: expected KEY=VALUE" in joined
@@ -114,11 +118,11 @@ def test_table_value_clashes_are_refused(dsh_home: Path) -> None:
 def test_config_syntax_error_names_file_and_line_and_carries_on(dsh_home: Path) -> None:
     path = dsh_home / "config.toml"
     path.write_text('[ui]\nprefix = "c-a"\nmouse = = true\n')
-    cfg = load_config(["term.scrollback=5"], env={"DSH_PREFIX": "c-q"})
+    cfg = load_config(["term.scrollback=500"], env={"DSH_PREFIX": "c-q"})
     assert len(cfg.warnings) == 1
     assert cfg.warnings[0].startswith(f"{path}:3: syntax error: ")
     assert cfg.warnings[0].endswith("; using the other layers")
-    assert cfg.get("ui.prefix") == "c-q" and cfg.get("term.scrollback") == 5 and cfg.get("ui.mouse") is True
+    assert cfg.get("ui.prefix") == "c-q" and cfg.get("term.scrollback") == 500 and cfg.get("ui.mouse") is True
     assert path.read_text() == '[ui]\nprefix = "c-a"\nmouse = = true\n'
 
 
@@ -130,7 +134,9 @@ def test_unterminated_config_and_bad_bytes_and_directory(dsh_home: Path) -> None
     assert load_config(env={}).warnings == [f"{path}:2: not UTF-8 text; using the other layers"]
     path.unlink()
     path.mkdir()
-    assert load_config(env={}).warnings == [f"{path}: cannot read: is a directory; using the other layers"]
+    assert load_config(env={}).warnings == [
+        f"{path}: cannot use: is a folder, not a regular file; using the other layers"
+    ]
 
 
 def test_workspace_table_for_a_cwd(dsh_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -133,13 +133,13 @@ def test_refresh_is_incremental_by_size_and_mtime(
 ) -> None:
     logs = [make(root, f"/w{i}", "x") for i in range(5)]
     parsed: list[Path] = []
-    real = index_mod.parse_log
+    real = index_mod.scan_log
 
-    def counting(path: Path, data: bytes):  # type: ignore[no-untyped-def]
+    def counting(path: Path, fh, each):  # type: ignore[no-untyped-def]
         parsed.append(path)
-        return real(path, data)
+        return real(path, fh, each)
 
-    monkeypatch.setattr(index_mod, "parse_log", counting)
+    monkeypatch.setattr(index_mod, "scan_log", counting)
     index.refresh()
     assert len(parsed) == 5
     parsed.clear()

@@ -42,7 +42,7 @@ def test_sql_json_equals_the_python_summaries(tmp_path: Path, monkeypatch) -> No
     expected = {s.id: {**s.to_json(), "panes": []} for s in index.summaries(cwd=None, include_archived=True)}
     where, params = index.scope_where(None)
     got = index.read(lambda conn: list(json_listing(conn, where, params, include_archived=True,
-                                                    panes=lambda sid, live: None)))
+                                                    panes=lambda sid, live: None, raw_row=lambda path: None)))
     assert len(got) == len(expected) == 4
     for text in got:
         assert text.isascii()
@@ -50,7 +50,7 @@ def test_sql_json_equals_the_python_summaries(tmp_path: Path, monkeypatch) -> No
         assert list(data) == [*JSON_KEYS, "panes"]
         assert data == expected[data["id"]], data["id"]
     states = {json.loads(t)["id"]: json.loads(t)["state"] for t in got}
-    assert states[live.id] == "live" and states[crashed.id] == "crashed" and states[archived.id] == "closed"
+    assert states[live.id] == "attached" and states[crashed.id] == "crashed" and states[archived.id] == "closed"
     assert json.loads(next(t for t in got if crashed.id in t))["agents"] == [
         {"kind": "claude", "session_id": "0b7e4c1a-9a49-4a4a-9d0f-2f1f1e3b9a11"}]
     live.close()

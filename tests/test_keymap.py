@@ -18,7 +18,7 @@ from dsh.commands.keymap import (
     normalize_key,
 )
 
-KNOWN = ["split", "focus", "zoom", "close", "new", "tab", "copy", "paste", "help", "resize", "swap", "quit"]
+KNOWN = ["split", "focus", "zoom", "close", "new", "tab", "copy", "paste", "help", "resize", "swap", "quit", "detach"]
 SOURCE = "/home/u/.dsh/config.toml"
 
 

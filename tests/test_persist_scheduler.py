@@ -176,16 +176,21 @@ def test_default_worker_builds_on_the_caller_and_writes_in_order_on_another_thre
 
 def test_failed_background_write_is_reported_and_retried() -> None:
     rec, clock = Recorder(), Clock()
-    errors: list[Exception] = []
+    errors: list[Exception | None] = []
     sched = make(rec, clock, on_error=errors.append)
     rec.fail = True
     sched.structural_change()
     assert isinstance(sched.last_error, OSError) and errors == [sched.last_error]
+    assert sched.failure == sched.last_error.strerror  # what the status line shows until a write succeeds
     assert sched.dirty
+    clock.now += 2.0
+    assert sched.tick() is True  # retried, and failing still: still shown
+    assert sched.failure is not None and len(errors) == 2
     rec.fail = False
     clock.now += 2.0
     assert sched.tick() is True
-    assert rec.numbers == [2]
+    assert rec.numbers == [3]
+    assert sched.failure is None and errors[-1] is None  # told, so the status line can clear
 
 
 def test_flush_raises_when_the_write_fails() -> None:

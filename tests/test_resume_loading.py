@@ -174,12 +174,14 @@ def test_unresumable_rows_are_kept_with_their_reasons(world: World) -> None:
     assert {c.id: c.unresumable_reason for c in rows(fast, ALL)}["20260101T000000Z-abcdef"] == NO_WORKSPACE
 
 
-def test_a_live_session_of_another_process_is_refused_in_both_parts(root: Path, index: SessionIndex) -> None:
+def test_a_live_session_of_another_process_is_resumable_in_both_parts(root: Path, index: SessionIndex) -> None:
+    # Its host runs on: Enter attaches it, so it is listed as a live row, not refused.
     live = make(root, HERE, "busy", close=False)  # held by this test process, not by "dsh" pid 12345
     index.refresh()
     fast = open_picker(index, cwd=HERE, current_session_id=None, own_pid=12345, now=NOW)
     (row,) = fast.visible
-    assert row.id == live.id and row.unresumable_reason == f"open in another dsh (pid {os.getpid()})"
+    assert row.id == live.id and row.unresumable_reason is None
+    assert row.live_pid == os.getpid() and row.state == "attached"
     fast.add_all(load_rest(index, cwd=HERE, current_session_id=None, own_pid=12345))
     assert fast.visible == [row]
     live.close()

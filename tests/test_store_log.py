@@ -249,15 +249,17 @@ def test_read_header_errors_name_the_file(tmp_path: Path) -> None:
 
 
 def test_unreadable_log_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
     path = write(tmp_path / "s1.jsonl", HEADER)
-    real_open = open
+    real_open = os.open
 
     def deny(file, *args, **kwargs):  # type: ignore[no-untyped-def]
         if Path(file) == path:
             raise PermissionError(13, "Permission denied", str(path))
         return real_open(file, *args, **kwargs)
 
-    monkeypatch.setattr("builtins.open", deny)
+    monkeypatch.setattr("dsh.safefile.os.open", deny)
     with pytest.raises(LogError, match=f"{path}: cannot read: Permission denied"):
         read_log(path)
     with pytest.raises(LogError, match="Permission denied"):
@@ -272,7 +274,7 @@ def test_open_existing_refuses_bad_names_and_bad_headers(tmp_path: Path) -> None
 
 
 def test_fast_and_careful_parsers_agree_on_clean_logs(tmp_path: Path) -> None:
-    from dsh.store.log import _parse_clean, _parse_line_by_line, parse_log
+    from dsh.store.log import LogScan, _parse_clean, _parse_lines, parse_log
 
     log = SessionLog.create(tmp_path, "/w/ünï cödé")
     log.append("input", text='quote " backslash \\ tab \t newline \n end')
@@ -282,7 +284,11 @@ def test_fast_and_careful_parsers_agree_on_clean_logs(tmp_path: Path) -> None:
     data = log.path.read_bytes()
     fast = _parse_clean(data)
     assert fast is not None
-    assert fast == _parse_line_by_line(log.path, data) == parse_log(log.path, data)
+    careful = LogScan()
+    events = _parse_lines(log.path, data, 0, careful, complete=True)
+    whole = parse_log(log.path, data)
+    assert fast == [careful.header, *events] == [whole.header, *whole.events]
+    assert careful.warnings == whole.warnings == []
 
 
 def test_two_records_on_one_line_are_not_split(tmp_path: Path) -> None:

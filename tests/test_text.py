@@ -1,4 +1,4 @@
-from dsh.text import sanitize
+from dsh.text import sanitize, strip_format
 
 
 def test_escape_sequences_are_shown_not_interpreted() -> None:
@@ -20,3 +20,39 @@ def test_cap_ends_with_ellipsis() -> None:
 
 def test_plain_unicode_is_kept() -> None:
     assert sanitize("café 日本") == "café 日本"
+
+
+def test_bytes_that_were_not_utf8_show_as_the_byte() -> None:
+    # os.fsdecode(b"/w/caf\xe9") and a typed 0xff reach dsh as lone surrogates (surrogateescape).
+    shown = sanitize(b"/w/caf\xe9 \xff".decode("utf-8", "surrogateescape"))
+    assert shown == "/w/caf\\xe9 \\xff"
+    shown.encode("utf-8")  # printable on any UTF-8 terminal: no surrogate is left
+    assert sanitize("\ud800x") == "\\ud800x"  # a surrogate no byte maps to is named as itself
+
+
+def test_bidi_and_format_characters_are_escaped_visibly() -> None:
+    # Trojan Source: U+202E reverses what follows; U+200B and U+2066 hide or isolate text.
+    assert sanitize("a\u202eb\u200bc\u2066d\U000e0041") == "a\\u202eb\\u200bc\\u2066d\\U000e0041"
+    assert sanitize("line\u2028sep") == "line\\u2028sep"
+
+
+def test_joiners_that_scripts_and_emoji_need_are_kept() -> None:
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"
+    assert sanitize(family) == family
+    assert sanitize("\u0645\u06cc\u200c\u062e\u0648\u0627\u0645") == "\u0645\u06cc\u200c\u062e\u0648\u0627\u0645"
+
+
+def test_strip_format_removes_what_reorders_or_hides_text() -> None:
+    assert strip_format("evil\u202etxt.exe\u2069 \u200bhidden\ufeff") == "eviltxt.exe hidden"
+    assert strip_format("a\u200db") == "a\u200db"
+
+
+def test_every_format_character_of_this_python_is_covered() -> None:
+    """The hard-coded list matches unicodedata (Cf, less the two joiners); a newer Unicode adds a test failure."""
+    import unicodedata
+
+    cf = [chr(c) for c in range(0x110000) if unicodedata.category(chr(c)) == "Cf"]
+    kept = {"\u200c", "\u200d"}
+    missed = [f"U+{ord(c):04X}" for c in cf if c not in kept and strip_format(c) != ""]
+    assert missed == []
+    assert [c for c in kept if strip_format(c) != c] == []

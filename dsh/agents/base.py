@@ -14,6 +14,7 @@ from typing import Any
 
 from dsh.agents.cli_table import CliSpec, ParsedArgs, parse_args, starts_conversation
 from dsh.persist.records import AgentInfo
+from dsh.safefile import open_foreign
 from dsh.store.timefmt import epoch_from_iso
 
 UUID_RE = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
@@ -139,7 +140,8 @@ def newest_files(paths: Iterator[Path], started_at: float) -> list[Path]:
 
 def json_lines(path: Path, limit: int = MAX_SCAN_BYTES) -> Iterator[dict[str, Any]]:
     """The JSON objects of a JSONL file's first `limit` bytes; malformed lines are skipped."""
-    with contextlib.suppress(OSError), open(path, "rb") as handle:
+    # An agent's store is not ours: links are fine, but a FIFO there must not hang a probe or the picker.
+    with contextlib.suppress(OSError), open_foreign(path) as handle:
         read = 0
         while read < limit:
             line = handle.readline(limit - read)

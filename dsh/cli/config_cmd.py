@@ -27,31 +27,30 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from dsh.cli.output import fail, say
     from dsh.config import ConfigError, load_config, set_personal
-    from dsh.home import HomeError
-    from dsh.text import sanitize
+    from dsh.home import HomeError, check_home
 
     action = list(args.action)
     if action[:1] == ["get"] and "--show-origin" in action:
         action.remove("--show-origin")
         args.show_origin = True
     try:
+        check_home()  # another user could have written the config this reads or changes
         if action and action[0] == "set":
             if len(action) != 3:
                 return _usage("set takes KEY VALUE")
             path = set_personal(action[1], action[2])
             shown = load_config(env={}).get(action[1])
-            print(f"{sanitize(action[1])} = {sanitize(_toml_value(shown))}  (in {sanitize(str(path))})")
+            say(f"{action[1]} = {_toml_value(shown)}  (in {path})", to=sys.stdout)
             return 0
         config = load_config(option_flags(args))
     except HomeError as exc:
-        print(f"dsh: {sanitize(str(exc))}", file=sys.stderr)
-        return 2
+        return fail(str(exc), 2)
     except ConfigError as exc:
-        print(f"dsh: config: {sanitize(str(exc))}", file=sys.stderr)
-        return 1
+        return fail(f"config: {exc}")
     for warning in config.warnings:
-        print(f"dsh: warning: {sanitize(warning)}", file=sys.stderr)
+        say(f"dsh: warning: {warning}")
     if not action:
         if args.show_origin:
             _print_origins(config)
@@ -59,27 +58,27 @@ def run(args: argparse.Namespace) -> int:
             import tomli_w
 
             for line in tomli_w.dumps(config.data).splitlines():
-                print(sanitize(line))
+                say(line, to=sys.stdout)
         return 0
     if action[0] == "get":
         if len(action) != 2:
             return _usage("get takes KEY")
         value = config.get(action[1])
         if value is None:
-            print(f"dsh: config: {sanitize(action[1])} is not set", file=sys.stderr)
-            return 1
-        line = sanitize(_toml_value(value))
+            return fail(f"config: {action[1]} is not set")
         if args.show_origin:
-            line = f"{sanitize(config.origin(action[1]))}\t{line}"
-        print(line)
+            say(config.origin(action[1]), _toml_value(value), to=sys.stdout, sep="\t")
+        else:
+            say(_toml_value(value), to=sys.stdout)
         return 0
     return _usage(f"unknown action {action[0]!r}")
 
 
 def _usage(problem: str) -> int:
-    from dsh.text import sanitize
+    from dsh.cli.output import say
 
-    print(f"usage: {USAGE}\ndsh config: error: {sanitize(problem)}", file=sys.stderr)
+    say(f"usage: {USAGE}")
+    say(f"dsh config: error: {problem}")
     return 2
 
 
@@ -102,10 +101,10 @@ def _leaves(node: dict[str, Any], at: tuple[str, ...] = ()) -> list[tuple[tuple[
 
 
 def _print_origins(config: Any) -> None:
+    from dsh.cli.output import say
     from dsh.config.keys import join_key
-    from dsh.text import sanitize
 
     for parts, value in _leaves(config.data):
         key = join_key(parts)
-        # The tab is ours; sanitize() would turn it into a space.
-        print(f"{sanitize(config.origin(key))}\t{sanitize(key)} = {sanitize(_toml_value(value))}")
+        # The tab is ours (a separator); in the parts, sanitize() would turn it into a space.
+        say(config.origin(key), f"{key} = {_toml_value(value)}", to=sys.stdout, sep="\t")

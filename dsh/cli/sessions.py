@@ -51,24 +51,23 @@ def option_flags(args: argparse.Namespace) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     # Imported here: the parser is built on every dsh start, and this path must stay light.
+    from dsh.cli.output import fail, say
     from dsh.config import load_config
-    from dsh.home import HomeError
-    from dsh.store.store import Store
-    from dsh.text import sanitize
+    from dsh.home import HomeError, check_home
+    from dsh.store.store import open_store
 
     try:
+        check_home()  # before the config is read: another user could have written it
         config = load_config(option_flags(args))
-        store = Store(config)
+        store = open_store(config)
     except HomeError as exc:
-        print(f"dsh: {sanitize(str(exc))}", file=sys.stderr)
-        return 2
+        return fail(str(exc), 2)
     cwd: str | None = None
     if not args.all:
         try:
             cwd = os.getcwd()
         except OSError as exc:
-            print(f"dsh: cannot tell the current directory ({exc.strerror}); try --all", file=sys.stderr)
-            return 1
+            return fail(f"cannot tell the current directory ({exc.strerror}); try --all")
     notes: list[str] = []
     rows: list[Summary] = []
     json_rows: list[str] = []
@@ -86,11 +85,11 @@ def run(args: argparse.Namespace) -> int:
         store.close()
     if args.agents:
         for warning in [*config.warnings, *store.warnings, *notes]:
-            print(f"dsh: warning: {sanitize(warning)}", file=sys.stderr)
+            say(f"dsh: warning: {warning}")
         return write_agents(agent_rows, json_out=args.json, with_directory=args.all, cwd=cwd)
     store.warnings.extend(notes)
     for warning in [*config.warnings, *store.warnings]:
-        print(f"dsh: warning: {sanitize(warning)}", file=sys.stderr)
+        say(f"dsh: warning: {warning}")
     try:
         if args.json:
             # One summary a line, ASCII with JSON escapes (C1 controls and the like never reach a terminal raw).
@@ -168,9 +167,10 @@ def write_agents(rows: list[object], *, json_out: bool, with_directory: bool, cw
                 fixed = "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(cells[:-1]))
                 sys.stdout.write(f"{fixed}  {sanitize(cells[-1], max_len=room)}\n")
         else:
-            where = "any directory" if cwd is None else sanitize(cwd)
-            print(f"dsh: no agent conversations in {where} (dsh sessions --agents --all lists every one)",
-                  file=sys.stderr)
+            from dsh.cli.output import say
+
+            where = "any directory" if cwd is None else cwd
+            say(f"dsh: no agent conversations in {where} (dsh sessions --agents --all lists every one)")
         sys.stdout.flush()
     except BrokenPipeError:
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -184,6 +184,7 @@ def listing_json(store: object, cwd: str | None, *, include_archived: bool) -> l
     import sqlite3
 
     from dsh.persist.listing import pane_states, sessions_with_state
+    from dsh.store.index import summary_at
     from dsh.store.json_listing import json_listing
     from dsh.store.workspace import workspace_partition
 
@@ -194,23 +195,26 @@ def listing_json(store: object, cwd: str | None, *, include_archived: bool) -> l
     def panes(session_id: str, live: bool) -> list[dict[str, object]] | None:
         return pane_states(session_id, live=live, known=saved) if session_id in saved else None
 
+    def raw_row(path: str) -> dict[str, object] | None:
+        found = index.read(lambda conn: summary_at(conn, path))
+        return found.to_json() if found is not None else None
+
     try:
         return index.read(lambda conn: list(json_listing(conn, where, params, include_archived=include_archived,
-                                                         panes=panes)))
+                                                         panes=panes, raw_row=raw_row)))
     except sqlite3.Error as exc:
         store.warnings.append(f"session index cannot be read: {exc}")  # type: ignore[attr-defined]
         return []
 
 
 def _say_empty(cwd: str | None) -> None:
+    from dsh.cli.output import say
     from dsh.store.workspace import workspace_label
-    from dsh.text import sanitize
 
     if cwd is None:
-        print("dsh: no sessions yet", file=sys.stderr)
+        say("dsh: no sessions yet")
     else:
-        where = sanitize(workspace_label(cwd))
-        print(f"dsh: no sessions in {where} (dsh sessions --all lists every workspace)", file=sys.stderr)
+        say(f"dsh: no sessions in {workspace_label(cwd)} (dsh sessions --all lists every workspace)")
 
 
 def age(iso: str, now: float | None = None) -> str:
@@ -230,11 +234,8 @@ def age(iso: str, now: float | None = None) -> str:
 
 
 def state(row: Summary) -> str:
-    if row.live_pid is not None:
-        words = f"live:{row.live_pid}" if row.live_pid > 0 else "live"
-    else:
-        words = row.state
-    return words + (",archived" if row.archived else "")
+    """attached, detached, closed or crashed (see Summary.state), and whether it is archived."""
+    return row.state + (",archived" if row.archived else "")
 
 
 def write_table(out: TextIO, rows: list[Summary], *, with_workspace: bool, width: int | None = None) -> None:

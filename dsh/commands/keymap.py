@@ -26,6 +26,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from dsh.keynames import VALID_KEY_NAMES as VALID_KEY_NAMES  # re-exported: tests and help use it
+from dsh.keynames import normalize_key, single_key_problem
 from dsh.text import sanitize
 
 if TYPE_CHECKING:
@@ -58,6 +60,7 @@ DEFAULT_PREFIX_BINDINGS: dict[str, str] = {
     "c-down": "resize down 5",
     "{": "swap prev",
     "}": "swap next",
+    "d": "detach",
 }
 
 DEFAULT_DIRECT_BINDINGS: dict[str, str] = {
@@ -67,81 +70,7 @@ DEFAULT_DIRECT_BINDINGS: dict[str, str] = {
     "escape down": "focus down",
 }
 
-# prompt_toolkit 3.0's Keys values that are real keys (not <any>, mouse or paste events), and the
-# aliases its KeyBindings.add accepts. Kept here so models need no prompt_toolkit import; a test checks
-# every name against prompt_toolkit itself.
-_CONTROL_LETTERS = [f"c-{ch}" for ch in "abcdefghijklmnopqrstuvwxyz"]
-_CONTROL_DIGITS = [f"c-{d}" for d in "1234567890"] + [f"c-s-{d}" for d in "1234567890"]
-_NAVIGATION = ["left", "right", "up", "down", "home", "end", "insert", "delete", "pageup", "pagedown"]
-VALID_KEY_NAMES: frozenset[str] = frozenset(
-    [
-        "escape",
-        "s-escape",
-        "c-@",
-        *_CONTROL_LETTERS,
-        *_CONTROL_DIGITS,
-        "c-\\",
-        "c-]",
-        "c-^",
-        "c-_",
-        *_NAVIGATION,
-        *(f"c-{k}" for k in _NAVIGATION),
-        *(f"s-{k}" for k in _NAVIGATION),
-        *(f"c-s-{k}" for k in _NAVIGATION),
-        "s-tab",
-        *(f"f{n}" for n in range(1, 25)),
-        *(f"c-f{n}" for n in range(1, 25)),
-        # aliases
-        "backspace",
-        "c-space",
-        "enter",
-        "tab",
-        "space",
-        "s-c-left",
-        "s-c-right",
-        "s-c-home",
-        "s-c-end",
-    ]
-)
-
-# Several names for one key: store the friendliest.
-_CANONICAL = {
-    "c-m": "enter",
-    "c-i": "tab",
-    "c-h": "backspace",
-    "c-@": "c-space",
-    "s-c-left": "c-s-left",
-    "s-c-right": "c-s-right",
-    "s-c-home": "c-s-home",
-    "s-c-end": "c-s-end",
-}
-
 _DISPLAY_NAMES = {"pageup": "PgUp", "pagedown": "PgDn", "c-space": "C-Space"}
-
-
-def _normalize_part(part: str) -> str | None:
-    if len(part) == 1:
-        return part if part.isprintable() and not part.isspace() else None
-    name = part.lower()
-    if name not in VALID_KEY_NAMES:
-        return None
-    return _CANONICAL.get(name, name)
-
-
-def normalize_key(key: object) -> str | None:
-    """The canonical form of a key name or sequence (`M-Left` -> `escape left`), or None if invalid."""
-    if not isinstance(key, str):
-        return None
-    parts: list[str] = []
-    for raw in key.split():
-        if len(raw) > 2 and raw[:2].lower() == "m-":
-            parts.append("escape")
-            raw = raw[2:]
-        part = _normalize_part(raw)
-        if part is None:
-            return None
-        parts.append(part)
-    return " ".join(parts) if parts else None
 
 
 def key_sequence(key: str) -> tuple[str, ...]:
@@ -244,11 +173,11 @@ class Keymap:
         known = {name.lower().removeprefix("/") for name in known_commands}
         reader = _ConfigReader(source, known, warnings)
         if "prefix" in table:
-            prefix = normalize_key(table["prefix"])
-            if prefix is None or " " in prefix:
-                reader.warn("[keys]", "prefix", f"not a single key: {_shown(table['prefix'])}")
+            problem = single_key_problem(table["prefix"])
+            if problem is not None:
+                reader.warn("[keys]", "prefix", f"{problem}: {_shown(table['prefix'])}")
             else:
-                keymap.prefix = prefix
+                keymap.prefix = normalize_key(table["prefix"]) or keymap.prefix
         for key, value in table.items():
             if key == "prefix":
                 continue

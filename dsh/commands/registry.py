@@ -110,7 +110,7 @@ class Registry:
         """
         command = self.get(name)
         if command is None:
-            raise CommandError(f"unknown command /{sanitize(name, 40)} — /help lists commands")
+            raise CommandError(self.unknown_message(name))
         try:
             result = command.handler(ctx, list(args))
             if inspect.isawaitable(result):
@@ -127,6 +127,14 @@ class Registry:
         except Exception as exc:
             raise CommandError(one_line(f"/{command.name} failed: {type(exc).__name__}: {exc}")) from exc
         return result
+
+    def unknown_message(self, name: str) -> str:
+        """`unknown command /x`, with the nearest command names when some are near (as git says)."""
+        import difflib
+
+        near = difflib.get_close_matches(name.lower(), self.names(aliases=True), n=3, cutoff=0.6)
+        hint = f" — did you mean {', '.join('/' + n for n in near)}?" if near else " — /help lists commands"
+        return f"unknown command /{sanitize(name, 40)}{hint}"
 
     async def run_line(self, ctx: Any, line: str) -> Any:
         """Parse and run one command line, with or without its leading / (key bindings store them bare)."""
@@ -146,7 +154,7 @@ class Registry:
             return "\n".join(f"{c.usage_line:<{width}}  {c.summary}".rstrip() for c in commands)
         command = self.get(name)
         if command is None:
-            raise CommandError(f"unknown command /{sanitize(name, 40)} — /help lists commands")
+            raise CommandError(self.unknown_message(name))
         lines = [f"usage: {command.usage_line}"]
         if command.aliases:
             lines.append("aliases: " + ", ".join("/" + a for a in command.aliases))

@@ -11,11 +11,15 @@ from pathlib import Path
 from typing import Any
 
 from dsh.config.env import ENV_KEYS
-from dsh.config.keys import ConfigKeyError, coerce_like, join_key, parse_value, split_key
+from dsh.config.keys import ConfigKeyError, join_key, parse_value, split_key
 from dsh.config.model import Config
+from dsh.config.schema import MAX_DEPTH, depth, fit_value
 from dsh.home import dsh_home, dsh_home_path
+from dsh.safefile import UnsafePathError, read_bytes
 
 PERSONAL_NAME = "config.toml"
+# A config is a page of keys; a file this large is something else (and is not read into memory).
+MAX_CONFIG_BYTES = 4 * 1024 * 1024
 _AT_LINE = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 _AT_END = re.compile(r"\s*\(at end of document\)\s*$")
 
@@ -31,26 +35,39 @@ def personal_config_path() -> Path:
 
 
 def parse_toml_file(path: Path) -> tuple[dict[str, Any] | None, str | None]:
-    """(document, None), or (None, a message naming the file and line) when it cannot be used.
+    """(document, None), or (None, a message naming the file and line) when it cannot be used, for
+    any reason: unreadable, a FIFO or a device, writable by another user, too big, not UTF-8, not
+    TOML, nested too deeply.
 
-    A missing file is an empty document.
+    A missing file is an empty document. A symbolic link is followed (dotfile managers make them);
+    what it points to must be a regular file only you can write.
     """
     try:
-        raw = path.read_bytes()
+        raw = read_bytes(path, MAX_CONFIG_BYTES + 1, follow=True)
     except FileNotFoundError:
         return {}, None
+    except UnsafePathError as exc:
+        return None, f"{path}: cannot use: {exc.reason}"
     except OSError as exc:
-        reason = "is a directory" if isinstance(exc, IsADirectoryError) else (exc.strerror or str(exc))
-        return None, f"{path}: cannot read: {reason}"
+        return None, f"{path}: cannot read: {exc.strerror or exc}"
+    if len(raw) > MAX_CONFIG_BYTES:
+        return None, f"{path}: larger than {MAX_CONFIG_BYTES // (1024 * 1024)} MiB; not a config file"
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
         return None, f"{path}:{line}: not UTF-8 text"
     try:
-        return tomllib.loads(text), None
+        doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         return None, toml_error_message(path, text, exc)
+    except (RecursionError, MemoryError, ValueError) as exc:
+        # tomllib recurses into nested arrays and inline tables; a hostile file must not crash dsh.
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else type(exc).__name__
+        return None, f"{path}: cannot be parsed ({reason})"
+    if depth(doc) > MAX_DEPTH:
+        return None, f"{path}: tables and arrays nested deeper than {MAX_DEPTH} levels; not a config file"
+    return doc, None
 
 
 def toml_error_message(path: Path | str, text: str, exc: tomllib.TOMLDecodeError) -> str:
@@ -115,14 +132,20 @@ class _Layers:
         if isinstance(current, dict):
             self.warnings.append(f"{label}: {join_key(parts)} is a table, not a value; ignored")
             return _SKIP
-        fitted, why = coerce_like(value, _lookup(self.base, parts))
+        fitted, why = fit_value(parts, value, _lookup(self.base, parts))
         if why is not None:
-            self.warnings.append(f"{label}: {join_key(parts)}: {why}, got {value!r}; ignored")
+            kept = "" if current is None else f"; keeping {current!r}"
+            self.warnings.append(f"{label}: {join_key(parts)}: {why}, got {_shown(value)}{kept}")
             return _SKIP
         return fitted
 
 
 _SKIP = object()
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:79] + "…"
 
 
 def _lookup(doc: dict[str, Any], parts: tuple[str, ...]) -> Any:

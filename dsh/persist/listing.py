@@ -9,6 +9,7 @@ from dsh.home import dsh_home_path
 from dsh.persist.records import SnapshotError
 from dsh.persist.snapshot import MAX_SNAPSHOT_BYTES, SNAPSHOT_FILE, _parse
 from dsh.persist.states import PaneState, restored_state
+from dsh.safefile import read_bytes
 from dsh.text import sanitize
 
 
@@ -33,9 +34,8 @@ def pane_states(session_id: str, *, live: bool, known: Iterable[str] | None = No
     if known is not None and session_id not in known:
         return []
     try:
-        path = dsh_home_path("state", session_id, SNAPSHOT_FILE)
-        with path.open("rb") as handle:
-            raw = handle.read(MAX_SNAPSHOT_BYTES + 1)
+        # Never a FIFO, a device or a link: a listing must not hang on one planted in the home.
+        raw = read_bytes(dsh_home_path("state", session_id, SNAPSHOT_FILE), MAX_SNAPSHOT_BYTES + 1)
     except (OSError, SnapshotError):
         return []
     if len(raw) > MAX_SNAPSHOT_BYTES:

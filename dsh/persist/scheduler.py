@@ -8,8 +8,9 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 
+from dsh.ownlog import log_line
 from dsh.persist.records import Snapshot
-from dsh.persist.snapshot import log_line, write_snapshot
+from dsh.persist.snapshot import write_snapshot
 
 Build = Callable[[], tuple[Snapshot, dict[str, bytes]]]
 Write = Callable[[Snapshot, Mapping[str, bytes]], None]
@@ -49,8 +50,9 @@ class SnapshotScheduler:
     `build` runs on the caller's thread (it reads live state); `write` runs in `run_in_background`
     (by default one worker thread). Pending writes coalesce: when several are queued, only the newest
     snapshot is written, and an older one never lands after a newer one. A failed background write
-    is logged, kept in `last_error`, passed to `on_error` (called on the worker thread) and retried
-    on a later tick.
+    is logged, kept in `last_error` (until a write succeeds: `failure` is what a status line shows),
+    passed to `on_error` (called on the worker thread; called with None when a later write succeeds)
+    and retried on a later tick.
     """
 
     def __init__(
@@ -61,7 +63,7 @@ class SnapshotScheduler:
         interval: float = 2.0,
         clock: Callable[[], float] = time.monotonic,
         run_in_background: Runner | None = None,
-        on_error: Callable[[Exception], None] | None = None,
+        on_error: Callable[[Exception | None], None] | None = None,
     ) -> None:
         self._build = build
         self._write = write
@@ -83,6 +85,16 @@ class SnapshotScheduler:
         self._written = 0
         self._closed = False
         self.last_error: Exception | None = None
+
+    @property
+    def failure(self) -> str | None:
+        """Why the snapshot on disk is behind (the last write failed and none has succeeded since)."""
+        exc = self.last_error
+        if exc is None:
+            return None
+        if isinstance(exc, OSError) and exc.strerror:
+            return exc.strerror  # "No space left on device": the file names are in dsh.log
+        return str(exc) or type(exc).__name__
 
     @property
     def dirty(self) -> bool:
@@ -112,7 +124,12 @@ class SnapshotScheduler:
             self._dirty = False
             self._last_write = self._clock()
         with self._write_lock:
-            self._write(snapshot, tails)
+            try:
+                self._write(snapshot, tails)
+            except Exception as exc:
+                self.last_error = exc
+                raise
+            self.last_error = None
             with self._lock:
                 self._written = max(self._written, seq)
 
@@ -160,8 +177,13 @@ class SnapshotScheduler:
                 self._dirty = True  # the next tick after the interval tries again
                 self._report(exc)
                 return
+            recovered = self.last_error is not None
+            self.last_error = None
             with self._lock:
                 self._written = max(self._written, seq)
+        if recovered and self._on_error is not None:
+            with contextlib.suppress(Exception):
+                self._on_error(None)  # the status line may stop saying so
 
     def _report(self, exc: Exception) -> None:
         self.last_error = exc

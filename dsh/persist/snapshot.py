@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import contextlib
-import errno
 import json
 import os
-import stat
-import tempfile
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import BinaryIO
 
-from dsh.home import dsh_home_path
+from dsh.home import dsh_home_path, ensure_home_dir
+from dsh.ownlog import log_line
 from dsh.persist.records import (
     LIFECYCLES,
     MAX_NOTIFICATIONS,
@@ -31,6 +28,7 @@ from dsh.persist.records import (
     validate_id,
     version_message,
 )
+from dsh.safefile import atomic_write, fsync_dir, open_read
 from dsh.text import sanitize
 
 __all__ = [
@@ -82,36 +80,10 @@ def tail_path(session_id: str, pane_id: str) -> Path:
 # --- writing ------------------------------------------------------------------------------------------------
 
 
-def _fsync_dir(path: Path) -> None:
-    # Some filesystems refuse fsync on a directory; the rename is still atomic there.
-    with contextlib.suppress(OSError):
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` so a reader sees the old or the new file, never a part of one."""
-    fd, tmp = tempfile.mkstemp(prefix=_TMP_PREFIX + path.name + ".", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
 def _same_content(path: Path, data: bytes) -> bool:
     """True when `path` is a regular file already holding exactly `data` (then it need not be rewritten)."""
     try:
-        with _open_regular(path) as handle:
+        with open_read(path) as handle:
             if os.fstat(handle.fileno()).st_size != len(data):
                 return False
             return handle.read() == data
@@ -143,8 +115,8 @@ def write_snapshot(snapshot: Snapshot, tails: Mapping[str, bytes]) -> None:
     Raises SnapshotError for a tail of an unknown or invalid pane id, OSError when the disk refuses.
     """
     folder = state_dir(snapshot.session_id)
-    history = folder / HISTORY_DIR
-    history.mkdir(mode=0o700, parents=True, exist_ok=True)
+    # Every folder from the home down is checked: a link planted at state/ or history/ is refused.
+    history = ensure_home_dir("state", snapshot.session_id, HISTORY_DIR)
     pane_ids = {pane.id for pane in snapshot.panes}
     for pane_id, data in tails.items():
         validate_id(pane_id, "pane id")
@@ -155,11 +127,10 @@ def write_snapshot(snapshot: Snapshot, tails: Mapping[str, bytes]) -> None:
         chunk = bytes(data[-TAIL_BYTES:])
         path = history / (pane_id + TAIL_SUFFIX)
         if not _same_content(path, chunk):
-            _atomic_write(path, chunk)
-    _fsync_dir(history)
+            atomic_write(path, chunk, tmp_prefix=_TMP_PREFIX, sync_dir=False)
+    fsync_dir(history)
     payload = json.dumps(snapshot.to_dict(), ensure_ascii=True, indent=1).encode("ascii") + b"\n"
-    _atomic_write(folder / SNAPSHOT_FILE, payload)
-    _fsync_dir(folder)
+    atomic_write(folder / SNAPSHOT_FILE, payload, tmp_prefix=_TMP_PREFIX)
     _remove_stale(history, {pane_id + TAIL_SUFFIX for pane_id in pane_ids})
     _remove_stale(folder, None)
 
@@ -178,15 +149,6 @@ class LoadedSnapshot:
     notes: list[str] = field(default_factory=list)
 
 
-def log_line(message: str) -> None:
-    """Append one line to `$DSH_HOME/log/dsh.log`; logging never fails the caller."""
-    with contextlib.suppress(Exception):
-        folder = dsh_home_path("log")
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        with open(folder / "dsh.log", "a", encoding="utf-8") as handle:
-            handle.write(f"{now_iso()} {sanitize(message)}\n")
-
-
 def _backup_corrupt(path: Path) -> Path:
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     target = path.with_name(f"{path.name}.corrupt-{stamp}")
@@ -195,7 +157,7 @@ def _backup_corrupt(path: Path) -> Path:
         target = path.with_name(f"{path.name}.corrupt-{stamp}-{n}")
         n += 1
     os.replace(path, target)
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
     return target
 
 
@@ -218,24 +180,12 @@ def _parse(raw: bytes) -> Snapshot:
         raise SnapshotError("nested too deeply") from None
 
 
-def _open_regular(path: Path) -> BinaryIO:
-    """Open a state file for reading; a symlink or anything but a regular file is an OSError."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file")
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
-
-
 def _load_tails(session_id: str, snapshot: Snapshot, notes: list[str]) -> dict[str, bytes]:
     tails: dict[str, bytes] = {}
     for pane in snapshot.panes:
         path = tail_path(session_id, pane.id)
         try:
-            with _open_regular(path) as handle:
+            with open_read(path) as handle:
                 size = os.fstat(handle.fileno()).st_size
                 if size > TAIL_BYTES:
                     handle.seek(size - TAIL_BYTES)
@@ -259,7 +209,7 @@ def load_snapshot(session_id: str) -> LoadedSnapshot:
     folder = state_dir(session_id)
     path = folder / SNAPSHOT_FILE
     try:
-        with _open_regular(path) as handle:
+        with open_read(path) as handle:
             raw = handle.read(MAX_SNAPSHOT_BYTES + 1)
     except FileNotFoundError:
         return LoadedSnapshot(snapshot=None)

@@ -97,3 +97,15 @@ def plan_from_index(index: object, value: str, *, current_cwd: str | None) -> Ag
             " (dsh sessions --agents --all lists them)"
         )
     return plan_agent_open(kind, session_id, row.cwd, row.home, current_cwd=current_cwd)
+
+
+def describe(argv: list[str]) -> str:
+    """`claude --resume ID` for a plan's argv (its `env VAR=…` prefix and the program's folder left out)."""
+    rest = list(argv)
+    if rest and rest[0] == "env":
+        rest = rest[1:]
+        while rest and "=" in rest[0]:
+            rest = rest[1:]
+    if rest:
+        rest[0] = os.path.basename(rest[0])
+    return " ".join(rest)

@@ -56,10 +56,11 @@ class Candidate(NamedTuple):
     unresumable_reason: str | None
     preview: tuple[str, ...]
     workspace: str | None = None  # the store's partition key, when known: a workspace's other cwds
+    # attached, detached (its host runs: Enter attaches it), closed or crashed (Enter restores it)
+    state: str = "closed"
     kind: str = DSH  # `dsh` for a dsh session, else the agent whose conversation this row is
     branch: str | None = None
     input_count: int = 0  # lines typed (a dsh session) or messages (an agent conversation)
-    state: str = ""  # live / closed / crashed (a dsh session)
     agents: tuple[str, ...] = ()  # `kind:id` of a dsh session's agents
     archived: bool = False
     home: str | None = None  # the agent store an agent row came from
@@ -101,8 +102,6 @@ class Candidate(NamedTuple):
                 reason = NO_WORKSPACE
             elif current_session_id is not None and summary.id == current_session_id:
                 reason = CURRENT_SESSION
-            elif live_pid is not None and live_pid != own_pid:
-                reason = live_reason(live_pid)
         first_input = clean(summary.first_input) if summary.first_input else ""
         title = clean(summary.title) if summary.title else ""
         label = getattr(summary, "workspace_label", None) or _label(cwd)
@@ -122,8 +121,6 @@ class Candidate(NamedTuple):
         agents = getattr(summary, "agents", ())
         if agents:
             agents = tuple(a for a in agents if type(a) is str and a.isprintable())
-        closed = getattr(summary, "closed", None)
-        state = "live" if live_pid is not None else "" if closed is None else "closed" if closed else "crashed"
         return cls(
             clean(summary.id, 64),
             cwd,
@@ -137,10 +134,10 @@ class Candidate(NamedTuple):
             clean(reason) if reason is not None else None,
             preview,
             getattr(summary, "workspace", None),
+            clean(getattr(summary, "state", None) or ("attached" if live_pid is not None else "closed"), 20),
             DSH,
             branch,
             input_count if type(input_count) is int else 0,
-            state,
             agents if type(agents) is tuple else (),
             getattr(summary, "archived", False) is True,
         )

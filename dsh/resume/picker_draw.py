@@ -230,6 +230,8 @@ def _row_lines(model: PickerModel, c: Candidate, selected: bool, width: int) -> 
     left += [(merge(s, sel), t) for s, t in highlight(c.title, marks["title"], base, match_style)]
     if c.unresumable_reason:
         left.append((merge(S_DISABLED, sel), f"  — {c.unresumable_reason}"))
+    elif c.live_pid is not None:
+        left.append((merge(S_META, sel), f"  ● {c.state}"))  # Enter attaches its running host
     room = max(0, width - sum(cells(t) for _, t in meta) - 1)
     first = fit([*fit(left, room, merge(base, sel)), (merge(base, sel), " "), *meta], width, merge(base, sel))
     out = [first]

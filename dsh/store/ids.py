@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import secrets
 import time
 
 _ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
@@ -16,6 +15,8 @@ class InvalidSessionId(ValueError):
 
 def new_session_id() -> str:
     """A fresh id like `20261129T203000Z-3f9a1c`: UTC time first, so ids sort by creation time."""
+    import secrets  # here, not at the top: the client validates ids on its start-up path, never makes one
+
     return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + "-" + secrets.token_hex(3)
 
 

@@ -16,23 +16,26 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from stat import S_ISDIR, S_ISREG
 from typing import TextIO, TypeVar
 
+from dsh.safefile import UnsafePathError, folder_problem, open_append, open_read, refuse_special
 from dsh.store import agent_table, textsearch
 from dsh.store.ids import InvalidSessionId, is_valid_session_id, validate_session_id
-from dsh.store.log import LOG_SUFFIX, LogError, live_pid, parse_log
-from dsh.store.summary import Summary, agent_json, digest
+from dsh.store.log import LOG_SUFFIX, live_pid, scan_log
+from dsh.store.summary import Digester, Summary, agent_json, session_state
 from dsh.store.workspace import NO_WORKSPACE, home_dir, workspace_label, workspace_partition
 
 # 2: preview stored as escaped lines (not JSON); an index on cwd for the picker's workspace rows.
 # 3: (briefly) rows clustered in listing order; dropped: twice the file and a 50% slower first build
 #    for 0.2 s off a 100k listing. 4 is the layout of 2 again, so any index made as 3 is rebuilt.
-# 5: branch, agents, agent_key, auto_title, preview_json, agents_json columns; typed lines and agent
+# 5: text that is not UTF-8 (a lone surrogate: a byte of a directory name or of typed input that was
+#    not UTF-8) is stored as a BLOB of its bytes, and the row's `raw` flag says to decode it back.
+# 6: `attached` (the last attach/detach event), for the attached/detached/closed/crashed states.
+# 7: branch, agents, agent_key, auto_title, preview_json, agents_json columns; typed lines and agent
 #    prompts in an FTS5 trigram index (`lines`, `lines_fts`); agent conversations (`agent_conversations`,
 #    `agent_sources`); a covering index for the refresh's (path, size, mtime) check, which otherwise
-#    read every wide row (250 ms -> 60 ms at 100k sessions).
-SCHEMA_VERSION = 5
+#    read every wide row.
+SCHEMA_VERSION = 7
 BUSY_TIMEOUT_SECONDS = 30.0
 WARNINGS_PER_FILE = 5
 
@@ -62,6 +65,8 @@ _COLUMNS = (
     "auto_title",
     "preview_json",
     "agents_json",
+    "attached",
+    "raw",
 )
 
 _SCHEMA = f"""
@@ -90,7 +95,9 @@ CREATE TABLE sessions (
     agent_key TEXT,
     auto_title TEXT,
     preview_json TEXT,
-    agents_json TEXT
+    agents_json TEXT,
+    attached INTEGER NOT NULL DEFAULT 1,
+    raw INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX sessions_by_time ON sessions (root, updated_at DESC, mtime_ns DESC, id DESC);
 CREATE INDEX sessions_by_workspace ON sessions (root, workspace, archived);
@@ -125,20 +132,36 @@ class SessionIndex:
         self.db_path = Path(db_path)
         self.root = Path(root)
         self._root_key = str(self.root)
+        self._root_db = _to_db(self._root_key)
         self._progress = progress if progress is not None else sys.stderr
         self._progress_after = progress_after
         self._conn: sqlite3.Connection | None = None
         self._pending: list[str] = []
         # Whether the last refresh() found any log added, changed or gone (a listing may be stale).
         self.changed = False
+        # Why the last refresh could not write the index (a full disk, an I/O error); None once one did.
+        self.write_error: str | None = None
         # Lines typed in each log parsed by the refresh under way, for the transcript search.
-        self._typed: dict[str, tuple[str, tuple[str, ...]]] = {}
+        self._typed: dict[str, tuple[str, tuple[tuple[int, str], ...]]] = {}
         self._sync_search = True
 
     # -- connection, schema, recovery ------------------------------------------------------------
 
     def _connect(self) -> sqlite3.Connection:
         if self._conn is not None:
+            return self._conn
+        try:
+            _prepare_db_file(self.db_path)
+        except OSError as exc:
+            # A link, a FIFO, another user's file: never opened, chmod-ed or dropped; list from memory.
+            if isinstance(exc, UnsafePathError):
+                reason = exc.reason if exc.path == str(self.db_path) else str(exc)
+            else:
+                reason = exc.strerror or str(exc)
+            self._pending.append(
+                f"{self.db_path}: cannot open the session index ({reason}); using a temporary one in memory"
+            )
+            self._conn = self._open(Path(":memory:"))
             return self._conn
         try:
             conn = self._open(self.db_path)
@@ -160,9 +183,6 @@ class SessionIndex:
     def _open(self, path: Path) -> sqlite3.Connection:
         conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
         try:
-            if str(path) != ":memory:":
-                with contextlib.suppress(OSError):
-                    os.chmod(path, 0o600)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             self._ensure_schema(conn)
@@ -226,6 +246,8 @@ class SessionIndex:
             self._recover(exc)  # corrupt or not a database at all
         return action(self._connect())
 
+    # -- refresh -----------------------------------------------------------------------------------
+
     def sync_search(self, batch: int = 200_000) -> None:
         """Make every stored line searchable, a batch per transaction (others may write in between)."""
         while self.write(lambda conn: textsearch.sync(conn, batch)):
@@ -245,8 +267,6 @@ class SessionIndex:
 
         return self._retrying(in_transaction)
 
-    # -- refresh -----------------------------------------------------------------------------------
-
     def refresh(self, *, sync_search: bool = True) -> list[str]:
         """Bring the index up to date with the logs; returns warnings (each names its file).
 
@@ -259,7 +279,16 @@ class SessionIndex:
         try:
             self._retrying(lambda conn: self._refresh(conn, warnings))
         except sqlite3.Error as exc:
-            warnings.append(f"{self.db_path}: session index not refreshed: {exc}")
+            self.write_error = f"{self.db_path}: session index not refreshed: {exc}"
+            if isinstance(exc, sqlite3.OperationalError) and "locked" not in str(exc):
+                # A full disk or an I/O error: list every session from memory rather than a stale few.
+                self.close()
+                self._conn = self._open(Path(":memory:"))
+                self.write_error += "; using a temporary one in memory"
+                self._refresh(self._conn, warnings)
+            warnings.append(self.write_error)
+        else:
+            self.write_error = None
         out = self._pending + warnings
         self._pending = []
         return out
@@ -277,21 +306,21 @@ class SessionIndex:
             known = self._known(conn)
             self._typed = {}
             rows = self._parse_changed(changed, known, warnings)
-            typed_before = _input_counts(conn, [row[0] for row in rows if row[0] in known])
+            typed_before = _input_counts(conn, [path for path in self._typed if path in known])
             conn.executemany(_UPSERT, rows)
-            gone = [(path,) for path in removed if path in known and not os.path.lexists(path)]
-            conn.executemany("DELETE FROM sessions WHERE path = ?", gone)
+            gone = [path for path in removed if path in known and not os.path.lexists(path)]
+            conn.executemany("DELETE FROM sessions WHERE path = ?", [(_to_db(path),) for path in gone])
             _index_typed_lines(conn, self._typed, typed_before)
-            for (path,) in gone:
+            for path in gone:
                 textsearch.remove_owner(conn, textsearch.session_owner(Path(path).name[: -len(LOG_SUFFIX)]))
             if self._sync_search:
                 textsearch.sync(conn)
-            apply_agent_titles(conn, paths=[str(row[0]) for row in rows])
+            apply_agent_titles(conn, paths=list(self._typed))
             self._typed = {}
 
     def _known(self, conn: sqlite3.Connection) -> dict[str, Stat]:
-        rows = conn.execute("SELECT path, size, mtime_ns FROM sessions WHERE root = ?", (self._root_key,))
-        return {path: (size, mtime) for path, size, mtime in rows}
+        rows = conn.execute("SELECT path, size, mtime_ns FROM sessions WHERE root = ?", (self._root_db,))
+        return {_from_db(path): (size, mtime) for path, size, mtime in rows}
 
     def _scan(self, warnings: list[str]) -> dict[str, Stat]:
         found: dict[str, Stat] = {}
@@ -306,6 +335,11 @@ class SessionIndex:
             try:
                 if not part.is_dir():
                     continue
+                # A link out of the root, or a folder another user can write, is never read from.
+                problem = folder_problem(part.path, part.stat(follow_symlinks=False))
+                if problem is not None:
+                    warnings.append(f"{part.path}: {problem}; its sessions are not listed")
+                    continue
                 entries = list(os.scandir(part.path))
             except OSError as exc:
                 warnings.append(f"{part.path}: cannot list: {exc.strerror or exc}")
@@ -318,14 +352,18 @@ class SessionIndex:
                     warnings.append(f"{entry.path}: file name is not a valid session id; skipped")
                     continue
                 try:
-                    # One stat answers both what it is and (size, mtime): this loop runs 100k times.
-                    st = entry.stat()
+                    if entry.is_symlink():
+                        warnings.append(f"{entry.path}: a symbolic link where a session log should be; skipped")
+                        continue
+                    if entry.is_dir(follow_symlinks=False):
+                        warnings.append(f"{entry.path}: a directory where a session log should be; skipped")
+                        continue
+                    if not entry.is_file(follow_symlinks=False):
+                        warnings.append(f"{entry.path}: not a regular file; skipped")
+                        continue
+                    st = entry.stat(follow_symlinks=False)
                 except OSError as exc:
                     warnings.append(f"{entry.path}: cannot stat: {exc.strerror or exc}")
-                    continue
-                if not S_ISREG(st.st_mode):
-                    what = "a directory where a session log should be" if S_ISDIR(st.st_mode) else "not a regular file"
-                    warnings.append(f"{entry.path}: {what}; skipped")
                     continue
                 found[entry.path] = (st.st_size, st.st_mtime_ns)
         return found
@@ -354,38 +392,29 @@ class SessionIndex:
         return rows
 
     def _parse_one(self, path: str, known: dict[str, Stat], warnings: list[str]) -> tuple[object, ...] | None:
-        try:
-            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-        except OSError as exc:
-            if not isinstance(exc, FileNotFoundError):
-                warnings.append(f"{path}: cannot read: {exc.strerror or exc}")
-            return None
-        try:
-            st = os.fstat(fd)
-            if (st.st_size, st.st_mtime_ns) == known.get(path):
-                return None
-            with os.fdopen(os.dup(fd), "rb") as fh:
-                data = fh.read()
-        except OSError as exc:
-            warnings.append(f"{path}: cannot read: {exc.strerror or exc}")
-            return None
-        finally:
-            os.close(fd)
         log = Path(path)
+        folder = Digester()
         try:
-            contents = parse_log(log, data)
-        except LogError as exc:  # pragma: no cover - parse_log reports problems as warnings
-            warnings.append(str(exc))
+            # Never a link, a FIFO or a device; the log is read a chunk at a time, never whole.
+            with open_read(path) as fh:
+                st = os.fstat(fh.fileno())
+                if (st.st_size, st.st_mtime_ns) == known.get(path):
+                    return None
+                scan = scan_log(log, fh, folder.add)
+        except FileNotFoundError:
             return None
-        _add_warnings(warnings, contents.warnings)
+        except OSError as exc:
+            warnings.append(_problem(path, exc, "cannot read"))
+            return None
+        _add_warnings(warnings, scan.warnings)
         sid = log.name[: -len(LOG_SUFFIX)]
-        header_id = contents.header.get("id") if contents.header else None
+        header_id = scan.header.get("id") if scan.header else None
         if header_id is not None and header_id != sid:
             warnings.append(f"{path}:1: header id {header_id!r} differs from the file name; listed as {sid}")
-        d = digest(sid, log, contents, st.st_mtime)
-        self._typed[d.path] = (d.id, d.inputs)
+        d = folder.finish(sid, log, scan.header, st.st_mtime)
+        self._typed[d.path] = (d.id, d.typed)
         # Stat taken before the read: if the log grew meanwhile, the next refresh sees a new size.
-        return (
+        row = (
             d.path,
             self._root_key,
             st.st_size,
@@ -412,14 +441,17 @@ class SessionIndex:
             # The same, ready for `dsh sessions --json`, which SQLite writes itself (see json_listing).
             json.dumps(list(d.preview)),
             json.dumps([agent_json(key) for key in d.agents]),
+            int(d.attached),
+            0,
         )
+        return _db_row(row)
 
     # -- queries -----------------------------------------------------------------------------------
 
     def summaries(self, *, cwd: str | None = None, include_archived: bool = False) -> list[Summary]:
         """Sessions newest first: those of `cwd`'s workspace, or of every workspace when cwd is None."""
         if cwd is None:
-            return self._query("root = ?", [self._root_key], include_archived)
+            return self._query("root = ?", [self._root_db], include_archived)
         return self.workspace_summaries(workspace_partition(cwd), [cwd], include_archived=include_archived)
 
     def workspace_summaries(
@@ -432,22 +464,30 @@ class SessionIndex:
     def scope_where(self, workspace: str | None, cwds: Sequence[str] = ()) -> tuple[str, list[object]]:
         """The WHERE clause of a listing: every session of the root, or those of one workspace."""
         if workspace is None:
-            return "root = ?", [self._root_key]
+            return "root = ?", [self._root_db]
         # Each arm searches its own index; an OR in one WHERE made SQLite walk every row by time instead.
         arms = ["SELECT rowid FROM sessions WHERE root = ? AND workspace = ?"]
-        params: list[object] = [self._root_key, workspace]
+        params: list[object] = [self._root_db, workspace]
         cwds = list(dict.fromkeys(cwds))
         if cwds:
             arms.append(f"SELECT rowid FROM sessions WHERE root = ? AND cwd IN ({', '.join('?' for _ in cwds)})")
-            params += [self._root_key, *cwds]
+            params += [self._root_db, *map(_to_db, cwds)]
         # The arms check the root; the outer query must not, or SQLite walks the root's rows by time again.
         return f"rowid IN ({' UNION '.join(arms)})", params
+
+    def recent(self, limit: int) -> list[Summary]:
+        """The newest `limit` sessions of every workspace (one walk of the time index: a few ms at 100k)."""
+        return self._query("root = ?", [self._root_db], False, limit=limit)
+
+    def archived(self) -> list[Summary]:
+        """Every archived session, newest first."""
+        return self._query("root = ? AND archived = 1", [self._root_db], True)
 
     def count(self, *, include_archived: bool = False) -> int:
         """How many sessions `summaries(cwd=None)` would list, without listing them."""
         sql = "SELECT count(*) FROM sessions WHERE root = ?" + ("" if include_archived else " AND archived = 0")
         try:
-            rows = self._retrying(lambda conn: conn.execute(sql, (self._root_key,)).fetchall())
+            rows = self._retrying(lambda conn: conn.execute(sql, (self._root_db,)).fetchall())
         except sqlite3.Error as exc:
             self._pending.append(f"{self.db_path}: session index cannot be read: {exc}")
             return 0
@@ -457,14 +497,6 @@ class SessionIndex:
         """Problems met by queries since the last call (a query answers [] rather than raise)."""
         out, self._pending = self._pending, []
         return out
-
-    def recent(self, limit: int) -> list[Summary]:
-        """The newest `limit` sessions of every workspace (one walk of the time index: a few ms at 100k)."""
-        return self._query("root = ?", [self._root_key], False, limit=limit)
-
-    def archived(self) -> list[Summary]:
-        """Every archived session, newest first."""
-        return self._query("root = ? AND archived = 1", [self._root_key], True)
 
     def _query(
         self, where: str, params: list[object], include_archived: bool, limit: int | None = None
@@ -492,11 +524,17 @@ class SessionIndex:
         validate_session_id(session_id)
         sql = _SELECT + " WHERE root = ? AND id = ? ORDER BY updated_at DESC LIMIT 1"
         try:
-            rows = self._retrying(lambda conn: conn.execute(sql, (self._root_key, session_id)).fetchall())
+            rows = self._retrying(lambda conn: conn.execute(sql, (self._root_db, session_id)).fetchall())
         except sqlite3.Error as exc:
             self._pending.append(f"{self.db_path}: session index cannot be read: {exc}")
             return None
         return _summary(rows[0]) if rows else None
+
+
+def summary_at(conn: sqlite3.Connection, path: str) -> Summary | None:
+    """The listed session whose log is at `path` (for a listing that needs one row in full)."""
+    rows = conn.execute(_SELECT + " WHERE path = ?", (_to_db(path),)).fetchall()
+    return _summaries(rows)[0] if rows else None
 
 
 def _summaries(rows: list[tuple]) -> list[Summary]:  # type: ignore[type-arg]
@@ -507,18 +545,21 @@ def _summaries(rows: list[tuple]) -> list[Summary]:  # type: ignore[type-arg]
     add = out.append
     make = Summary
     lines = decode_lines
-    for (sid, cwd, workspace, title, explicit_title, first_input, created_at, updated_at, event_count,
+    for row in rows:
+        if row[-2]:  # raw: some text was not UTF-8 and is stored as its bytes
+            row = tuple(map(_from_db, row))
+        (sid, cwd, workspace, title, explicit_title, first_input, created_at, updated_at, event_count,
          input_count, pane_count, closed, archived, reason, preview, branch, agents, _agent_key, _auto_title,
-         _preview_json, _agents_json, path) in rows:
+         _preview_json, _agents_json, attached, _raw, path) = row
         label = labels.get(cwd)
         if label is None:
             label = labels[cwd] = workspace_label(cwd, home)
+        # Liveness is never cached: a closed log is not live; any other is asked of its lock right now.
+        pid = None if closed else live_pid(Path(path))
         add(make(
             sid, path, cwd, workspace, label, title, explicit_title, first_input, created_at, updated_at,
-            event_count, input_count, pane_count,
-            # Liveness is never cached: a closed log is not live; any other is asked of its lock right now.
-            None if closed else live_pid(Path(path)),
-            bool(archived), reason, lines(preview), branch, bool(closed), lines(agents),
+            event_count, input_count, pane_count, pid, bool(archived), reason, lines(preview),
+            session_state(pid, bool(closed), bool(attached)), branch, lines(agents),
         ))
     return out
 
@@ -536,6 +577,89 @@ _RELEASE_SLICE = 5000
 
 def _summary(row: tuple) -> Summary:  # type: ignore[type-arg]
     return _summaries([row])[0]
+
+
+def _to_db(value: str) -> str | bytes:
+    """Text as SQLite takes it: itself when it is UTF-8, else its bytes (lone surrogates kept exactly)."""
+    if value.isascii():
+        return value
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return value.encode("utf-8", "surrogatepass")
+    return value
+
+
+def _from_db(value: object) -> object:
+    """The inverse of _to_db (other values pass through)."""
+    return value.decode("utf-8", "surrogatepass") if type(value) is bytes else value
+
+
+def _db_row(row: tuple[object, ...]) -> tuple[object, ...]:
+    """A row to store; when any text in it is not UTF-8, that text goes as bytes and `raw` (last) is 1."""
+    out = [_to_db(v) if type(v) is str else v for v in row]
+    if any(type(v) is bytes for v in out):
+        out[-1] = 1
+    return tuple(out)
+
+
+def _input_counts(conn: sqlite3.Connection, paths: Sequence[str]) -> dict[str, tuple[str, int]]:
+    """(id, lines typed) of logs as the index knew them before this refresh."""
+    out: dict[str, tuple[str, int]] = {}
+    for start in range(0, len(paths), 500):
+        chunk = [_to_db(p) for p in paths[start : start + 500]]
+        sql = f"SELECT path, id, input_count FROM sessions WHERE path IN ({', '.join('?' * len(chunk))})"
+        out.update({_from_db(path): (_from_db(sid), count) for path, sid, count in conn.execute(sql, chunk)})
+    return out
+
+
+def _index_typed_lines(
+    conn: sqlite3.Connection,
+    typed: dict[str, tuple[str, tuple[tuple[int, str], ...]]],
+    before: dict[str, tuple[str, int]],
+) -> None:
+    """Put the lines typed in changed logs into the transcript search. Logs are appended to, so a log that
+    grew only adds the lines typed since (by their ordinal); any other change replaces them."""
+    for path, (sid, lines) in typed.items():
+        owner = textsearch.session_owner(sid)
+        old = before.get(path)
+        if old is not None and old[0] == sid and (not lines or old[1] <= lines[-1][0] + 1):
+            textsearch.add_lines(conn, owner, (text for n, text in lines if n >= old[1]))
+        else:
+            textsearch.replace_lines(conn, owner, (text for _, text in lines))
+
+
+def apply_agent_titles(
+    conn: sqlite3.Connection, *, paths: Sequence[str] | None = None, keys: Sequence[str] | None = None
+) -> None:
+    """Title sessions with an agent after its conversation (rename, summary or first prompt) unless renamed
+    themselves; the first line typed worth a title otherwise. For the sessions at `paths`, or those whose
+    agent is one of `keys` (after the agent stores were read)."""
+    sql = (
+        "UPDATE sessions SET title = COALESCE(explicit_title,"
+        " (SELECT a.title FROM agent_conversations a WHERE a.key = sessions.agent_key"
+        "  ORDER BY a.updated_at DESC LIMIT 1), auto_title, 'untitled')"
+        " WHERE agent_key IS NOT NULL AND "
+    )
+    column, values = ("path", [_to_db(p) for p in paths]) if paths is not None else ("agent_key", list(keys or []))
+    for start in range(0, len(values), 500):
+        chunk = values[start : start + 500]
+        conn.execute(sql + f"{column} IN ({', '.join('?' * len(chunk))})", chunk)
+
+
+def _prepare_db_file(db_path: Path) -> None:
+    """Make sure SQLite opens a regular file of ours, created 0600 (its -wal and -shm files take that
+    mode from it): never a link (its target would be chmod-ed, its tables dropped), never a FIFO."""
+    os.close(open_append(db_path))  # creates it 0600, or checks and tightens the one there
+    for suffix in ("-wal", "-shm", "-journal"):
+        refuse_special(f"{db_path}{suffix}")
+
+
+def _problem(path: object, exc: OSError, doing: str = "") -> str:
+    if isinstance(exc, UnsafePathError):
+        return str(exc)
+    what = f"{doing}: " if doing else ""
+    return f"{path}: {what}{exc.strerror or exc}"
 
 
 _ESCAPED = re.compile(r"\\(.)", re.DOTALL)
@@ -587,50 +711,6 @@ def _write(conn: sqlite3.Connection) -> Iterator[None]:
         conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
-
-
-def _input_counts(conn: sqlite3.Connection, paths: Sequence[str]) -> dict[str, tuple[str, int]]:
-    """(id, lines typed) of logs as the index knew them before this refresh."""
-    out: dict[str, tuple[str, int]] = {}
-    for start in range(0, len(paths), 500):
-        chunk = list(paths[start : start + 500])
-        sql = f"SELECT path, id, input_count FROM sessions WHERE path IN ({', '.join('?' * len(chunk))})"
-        out.update({path: (sid, count) for path, sid, count in conn.execute(sql, chunk)})
-    return out
-
-
-def _index_typed_lines(
-    conn: sqlite3.Connection,
-    typed: dict[str, tuple[str, tuple[str, ...]]],
-    before: dict[str, tuple[str, int]],
-) -> None:
-    """Put the lines typed in changed logs into the transcript search. Logs are appended to, so a log that
-    grew only adds its new lines; any other change replaces them."""
-    for path, (sid, inputs) in typed.items():
-        owner = textsearch.session_owner(sid)
-        old = before.get(path)
-        if old is not None and old[0] == sid and 0 <= old[1] <= len(inputs):
-            textsearch.add_lines(conn, owner, inputs[old[1] :])
-        else:
-            textsearch.replace_lines(conn, owner, inputs)
-
-
-def apply_agent_titles(
-    conn: sqlite3.Connection, *, paths: Sequence[str] | None = None, keys: Sequence[str] | None = None
-) -> None:
-    """Title sessions with an agent after its conversation (rename, summary or first prompt) unless renamed
-    themselves; the first line typed worth a title otherwise. For the sessions at `paths`, or those whose
-    agent is one of `keys` (after the agent stores were read)."""
-    sql = (
-        "UPDATE sessions SET title = COALESCE(explicit_title,"
-        " (SELECT a.title FROM agent_conversations a WHERE a.key = sessions.agent_key"
-        "  ORDER BY a.updated_at DESC LIMIT 1), auto_title, 'untitled')"
-        " WHERE agent_key IS NOT NULL AND "
-    )
-    column, values = ("path", paths) if paths is not None else ("agent_key", keys or [])
-    for start in range(0, len(values), 500):
-        chunk = list(values[start : start + 500])
-        conn.execute(sql + f"{column} IN ({', '.join('?' * len(chunk))})", chunk)
 
 
 __all__ = ["SCHEMA_VERSION", "InvalidSessionId", "SessionIndex", "Summary", "decode_lines", "encode_lines", "release"]

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from dsh.store.log import live_pid
-from dsh.store.summary import CLOSED, CRASHED, JSON_KEYS, LIVE
+from dsh.store.summary import CLOSED, CRASHED, JSON_KEYS, session_state
 from dsh.store.workspace import NO_WORKSPACE, home_dir
 
 # Column (or SQL expression) per key of JSON_KEYS; ?1 is the home folder labels shorten to `~`.
@@ -35,6 +35,7 @@ _EXPRESSIONS = {
 _OBJECT = "json_object(" + ", ".join(f"'{key}', {_EXPRESSIONS.get(key, key)}" for key in JSON_KEYS) + ")"
 
 Panes = Callable[[str, bool], list[dict[str, object]] | None]
+Fallback = Callable[[str], dict[str, Any] | None]
 
 
 def json_listing(
@@ -44,26 +45,34 @@ def json_listing(
     *,
     include_archived: bool,
     panes: Panes,
+    raw_row: Fallback,
     home: str | None = None,
 ) -> Iterator[str]:
     """The listing's objects as JSON text (ASCII), newest first.
 
-    `panes(session_id, live)` gives a session's panes, or None when it has no saved snapshot (`[]` then).
+    `panes(session_id, live)` gives a session's panes, or None when it has no saved snapshot (`[]` then);
+    `raw_row(path)` the Summary.to_json() of a row whose text SQLite holds as bytes.
     """
-    sql = f"SELECT {_OBJECT}, closed, id, path FROM sessions WHERE {where}"
+    sql = f"SELECT CASE raw WHEN 0 THEN {_OBJECT} END, closed, attached, id, path FROM sessions WHERE {where}"
     if not include_archived:
         sql += " AND archived = 0"
     sql += " ORDER BY updated_at DESC, mtime_ns DESC, id DESC"
     label_home = home_dir() if home is None else home
-    for text, closed, session_id, path in conn.execute(sql, [label_home, *params]):
+    for text, closed, attached, session_id, path in conn.execute(sql, [label_home, *params]):
+        if text is None:  # some text was not UTF-8: SQLite holds it as bytes, json_object() cannot
+            data = raw_row(path if isinstance(path, str) else path.decode("utf-8", "surrogatepass"))
+            if data is not None:
+                data["panes"] = panes(data["id"], data["live_pid"] is not None) or []
+                yield json.dumps(data)
+            continue
         pid = None if closed else live_pid(Path(path))
         found = panes(session_id, pid is not None)
         if pid is None and found is None and text.isascii():
             yield text[:-1] + ',"panes":[]}'
             continue
-        data: dict[str, Any] = json.loads(text)
+        data = json.loads(text)
         if pid is not None:
             data["live_pid"] = pid
-            data["state"] = LIVE
+            data["state"] = session_state(pid, bool(closed), bool(attached))
         data["panes"] = found or []
         yield json.dumps(data)

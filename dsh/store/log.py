@@ -7,17 +7,32 @@ pid to the sibling `<id>.pid`; the pid file alone proves nothing, the lock decid
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import errno
 import fcntl
+import io
 import json
 import os
+import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from dsh import __version__
+from dsh.safefile import (
+    append_all,
+    atomic_write,
+    create_new,
+    ends_torn,
+    ensure_dir,
+    nearest_existing,
+    open_read,
+    open_rw_append,
+    read_bytes,
+)
 from dsh.store.ids import InvalidSessionId, is_valid_session_id, new_session_id, validate_session_id
 from dsh.store.timefmt import now_iso
 from dsh.store.workspace import workspace_partition
@@ -29,6 +44,12 @@ LOG_VERSION = 1
 # A header longer than this is not a header; it keeps read_header from swallowing a huge first line.
 _HEADER_MAX = 1 << 20
 _BUSY_RETRY_SECONDS = 0.3
+# Records nest no deeper than this; a deeper line is malformed (and could exhaust the JSON parser's stack).
+MAX_DEPTH = 64
+# Readers take a log this many bytes at a time (rounded to whole lines).
+READ_CHUNK = 1 << 20
+# Events kept in memory while the disk refuses them (full, failing), written once it takes them again.
+MAX_PENDING = 10_000
 
 
 class LogError(Exception):
@@ -66,23 +87,10 @@ def _encode_line(record: dict[str, Any]) -> bytes:
     try:
         return (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
     except UnicodeEncodeError:
-        # Lone surrogates (undecodable terminal bytes) cannot be UTF-8; JSON escapes keep them.
+        # A byte that was not UTF-8 (a directory name, a typed byte) reaches us as a lone surrogate
+        # (Python's surrogateescape: byte 0xNN is U+DCNN). JSON's \udcNN escape keeps it exactly, and
+        # json.loads gives the same string back: the byte round-trips (documented in dsh(1)).
         return (json.dumps(record, ensure_ascii=True) + "\n").encode("ascii")
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        written = os.write(fd, view)
-        view = view[written:]
-
-
-def _ends_torn(fd: int) -> bool:
-    """True when the file does not end in a newline (a crash cut the last line short)."""
-    size = os.fstat(fd).st_size
-    if size == 0:
-        return False
-    return os.pread(fd, 1, size - 1) != b"\n"
 
 
 def _event(type_: str, fields: dict[str, Any]) -> dict[str, Any]:
@@ -118,19 +126,13 @@ def _lock_or_busy(fd: int, path: Path) -> None:
 
 
 def _write_pid(path: Path) -> None:
-    target = pid_path(path)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
-    try:
-        _write_all(fd, f"{os.getpid()}\n".encode())
-    finally:
-        os.close(fd)
-    os.replace(tmp, target)
+    atomic_write(pid_path(path), f"{os.getpid()}\n".encode(), tmp_prefix=".", sync=False)
 
 
 def _read_pid(path: Path) -> int | None:
+    # Never a FIFO or a link: a listing asks every live-looking session, and must not hang on one.
     try:
-        text = pid_path(path).read_text(encoding="ascii", errors="replace").strip()
+        text = read_bytes(pid_path(path), 32).decode("ascii", "replace").strip()
     except OSError:
         return None
     return int(text) if text.isdigit() and int(text) > 0 else None
@@ -144,18 +146,29 @@ class SessionLog:
         self.id = session_id
         self.cwd = cwd
         self._fd: int | None = fd
+        # Lines the disk refused (full, failing), oldest first: written before the next event.
+        self._pending: collections.deque[bytes] = collections.deque()
+        self._dropped = 0
+        # A write failed: the file may end in part of a line, so look before the next one.
+        self._maybe_torn = False
 
     @classmethod
-    def create(cls, root: Path, cwd: str, *, session_id: str | None = None) -> SessionLog:
-        """Start a new session for `cwd` (absolute) under `root`: header written, marked live."""
+    def create(cls, root: Path, cwd: str, *, session_id: str | None = None, base: Path | None = None) -> SessionLog:
+        """Start a new session for `cwd` (absolute) under `root`: header written, marked live.
+
+        Folders are made from `base` down (the dsh home when the root is in it; by default the
+        nearest folder of `root` that exists), none of them a link or writable by another user.
+        """
         if not os.path.isabs(cwd):
             raise LogError(f"session workspace must be an absolute path, not {cwd!r}")
         sid = validate_session_id(session_id) if session_id is not None else new_session_id()
         path = log_path(root, cwd, sid)
-        _make_dirs(root)
-        _make_dirs(path.parent)
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC, 0o600)
+            ensure_dir(path.parent, base if base is not None else nearest_existing(root))
+        except OSError as exc:
+            raise LogError(f"cannot create the session folder {path.parent}: {_oserror_text(exc)}") from exc
+        try:
+            fd = create_new(path)
         except FileExistsError as exc:
             raise LogError(f"{path}: a session with id {sid} already exists") from exc
         except OSError as exc:
@@ -171,12 +184,14 @@ class SessionLog:
                 "created_at": now_iso(),
                 "dsh": __version__,
             }
-            _write_all(fd, _encode_line(header))
+            append_all(fd, _encode_line(header))
         except BaseException as exc:
             # The file is ours (O_EXCL); a log without its header would only confuse listings.
             os.close(fd)
             with contextlib.suppress(OSError):
                 path.unlink()
+            with contextlib.suppress(OSError):
+                pid_path(path).unlink()
             if isinstance(exc, OSError):
                 raise LogError(f"{path}: cannot start session log: {_oserror_text(exc)}") from exc
             raise
@@ -189,19 +204,18 @@ class SessionLog:
         sid = _id_from_path(path)
         header = read_header(path)
         try:
-            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC | os.O_NOFOLLOW)
+            fd = open_rw_append(path)
         except OSError as exc:
             raise LogError(f"{path}: cannot open session log: {_oserror_text(exc)}") from exc
         try:
             _lock_or_busy(fd, path)
             _write_pid(path)
-            if _ends_torn(fd):
-                # Close off the torn fragment so our events start on a line of their own.
-                _write_all(fd, b"\n")
             log = cls(path, sid, header.get("cwd") if isinstance(header.get("cwd"), str) else None, fd)
         except BaseException:
             os.close(fd)
             raise
+        # A crash (or a full disk) may have cut the last line short: our events start on a line of their own.
+        log._maybe_torn = True
         log.append("resume", pid=os.getpid())
         return log
 
@@ -209,14 +223,43 @@ class SessionLog:
     def closed(self) -> bool:
         return self._fd is None
 
+    @property
+    def pending(self) -> int:
+        """Events waiting for the disk to take them."""
+        return len(self._pending)
+
     def append(self, type: str, **fields: Any) -> None:
-        """Append one event line (`type`, `at`, fields) and hand it to the kernel at once."""
+        """Append one event line (`type`, `at`, fields) and hand it to the kernel at once.
+
+        When the disk refuses it (ENOSPC, EIO), LogError says so and the event is kept, with any
+        refused before it, to be written (in order, on a fresh line) by the next append that succeeds.
+        """
         if self._fd is None:
             raise LogError(f"{self.path}: session log is closed")
-        try:
-            _write_all(self._fd, _encode_line(_event(type, fields)))
-        except OSError as exc:
-            raise LogError(f"{self.path}: cannot append to session log: {_oserror_text(exc)}") from exc
+        self._pending.append(_encode_line(_event(type, fields)))
+        if len(self._pending) > MAX_PENDING:
+            self._pending.popleft()
+            self._dropped += 1
+        self._flush(self._fd)
+
+    def _flush(self, fd: int) -> None:
+        while self._pending:
+            data = self._pending[0]
+            try:
+                if self._maybe_torn and ends_torn(fd):
+                    data = b"\n" + data
+                append_all(fd, data)
+            except OSError as exc:
+                self._maybe_torn = True
+                held = len(self._pending)
+                kept = f"; {held} event{'s' if held != 1 else ''} kept until it can be written"
+                raise LogError(f"{self.path}: cannot append to session log: {_oserror_text(exc)}{kept}") from exc
+            self._maybe_torn = False
+            self._pending.popleft()
+        if self._dropped:
+            dropped, self._dropped = self._dropped, 0
+            self._pending.append(_encode_line(_event("events_lost", count=dropped, reason="disk refused writes")))
+            self._flush(fd)
 
     def set_title(self, title: str) -> None:
         self.append("title", title=title)
@@ -244,15 +287,6 @@ class SessionLog:
         self.close()
 
 
-def _make_dirs(path: Path) -> None:
-    try:
-        path.mkdir(mode=0o700, parents=True, exist_ok=True)
-    except FileExistsError as exc:
-        raise LogError(f"{path}: exists and is not a directory") from exc
-    except OSError as exc:
-        raise LogError(f"{path}: cannot create folder: {_oserror_text(exc)}") from exc
-
-
 def _id_from_path(path: Path) -> str:
     name = path.name
     if not name.endswith(LOG_SUFFIX):
@@ -268,16 +302,16 @@ def append_event(path: Path, type: str, **fields: Any) -> None:
     path = Path(path)
     _id_from_path(path)
     try:
-        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC | os.O_NOFOLLOW)
+        fd = open_rw_append(path)
     except OSError as exc:
         raise LogError(f"{path}: cannot open session log: {_oserror_text(exc)}") from exc
     try:
         if os.fstat(fd).st_size == 0:
             raise LogError(f"{path}: empty log (no header); not appending")
         data = _encode_line(_event(type, fields))
-        if _ends_torn(fd):
-            data = b"\n" + data
-        _write_all(fd, data)
+        append_all(fd, b"\n" + data if ends_torn(fd) else data)
+    except OSError as exc:
+        raise LogError(f"{path}: cannot append to session log: {_oserror_text(exc)}") from exc
     finally:
         os.close(fd)
 
@@ -286,7 +320,7 @@ def read_header(path: Path) -> dict[str, Any]:
     """The header of a log, checked: a JSON object of type `session` with a valid id (if any) and cwd."""
     path = Path(path)
     try:
-        with open(path, "rb") as fh:
+        with open_read(path) as fh:
             first = fh.readline(_HEADER_MAX + 1)
     except OSError as exc:
         raise LogError(f"{path}: cannot read: {_oserror_text(exc)}") from exc
@@ -294,9 +328,11 @@ def read_header(path: Path) -> dict[str, Any]:
         raise LogError(f"{path}: empty log (no header line)")
     if len(first) > _HEADER_MAX:
         raise LogError(f"{path}:1: header line is too long to be a session header")
+    if _too_deep(first):
+        raise LogError(f"{path}:1: header is nested deeper than {MAX_DEPTH} levels")
     try:
         header = json.loads(first.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise LogError(f"{path}:1: header is not valid JSON ({_short(exc)})") from exc
     _check_header(path, header)
     return header
@@ -321,90 +357,171 @@ def _short(exc: Exception, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+_TOKENS = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[{]|[\]}]')
+
+
+def _depth(raw: bytes) -> int:
+    """How deep the arrays and objects of one JSON line nest (brackets inside strings do not count)."""
+    depth = deepest = 0
+    for token in _TOKENS.findall(raw):
+        first = token[:1]
+        if first in (b"[", b"{"):
+            depth += 1
+            deepest = max(deepest, depth)
+        elif first in (b"]", b"}"):
+            depth -= 1
+    return deepest
+
+
+def _too_deep(raw: bytes) -> bool:
+    # Counting brackets is one C pass; only a line with that many is scanned properly.
+    return raw.count(b"[") + raw.count(b"{") > MAX_DEPTH and _depth(raw) > MAX_DEPTH
+
+
 def read_log(path: Path) -> LogContents:
     """Every readable record of a log. A torn last line and malformed lines are skipped with a warning
     naming the file and line; the lines around them are kept. Raises LogError if the file cannot be read."""
     path = Path(path)
+    out = LogContents(header=None)
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
+        with open_read(path) as fh:
+            scan = scan_log(path, fh, out.events.extend)
     except OSError as exc:
         raise LogError(f"{path}: cannot read: {_oserror_text(exc)}") from exc
-    return parse_log(path, data)
+    out.header, out.warnings = scan.header, scan.warnings
+    return out
 
 
 def parse_log(path: Path, data: bytes) -> LogContents:
     """The records of a log's bytes; see read_log."""
-    if not data:
-        return LogContents(header=None, warnings=[f"{path}: empty log (no header line)"])
-    fast = _parse_clean(data)
+    out = LogContents(header=None)
+    scan = scan_log(path, io.BytesIO(data), out.events.extend)
+    out.header, out.warnings = scan.header, scan.warnings
+    return out
+
+
+@dataclass
+class LogScan:
+    """What scan_log found besides the events: the header, and warnings naming file and line."""
+
+    header: dict[str, Any] | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+def scan_log(path: Path, fh: BinaryIO, each: Callable[[list[dict[str, Any]]], object],
+             chunk: int = READ_CHUNK) -> LogScan:
+    """Read a log a chunk of whole lines at a time, handing each chunk's events to `each`.
+
+    Memory stays bounded by the chunk (and the longest line), not by the log: a 50 MB log is never
+    held whole, nor all its records at once.
+    """
+    scan = LogScan()
+    leftover = b""
+    line = 0  # lines before the current chunk
+    saw_any = False
+    while True:
+        data = fh.read(chunk)
+        if not data:
+            break
+        data = leftover + data if leftover else data
+        cut = data.rfind(b"\n") + 1
+        if cut == 0:
+            leftover = data  # one line longer than a chunk: keep reading until it ends
+            continue
+        whole, leftover = data[:cut], data[cut:]
+        saw_any = True
+        each(_parse_chunk(path, whole, line, scan))
+        line += whole.count(b"\n")
+    if leftover:
+        saw_any = True
+        each(_parse_lines(path, leftover, line, scan, complete=False))
+    if not saw_any:
+        scan.warnings.append(f"{path}: empty log (no header line)")
+    elif scan.header is None and not any(w.startswith(f"{path}:1:") for w in scan.warnings):
+        scan.warnings.append(f"{path}:1: no session header")
+    return scan
+
+
+def _parse_chunk(path: Path, data: bytes, line: int, scan: LogScan) -> list[dict[str, Any]]:
+    fast = _parse_clean(data, first=line == 0)
     if fast is not None:
+        if line == 0:
+            scan.header = fast.pop(0)
         return fast
-    return _parse_line_by_line(path, data)
+    return _parse_lines(path, data, line, scan, complete=True)
 
 
-def _parse_clean(data: bytes) -> LogContents | None:
-    """The common case in one C-speed json call: a log with no bad line. None means: look line by line."""
-    if not data.endswith(b"\n") or b"\n\n" in data:
+def _parse_clean(data: bytes, *, first: bool = True) -> list[dict[str, Any]] | None:
+    """The common case in one C-speed json call: whole lines with no bad one. None means: look line by
+    line. With `first`, the first record must be a valid header (it stays first in the list)."""
+    if not data.endswith(b"\n") or b"\n\n" in data or data.startswith(b"\n"):
+        return None
+    count = data.count(b"\n")
+    # Each record is an object, so its line holds one "{"; more brackets than MAX_DEPTH beyond those
+    # could make one line too deep, and the careful path checks line by line.
+    if data.count(b"[") + data.count(b"{") - count >= MAX_DEPTH:
         return None
     try:
         text = data.decode("utf-8")
         # Raw newlines cannot occur inside JSON strings, so each newline ends exactly one record.
         records = json.loads("[" + text[:-1].replace("\n", ",") + "]")
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
         return None
-    if len(records) != text.count("\n"):
+    if len(records) != count:
         return None
     for record in records:
         if type(record) is not dict or type(record.get("type")) is not str:
             return None
-    first = records[0]
-    if first["type"] != HEADER_TYPE:
-        return None
-    sid, cwd = first.get("id"), first.get("cwd")
-    if (sid is not None and not is_valid_session_id(sid)) or (cwd is not None and type(cwd) is not str):
-        return None
-    return LogContents(header=first, events=records[1:])
+    if first:
+        head = records[0]
+        if head["type"] != HEADER_TYPE:
+            return None
+        sid, cwd = head.get("id"), head.get("cwd")
+        if (sid is not None and not is_valid_session_id(sid)) or (cwd is not None and type(cwd) is not str):
+            return None
+    return records
 
 
-def _parse_line_by_line(path: Path, data: bytes) -> LogContents:
-    out = LogContents(header=None)
+def _parse_lines(path: Path, data: bytes, line: int, scan: LogScan, *, complete: bool) -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = []
     lines = data.split(b"\n")
-    complete = lines[-1] == b""
-    if complete:
+    if lines[-1] == b"":
         lines.pop()
     last = len(lines)
-    for number, raw in enumerate(lines, start=1):
+    warnings = scan.warnings
+    for offset, raw in enumerate(lines, start=1):
+        number = line + offset
         if not raw.strip():
+            continue
+        if _too_deep(raw):
+            warnings.append(f"{path}:{number}: malformed line skipped (nested deeper than {MAX_DEPTH} levels)")
             continue
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
             text = raw.decode("utf-8", "replace")
-            out.warnings.append(f"{path}:{number}: invalid UTF-8 bytes shown as U+FFFD")
+            warnings.append(f"{path}:{number}: invalid UTF-8 bytes shown as U+FFFD")
         try:
             record = json.loads(text)
-        except ValueError as exc:
-            if number == last and not complete:
-                out.warnings.append(f"{path}:{number}: torn last line (incomplete write) ignored")
+        except (ValueError, RecursionError) as exc:
+            if offset == last and not complete:
+                warnings.append(f"{path}:{number}: torn last line (incomplete write) ignored")
             else:
-                out.warnings.append(f"{path}:{number}: malformed line skipped ({_short(exc, 80)})")
+                warnings.append(f"{path}:{number}: malformed line skipped ({_short(exc, 80)})")
             continue
         if not isinstance(record, dict) or not isinstance(record.get("type"), str):
-            out.warnings.append(f"{path}:{number}: line is not an event object; skipped")
+            warnings.append(f"{path}:{number}: line is not an event object; skipped")
             continue
         if number == 1 and record["type"] == HEADER_TYPE:
             try:
                 _check_header(path, record)
             except LogError as exc:
-                out.warnings.append(str(exc))
+                warnings.append(str(exc))
                 continue
-            out.header = record
+            scan.header = record
             continue
-        out.events.append(record)
-    if out.header is None and not any(w.startswith(f"{path}:1:") for w in out.warnings):
-        out.warnings.append(f"{path}:1: no session header")
-    return out
+        events.append(record)
+    return events
 
 
 def live_pid(path: Path) -> int | None:
@@ -413,7 +530,7 @@ def live_pid(path: Path) -> int | None:
     Returns -1 for a session that is held but whose pid file cannot be read.
     """
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
     except OSError:
         return None
     try:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from dsh.config import Config, session_root
-from dsh.home import dsh_home_path
+from dsh.home import check_home, dsh_home, dsh_home_path
+from dsh.safefile import nearest_existing
 from dsh.store.ids import validate_session_id
 from dsh.store.index import SessionIndex
 from dsh.store.log import LOG_SUFFIX, SessionLog
@@ -32,7 +33,10 @@ class Store:
         return found
 
     def create_session(self, cwd: str) -> SessionLog:
-        return SessionLog.create(self.root, cwd)
+        home = dsh_home()
+        # Folders are made from the home down when the root is in it, so none of them is a link.
+        base = home if self.root == home or home in self.root.parents else nearest_existing(self.root)
+        return SessionLog.create(self.root, cwd, base=base)
 
     def summaries(self, *, cwd: str | None = None, include_archived: bool = False) -> list[Summary]:
         """Refresh, then list: `cwd`'s workspace, or every workspace when cwd is None; newest first."""
@@ -71,4 +75,8 @@ class Store:
 
 
 def open_store(config: Config) -> Store:
-    return Store(config)
+    """The store a front end uses, once the home and the session root are checked: HomeError (one line
+    naming the folder and the command that fixes it) when another user could write either."""
+    store = Store(config)
+    check_home(store.root)
+    return store

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,7 +14,11 @@ from dsh.store.titles import session_title, worth_a_title
 
 NO_WORKSPACE_REASON = "session has no recorded workspace"
 NO_HEADER_REASON = "log has no readable session header"
+UNTITLED = "untitled"
 PREVIEW_LINES = 5
+# Lines typed kept per refresh of one log for the transcript search (a log is read in batches; a
+# runaway one does not hold a million lines in memory).
+TYPED_MAX = 20_000
 # Titles and inputs are kept this long in the index; a 5 MB paste is not a title.
 TEXT_MAX = 500
 
@@ -36,12 +41,20 @@ JSON_KEYS = (
     "archived",
     "unresumable_reason",
     "preview",
-    "branch",
     "state",
+    "branch",
     "agents",
 )
-# A session's state in listings: open in a dsh now, closed by its dsh, or left without a close (killed).
-LIVE, CLOSED, CRASHED = "live", "closed", "crashed"
+
+# A session's state, as listings show it: its host runs with a client attached, or detached; or the
+# session ended cleanly (closed), or its process died without closing it (crashed: kill -9, a reboot).
+ATTACHED, DETACHED, CLOSED, CRASHED = "attached", "detached", "closed", "crashed"
+
+
+def session_state(live_pid: int | None, closed: bool, attached: bool) -> str:
+    if live_pid is not None:
+        return ATTACHED if attached else DETACHED
+    return CLOSED if closed else CRASHED
 
 
 class Summary(NamedTuple):
@@ -65,15 +78,9 @@ class Summary(NamedTuple):
     archived: bool
     unresumable_reason: str | None
     preview: tuple[str, ...]
+    state: str = CLOSED
     branch: str | None = None
-    closed: bool = False
     agents: tuple[str, ...] = ()  # `kind:session_id` of the agents in its open panes, first learned first
-
-    @property
-    def state(self) -> str:
-        if self.live_pid is not None:
-            return LIVE
-        return CLOSED if self.closed else CRASHED
 
     def to_json(self) -> dict[str, Any]:
         out = {key: getattr(self, key) for key in JSON_KEYS}
@@ -107,10 +114,14 @@ class Digest:
     archived: bool
     unresumable_reason: str | None
     preview: tuple[str, ...]
+    # Whether a client was attached at the last attach/detach event (a session held in the
+    # foreground by a dsh without a host, or just started, counts as attached).
+    attached: bool = True
     branch: str | None = None
     agents: tuple[str, ...] = ()
     auto_title: str | None = None  # the first line typed worth a title
-    inputs: tuple[str, ...] = ()  # every line typed, for the transcript search
+    # Lines typed, for the transcript search: (ordinal among all lines typed, text), the last TYPED_MAX.
+    typed: tuple[tuple[int, str], ...] = ()
 
 
 def _clip(text: str) -> str:
@@ -132,86 +143,112 @@ def unresumable_reason(header: dict[str, Any] | None) -> str | None:
     return None
 
 
-def digest(session_id: str, path: Path, contents: LogContents, mtime: float) -> Digest:
-    """Fold a log's events into a Digest. Events of unknown types count but change nothing else.
+class Digester:
+    """Folds a log's events into a Digest a batch at a time, so a reader never holds them all."""
 
-    Panes count while open: `pane_opened` adds one, `pane_exited` (its program ended) and `pane_closed`
-    take it away. An `agent` event says which conversation a pane's agent holds (a null id: none now).
-    """
-    header = contents.header
-    cwd = header.get("cwd") if header is not None else None
-    cwd = cwd if isinstance(cwd, str) and cwd else None
-    explicit_title: str | None = None
-    first_input: str | None = None
-    auto_title: str | None = None
-    inputs: list[str] = []
-    panes: dict[str, str | None] = {}  # open pane -> its agent's `kind:id`
-    learned: list[str] = []  # agent keys in the order they were learned
-    branch: str | None = None
-    closed = False
-    archived = False
-    last_at: str | None = None
-    first_at: str | None = None
-    for event in contents.events:
-        kind = event["type"]
-        at = event.get("at")
-        if isinstance(at, str):
-            last_at = at
-            first_at = first_at or at
-        if kind == "input":
-            text = _text(event.get("text"))
-            if text is not None:
-                inputs.append(text)
-                if first_input is None:
-                    first_input = text
-                if auto_title is None and worth_a_title(text):
-                    auto_title = text.strip()
-        elif kind == "title":
-            explicit_title = _text(event.get("title")) or None
-        elif kind == "pane_opened":
-            panes.setdefault(str(event.get("pane_id")), None)
-        elif kind in ("pane_exited", "pane_closed"):
-            panes.pop(str(event.get("pane_id")), None)
-        elif kind == "agent":
-            pane_id = str(event.get("pane_id"))
-            agent_kind, agent_id = event.get("kind"), event.get("session_id")
-            if isinstance(agent_kind, str) and isinstance(agent_id, str) and agent_kind and agent_id:
-                key = _clip(f"{agent_kind}:{agent_id}")
-                panes[pane_id] = key
-                if key not in learned:
-                    learned.append(key)
-            elif pane_id in panes:
-                panes[pane_id] = None
-        elif kind == "git":
-            branch = _text(event.get("branch")) or None
-        elif kind == "close":
-            closed = True
-        elif kind == "resume":
-            closed = False
-        elif kind == "archive":
-            archived = bool(event.get("archived", True))
-    created = header.get("created_at") if header is not None else None
-    created_at = created if isinstance(created, str) else first_at or iso_from_epoch(mtime)
-    open_agents = {key for key in panes.values() if key is not None}
-    return Digest(
-        id=session_id,
-        path=str(path),
-        cwd=cwd,
-        workspace=path.parent.name,
-        title=session_title(explicit_title, None, auto_title),
-        explicit_title=explicit_title,
-        first_input=first_input,
-        created_at=created_at,
-        updated_at=last_at or created_at,
-        event_count=len(contents.events),
-        input_count=len(inputs),
-        pane_count=len(panes),
-        closed=closed,
-        archived=archived,
-        unresumable_reason=unresumable_reason(header),
-        preview=tuple(inputs[-PREVIEW_LINES:]),
-        branch=branch,
-        agents=tuple(key for key in learned if key in open_agents),
-        auto_title=auto_title,
-        inputs=tuple(inputs),
-    )
+    def __init__(self) -> None:
+        self.explicit_title: str | None = None
+        self.first_input: str | None = None
+        self.inputs: collections.deque[str] = collections.deque(maxlen=PREVIEW_LINES)
+        self.input_count = 0
+        self.event_count = 0
+        self.panes: dict[str, str | None] = {}  # open pane -> its agent's `kind:id`
+        self.learned: list[str] = []  # agent keys in the order they were learned
+        self.branch: str | None = None
+        self.auto_title: str | None = None
+        self.typed: collections.deque[tuple[int, str]] = collections.deque(maxlen=TYPED_MAX)
+        self.closed = False
+        self.archived = False
+        self.attached = True  # a session just made, or held by a dsh without a host, is attached
+        self.last_at: str | None = None
+        self.first_at: str | None = None
+
+    def add(self, events: list[dict[str, Any]]) -> None:
+        """Fold in the next events (each a dict with a str `type`). Unknown types count, nothing more."""
+        self.event_count += len(events)
+        for event in events:
+            kind = event["type"]
+            at = event.get("at")
+            if isinstance(at, str):
+                self.last_at = at
+                self.first_at = self.first_at or at
+            if kind == "input":
+                text = _text(event.get("text"))
+                if text is not None:
+                    self.inputs.append(text)
+                    self.typed.append((self.input_count, text))
+                    self.input_count += 1
+                    if self.first_input is None:
+                        self.first_input = text
+                    if self.auto_title is None and worth_a_title(text):
+                        self.auto_title = text.strip()
+            elif kind == "title":
+                self.explicit_title = _text(event.get("title")) or None
+            elif kind == "pane_opened":
+                self.panes.setdefault(str(event.get("pane_id")), None)
+            elif kind in ("pane_exited", "pane_closed"):
+                # Panes count while open: one whose program ended, or that was closed, is gone.
+                self.panes.pop(str(event.get("pane_id")), None)
+            elif kind == "agent":
+                self._agent(event)
+            elif kind == "git":
+                self.branch = _text(event.get("branch")) or None
+            elif kind == "close":
+                self.closed = True
+            elif kind == "resume":
+                self.closed = False
+                self.attached = True
+            elif kind == "attach":
+                self.attached = True
+            elif kind == "detach":
+                self.attached = False
+            elif kind == "archive":
+                self.archived = bool(event.get("archived", True))
+
+    def _agent(self, event: dict[str, Any]) -> None:
+        """Which conversation a pane's agent holds now (a null id: none)."""
+        pane_id = str(event.get("pane_id"))
+        kind, session_id = event.get("kind"), event.get("session_id")
+        if isinstance(kind, str) and isinstance(session_id, str) and kind and session_id:
+            key = _clip(f"{kind}:{session_id}")
+            self.panes[pane_id] = key
+            if key not in self.learned:
+                self.learned.append(key)
+        elif pane_id in self.panes:
+            self.panes[pane_id] = None
+
+    def finish(self, session_id: str, path: Path, header: dict[str, Any] | None, mtime: float) -> Digest:
+        cwd = header.get("cwd") if header is not None else None
+        cwd = cwd if isinstance(cwd, str) and cwd else None
+        created = header.get("created_at") if header is not None else None
+        created_at = created if isinstance(created, str) else self.first_at or iso_from_epoch(mtime)
+        return Digest(
+            id=session_id,
+            path=str(path),
+            cwd=cwd,
+            workspace=path.parent.name,
+            title=session_title(self.explicit_title, None, self.auto_title),
+            explicit_title=self.explicit_title,
+            first_input=self.first_input,
+            created_at=created_at,
+            updated_at=self.last_at or created_at,
+            event_count=self.event_count,
+            input_count=self.input_count,
+            pane_count=len(self.panes),
+            closed=self.closed,
+            archived=self.archived,
+            unresumable_reason=unresumable_reason(header),
+            preview=tuple(self.inputs),
+            attached=self.attached,
+            branch=self.branch,
+            agents=tuple(key for key in self.learned if key in set(self.panes.values())),
+            auto_title=self.auto_title,
+            typed=tuple(self.typed),
+        )
+
+
+def digest(session_id: str, path: Path, contents: LogContents, mtime: float) -> Digest:
+    """Fold a log's events into a Digest. Events of unknown types count but change nothing else."""
+    folder = Digester()
+    folder.add(contents.events)
+    return folder.finish(session_id, path, contents.header, mtime)

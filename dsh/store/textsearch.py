@@ -46,7 +46,16 @@ def replace_lines(conn: sqlite3.Connection, owner: str, lines: Iterable[str]) ->
 
 def add_lines(conn: sqlite3.Connection, owner: str, lines: Iterable[str]) -> None:
     """Add lines to the search; they are found once `sync` ran (at the end of the same transaction)."""
-    conn.executemany("INSERT INTO lines (owner, text) VALUES (?, ?)", ((owner, line) for line in lines if line))
+    conn.executemany(
+        "INSERT INTO lines (owner, text) VALUES (?, ?)", ((_utf8(owner), _utf8(line)) for line in lines if line)
+    )
+
+
+def _utf8(text: str) -> str:
+    """Text SQLite can store: a byte that was not UTF-8 (a lone surrogate) becomes U+FFFD for the search."""
+    if text.isascii():
+        return text
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def remove_owner(conn: sqlite3.Connection, owner: str) -> None:

@@ -51,6 +51,12 @@ class TitleState:
     def from_events(cls, events: Iterable[Mapping[str, object]]) -> TitleState:
         """The state a log's events leave (for a resumed session)."""
         state = cls()
+        state.add_events(events)
+        return state
+
+    def add_events(self, events: Iterable[Mapping[str, object]]) -> None:
+        """Fold in a log's events (a batch at a time, as dsh.store.log.scan_log hands them over)."""
+        state = self
         for event in events:
             kind = event.get("type")
             if kind == "input" and isinstance(event.get("text"), str):
@@ -59,4 +65,3 @@ class TitleState:
                 state.explicit = event["title"] or None  # type: ignore[assignment]
             elif kind == "agent" and isinstance(event.get("kind"), str) and isinstance(event.get("session_id"), str):
                 state.add_agent(f"{event['kind']}:{event['session_id']}")
-        return state

@@ -17,7 +17,7 @@ from pyte.screens import Cursor, Margins, wcwidth
 
 from dsh.term.reflow import reflow
 from dsh.term.sgr import apply_sgr
-from dsh.text import sanitize
+from dsh.text import sanitize, strip_format
 
 __all__ = ["Cell", "FrozenLine", "Line", "Lines", "TermScreen"]
 
@@ -1040,10 +1040,10 @@ class TermScreen(pyte.Screen):
         self.bell_count += 1
 
     def set_title(self, param: str) -> None:
-        self.title = sanitize(param, TITLE_MAX)
+        self.title = sanitize(strip_format(param), TITLE_MAX)
 
     def set_icon_name(self, param: str) -> None:
-        self.icon_name = sanitize(param, TITLE_MAX)
+        self.icon_name = sanitize(strip_format(param), TITLE_MAX)
 
     def _osc(self, body: str) -> None:
         code, _, rest = body.partition(";")

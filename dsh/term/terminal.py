@@ -414,6 +414,25 @@ class Terminal:
             cwd = None
         return (pgid, argv, cwd) if argv else None
 
+    def program_takes_keys(self) -> bool:
+        """True while a program other than the pane's own shell holds the terminal's foreground and
+        reads keys itself: its terminal is out of line mode (a pager, a REPL, an editor, ssh, an agent)
+        or has echo off (a password prompt). A program in line mode with echo on (a build, `cat`,
+        `read`) gets whole lines from the prompt instead, as the kernel's line editing would give them.
+
+        Two syscalls on the PTY master (tcgetpgrp, tcgetattr); never called per key.
+        """
+        fd = self._fd
+        if fd is None or self.pid is None:
+            return False
+        try:
+            if os.tcgetpgrp(fd) == self.pid:
+                return False
+            lflag = termios.tcgetattr(fd)[3]
+        except (OSError, termios.error):
+            return False
+        return not (lflag & termios.ICANON and lflag & termios.ECHO)
+
     def process_cwd(self) -> str | None:
         """The working directory of the pane's own process (its shell), whether or not it reports OSC 7."""
         if self.pid is None or not self.running:

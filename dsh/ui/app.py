@@ -1,4 +1,4 @@
-"""The dsh application: tabs of panes, the REPL prompt, the picker; glue between the models and the screen."""
+"""The view of one session for one client: the prompt_toolkit Application, its modes, prompt and overlays."""
 
 from __future__ import annotations
 
@@ -6,11 +6,9 @@ import asyncio
 import base64
 import io
 import os
-import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from prompt_toolkit.application import Application
@@ -18,65 +16,42 @@ from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
-from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.history import History
 from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, Window
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.processors import BeforeInput, ConditionalProcessor, PasswordProcessor
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
+from prompt_toolkit.output import ColorDepth
 from prompt_toolkit.widgets import SearchToolbar
 
-from dsh.agents.registry import adapter_for_argv
-from dsh.agents.resumable import plan_pane_start
 from dsh.commands.keymap import Keymap, key_display
 from dsh.commands.parse import parse_line
 from dsh.commands.registry import CommandError, Registry
-from dsh.config import Config
 from dsh.home import dsh_home_path
 from dsh.layout.geometry import Layout as PaneLayout
 from dsh.layout.geometry import Rect
-from dsh.layout.ids import next_id
-from dsh.layout.tabs import TabSet
-from dsh.panes import Pane
-from dsh.persist.scheduler import SnapshotScheduler
-from dsh.persist.snapshot import (
-    AgentInfo,
-    LoadedSnapshot,
-    Notification,
-)
-from dsh.persist.states import PaneState
-from dsh.store.gitinfo import git_branch
-from dsh.store.log import LogError, SessionLog, read_log
-from dsh.store.store import Store
-from dsh.store.timefmt import now_iso
-from dsh.store.titles import TitleState
-from dsh.store.workspace import workspace_partition
+from dsh.session.commands import build_registry
+from dsh.session.pane import Pane
+from dsh.session.session import Session
 from dsh.term.copymode import CopyMode
-from dsh.term.terminal import Terminal
 from dsh.text import sanitize
-from dsh.ui import chrome, saving
+from dsh.ui import chrome
 from dsh.ui.completion import RegistryCompleter
 from dsh.ui.panes_view import PanesContainer, PaneSlot
+from dsh.ui.state import WORK_MODES, Mode
 from dsh.ui.terminal_control import TerminalControl
 
 # Panes other than the active one redraw at most this often (tmux also paces busy panes).
 BACKGROUND_FRAME_SECONDS = 0.1
 # Redraws caused by pane output, per second at most.
 OUTPUT_FPS = 60
-# Bytes a pane's reader takes per loop callback: the active pane's output matters most.
-FOREGROUND_READ = 32768
-BACKGROUND_READ = 8192
 PROMPT_MAX_ROWS = 6
-
-
-@dataclass
-class AppResult:
-    """What the app asks its launcher to do when the loop has ended and the terminal is restored."""
-
-    exit_code: int = 0
-    exec_argv: list[str] | None = None
-    exec_env: dict[str, str] | None = None
-
+# The status line and the prompt line: the rows under the panes that chrome owns.
+CHROME_BOTTOM_ROWS = 2
+# A message stays this long unless a key puts it away first.
+MESSAGE_SECONDS = 5.0
+MESSAGE_ERROR_SECONDS = 10.0
 
 
 @dataclass
@@ -86,64 +61,60 @@ class Announcement:
 
 
 @dataclass
-class DshOptions:
-    config: Config
-    store: Store
-    log: SessionLog
+class Switch:
+    """What the client should do after the view ended: attach another session (a /resume), or, with no
+    id, start a new session in `cwd` whose first pane runs `first_argv` (an agent conversation)."""
+
+    session_id: str | None
     cwd: str
-    loaded: LoadedSnapshot | None = None
+    first_argv: list[str] | None = None
+
+
+@dataclass
+class ViewResult:
+    """Why the view ended: the session ended, the client detached, or the client moves to `switch`."""
+
+    # ended | detached | switch | taken (by another client) | gone (client lost); "" while running
+    reason: str = "ended"
+    switch: Switch | None = None
+
+
+@dataclass
+class ViewOptions:
     announcements: list[Announcement] = field(default_factory=list)
     open_picker: bool = False
-    first_argv: list[str] | None = None  # what the first pane of a new session runs (default: a shell)
+    color_depth: ColorDepth | None = None
+    # Ask the client to leave for another session; None where there is no client to ask (tests).
+    on_switch: Callable[[Switch], None] | None = None
 
 
 class DshApp:
-    """One running dsh session: the models, the prompt_toolkit Application, and the glue between."""
+    """One client's view of a session: the prompt_toolkit Application, the keyboard's mode, the prompt,
+    the picker and help overlays, copy mode. The session itself lives on without it."""
 
-    def __init__(self, options: DshOptions) -> None:
-        self.config = options.config
-        self.store = options.store
-        self.log = options.log
-        self.cwd = options.cwd
-        self.session_title: str | None = None
-        self.tabs = TabSet()
-        self.panes: dict[str, Pane] = {}
+    def __init__(self, session: Session, options: ViewOptions | None = None) -> None:
+        options = options or ViewOptions()
+        self.session = session
+        self.config = session.config
         self.slots: dict[str, PaneSlot] = {}
-        self.mode = "prompt"  # prompt | pane | picker | help | copy
+        self.mode = Mode.PROMPT
         # Where the keyboard goes back to when an overlay, copy mode or a question on the prompt ends.
-        self._return_mode = "prompt"
+        self._return_mode = Mode.PROMPT
         self._return_auto = False
-        self._ask_return_mode = "prompt"
+        self._ask_return_mode = Mode.PROMPT
         self.prefix_pending = False
         self.auto_entered = False
         self.message: Announcement | None = None
-        self.area = Rect(0, 1, 80, 20)
         self._child_focus: str | None = None
         self._picker_loading = False
-        self._pane_ids_used: set[str] = set()
-        # A session made by this process in which nothing reached a pane is left archived when it
-        # closes, so an idle start (or one that only hosted /resume) does not clutter the listings.
-        self.fresh_session = options.loaded is None
-        self.used = False
-        self.auto_resume = False  # set by a restore in a workspace that opted in
-        self.too_small = False
-        self.notifications: list[Notification] = []
-        self.result = AppResult()
-        self.agent_probes: dict[str, saving.AgentProbe] = {}
-        self._transcripts: Any = None  # the picker's transcript searcher, made on first use
-        # The title's parts (dsh.store.titles): seeded from the log of a resumed session.
-        self.titles = _seed_titles(self.log)
-        self.agent_titles: dict[str, str] = {}  # `kind:id` -> its conversation's title, from the index
-        self._agent_titles_busy = False
-        self._agent_titles_due = 0.0
-        self._closing = False
+        self.result = ViewResult("")  # running; whatever ends the view says why
+        self._ended = False
+        self._exit_requested = False
         self._pending_prompt_action: Callable[[str], None] | None = None
         self._prompt_label = "dsh› "
-        self.scrollback = int(self.config.get("term.scrollback", 10000) or 10000)
-        self.tail_bytes = int(self.config.get("term.tail_bytes", 65536) or 65536)
-        self.term_name = str(self.config.get("term.term", "xterm-256color") or "xterm-256color")
-
-        from dsh.ui.commands_builtin import build_registry
+        self._on_switch = options.on_switch
+        self._transcripts: Any = None  # the picker's transcript searcher, made on first use
+        self._last_search = ""
 
         self.registry: Registry = build_registry()
         keys_table = self.config.get("keys", {}) or {}
@@ -171,10 +142,13 @@ class DshApp:
             complete_while_typing=Condition(lambda: self.prompt_buffer.text.startswith("/")),
             accept_handler=self._accept_line,
         )
+        for pane in session.panes.values():
+            self.register_slot(pane)
         self._build_layout()
-        from dsh.ui.keys import build_key_bindings
+        from dsh.ui.bindings import build_key_bindings
 
-        self.application: Application[AppResult] = Application(
+        depth = options.color_depth
+        self.application: Application[ViewResult] = Application(
             layout=self.layout,
             key_bindings=build_key_bindings(self),
             style=chrome.STYLE,
@@ -183,50 +157,44 @@ class DshApp:
             min_redraw_interval=None,
             max_render_postpone_time=0.005,
             refresh_interval=None,
+            color_depth=(lambda: depth) if depth is not None else None,
         )
         self.application.ttimeoutlen = 0.05
-        self.loop = asyncio.get_event_loop()
+        self.application.timeoutlen = 0.05
+        self.loop = session.loop
         self._last_key_time = 0.0
         self._last_output_redraw = 0.0
         self._output_redraw_pending = False
         self.application.key_processor.before_key_press += self._on_key_press
-        self.application.timeoutlen = 0.05
-        self.scheduler = SnapshotScheduler(
-            lambda: saving.build_snapshot(self),
-            interval=float(self.config.get("snapshot.debounce_seconds", 2.0) or 2.0),
-        )
         startup = [Announcement(w, error=True) for w in warnings]
         startup += options.announcements
+        startup += [Announcement(m.text, m.error) for m in session.take_pending()]
         if startup:
             # One message line: join them, so a second warning does not hide the first.
             self.announce(" | ".join(a.text for a in startup), error=any(a.error for a in startup))
-        if options.loaded is not None and options.loaded.snapshot is not None:
-            saving.restore(self, options.loaded)
-        if not self.panes:
-            self.open_tab(options.first_argv)
         self._open_picker_on_start = options.open_picker
 
     # -- small helpers ---------------------------------------------------------------
     def _make_history(self) -> History:
-        try:
-            path = dsh_home_path("history", workspace_partition(self.cwd))
-            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            return FileHistory(str(path))
-        except OSError:
-            return InMemoryHistory()
+        # Saved safely (no link followed, 0600); a full disk is a message, never a broken Enter.
+        from dsh.store.history import PromptHistory
+        from dsh.ui.history import WorkspaceHistory
 
-    def log_event(self, type: str, **fields: Any) -> None:
-        """Append to this session's log; a log that cannot be written is a message, not a crash."""
-        if self._closing:
-            return
-        try:
-            self.log.append(type, **fields)
-        except (LogError, OSError) as exc:
-            self.announce(f"session log: {exc}", error=True)
+        store = PromptHistory.for_workspace(self.session.cwd)
+        return WorkspaceHistory(store, lambda text: self.announce(text, error=True))
 
     def announce(self, text: str, *, error: bool = False) -> None:
-        self.message = Announcement(sanitize(text, max_len=400), error)
+        """Show a message over the bottom of the panes until the next key, or a few seconds pass."""
+        message = self.message = Announcement(sanitize(text, max_len=400), error)
         self.invalidate()
+        loop = getattr(self, "loop", None)
+        if loop is not None:
+            loop.call_later(MESSAGE_ERROR_SECONDS if error else MESSAGE_SECONDS, self._expire, message)
+
+    def _expire(self, message: Announcement) -> None:
+        if self.message is message:
+            self.message = None
+            self.invalidate()
 
     def invalidate(self) -> None:
         app = getattr(self, "application", None)
@@ -235,28 +203,96 @@ class DshApp:
 
     @property
     def active_pane(self) -> Pane | None:
-        pane_id = self.tabs.active_pane if self.tabs.tabs else None
-        return self.panes.get(pane_id) if pane_id else None
+        return self.session.active_pane
 
-    def busy_panes(self) -> list[Pane]:
-        """Panes whose program is more than an idle shell: an agent, or anything the shell runs."""
-        busy = []
-        for pane in self.panes.values():
-            if not pane.running:
-                continue
-            foreground = pane.terminal.foreground_process()
-            if pane.agent is not None or (foreground is not None and foreground[0] != pane.terminal.pid):
-                busy.append(pane)
-        return busy
+    def has_keyboard_in(self, pane_id: str) -> bool:
+        return self.mode == Mode.PANE and self.session.tabs.tabs != [] and self.session.tabs.active_pane == pane_id
 
     def pane_wants_secret(self) -> bool:
         """True while the active pane's program reads a line without echo (a password prompt)."""
         pane = self.active_pane
         return bool(pane is not None and pane.running and pane.terminal.reading_secret())
 
-    def default_shell_argv(self) -> list[str]:
-        shell = os.environ.get("SHELL") or "/bin/sh"
-        return [shell, "-l"]
+    # -- the session's observer ------------------------------------------------------------
+    def on_message(self, text: str, error: bool) -> None:
+        self.announce(text, error=error)
+
+    def on_pane_output(self, pane_id: str) -> None:
+        """Redraw for output at most OUTPUT_FPS times a second; keys (and their echo) redraw at once.
+
+        prompt_toolkit's own min_redraw_interval would pace keystrokes too, so a key's echo would queue
+        behind a flooding pane's frames; this paces only what panes print.
+        """
+        now = time.monotonic()
+        if pane_id == self.session.tabs.active_pane and now - self._last_key_time < 0.25:
+            self.invalidate()  # most likely the echo of what was just typed
+            return
+        wait = self._last_output_redraw + 1 / OUTPUT_FPS - now
+        if wait <= 0:
+            self._last_output_redraw = now
+            self.invalidate()
+        elif not self._output_redraw_pending:
+            self._output_redraw_pending = True
+            self.loop.call_later(wait, self._paced_output_redraw)
+
+    def _paced_output_redraw(self) -> None:
+        self._output_redraw_pending = False
+        self._last_output_redraw = time.monotonic()
+        self.invalidate()
+
+    def on_pane_exited(self, pane_id: str) -> None:
+        if self.mode == Mode.PANE and pane_id == self.session.tabs.active_pane:
+            self.enter_prompt()
+
+    def on_alt_screen(self, pane_id: str, on: bool) -> None:
+        if pane_id != self.session.tabs.active_pane:
+            return
+        pane = self.session.panes.get(pane_id)
+        if on and self.mode == Mode.PROMPT:
+            self.enter_pane(auto=True)
+        elif not on and self.mode == Mode.PANE and self.auto_entered and not (pane and pane.takes_keys):
+            self.enter_prompt()
+
+    def on_takes_keys(self, pane_id: str, takes: bool) -> None:
+        """The keyboard follows the foreground program: into the pane when one that reads keys runs
+        there (a pager, a REPL, ssh, a password prompt), back to the prompt when the shell is back."""
+        if pane_id != self.session.tabs.active_pane:
+            return
+        pane = self.session.panes.get(pane_id)
+        full_screen = bool(pane and pane.terminal.alternate_screen)
+        if takes and self.mode == Mode.PROMPT:
+            self.enter_pane(auto=True)
+        elif not takes and self.mode == Mode.PANE and self.auto_entered and not full_screen:
+            self.enter_prompt()
+
+    def on_structure_changed(self, new_pane: Pane | None) -> None:
+        for pane_id in list(self.slots):
+            if pane_id not in self.session.panes:
+                del self.slots[pane_id]
+        for pane in self.session.panes.values():
+            slot = self.slots.get(pane.id)
+            if slot is None or slot.control.terminal is not pane.terminal:
+                self.register_slot(pane)
+        if new_pane is not None and new_pane.agent is not None and self.mode == Mode.PROMPT:
+            # An agent is a conversation: the keyboard goes straight to it, as if it were launched in a shell.
+            self.enter_pane()
+        if self.mode == Mode.PANE:
+            self._focus_active_body()
+        self._sync_child_focus()
+        self.invalidate()
+
+    def on_focus_changed(self) -> None:
+        if self.mode == Mode.PANE:
+            self._focus_active_body()
+        self._sync_child_focus()
+        self.invalidate()
+
+    def on_changed(self) -> None:
+        self.invalidate()
+
+    def on_ended(self) -> None:
+        self.result = ViewResult("ended")
+        self.exit()
 
     # -- layout ------------------------------------------------------------------------
     def _build_layout(self) -> None:
@@ -272,7 +308,7 @@ class DshApp:
 
         body = DynamicContainer(self._body)
         self.status = Window(
-            FormattedTextControl(lambda: chrome.status_fragments(self)), height=1, style="class:status"
+            FormattedTextControl(lambda: chrome.status_fragments(self)), height=1, style="class:status", char=" "
         )
         self.message_window = ConditionalContainer(
             Window(
@@ -280,6 +316,7 @@ class DshApp:
                 height=Dimension(min=1, max=3),
                 wrap_lines=True,
                 dont_extend_height=True,
+                char=" ",  # opaque over the pane it floats on
             ),
             filter=Condition(lambda: self.message is not None),
         )
@@ -300,43 +337,47 @@ class DshApp:
             height=Dimension(min=1, max=PROMPT_MAX_ROWS),
             wrap_lines=True,
             dont_extend_height=True,
+            char=" ",
         )
-        root = HSplit(
-            [self.tabbar, body, self.status, self.message_window, self.prompt_window, self.history_search]
-        )
-        from prompt_toolkit.layout import CompletionsMenu, Float, FloatContainer
+        from prompt_toolkit.layout import CompletionsMenu, Float, FloatContainer, VSplit
 
+        # Chrome never changes a pane's size: the panes get every row but the tab bar, the status line
+        # and one prompt line, always. What grows (a message, a wrapped prompt, history search, the
+        # completion menu) floats up over the bottom of the panes from the status line.
+        root = HSplit([self.tabbar, body, Window(height=CHROME_BOTTOM_ROWS)])
+        menu = VSplit([CompletionsMenu(max_height=8, scroll_offset=1), Window()])
+        bottom = HSplit([menu, self.message_window, self.status, self.prompt_window, self.history_search])
         self.layout = Layout(
-            FloatContainer(
-                root,
-                floats=[Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8))],
-            ),
+            FloatContainer(root, floats=[Float(bottom, left=0, right=0, bottom=0, transparent=True)]),
             focused_element=self.prompt_window,
         )
 
     def _body(self) -> Any:
-        if self.mode == "picker" and self.picker_view is not None:
+        if self.mode == Mode.PICKER and self.picker_view is not None:
             return self.picker_view.container
-        if self.mode == "help":
+        if self.mode == Mode.HELP:
             return self.help_window
         return self.panes_view
 
     def _set_area(self, area: Rect) -> None:
-        self.area = area
+        self.session.area = area
 
     def _pane_layout(self, area: Rect) -> PaneLayout:
-        if not self.tabs.tabs:
+        tabs = self.session.tabs
+        if not tabs.tabs:
             self.too_small = False
             return PaneLayout()
-        layout = self.tabs.rects(area)
+        layout = tabs.rects(area)
         self.too_small = layout.too_small
         return layout
 
+    too_small = False
+
     def _visible_slots(self) -> list[PaneSlot]:
-        if not self.tabs.tabs:
+        tabs = self.session.tabs
+        if not tabs.tabs:
             return []
-        tab = self.tabs.active_tab
-        return [self.slots[pid] for pid in tab.pane_ids() if pid in self.slots]
+        return [self.slots[pid] for pid in tabs.active_tab.pane_ids() if pid in self.slots]
 
     def _help_fragments(self) -> StyleAndTextTuples:
         return [("", "\n".join(self.help_lines[self.help_scroll :]))]
@@ -345,172 +386,38 @@ class DshApp:
         self.help_scroll = max(0, min(self.help_scroll + delta, max(0, len(self.help_lines) - 3)))
         self.invalidate()
 
-    # -- panes ---------------------------------------------------------------------------
-    def _new_pane_id(self) -> str:
-        # Never reuse an id in a session: a closed pane's id (and its saved tail) stays its own.
-        pane_id = next_id("p", self._pane_ids_used | set(self.panes))
-        self._pane_ids_used.add(pane_id)
-        return pane_id
-
-    def spawn_env(self, pane_id: str, cwd: str) -> dict[str, str]:
-        """A pane's environment: dsh's own, its TERM, which session and pane it is, and PWD = its cwd."""
-        env = dict(os.environ)
-        env.pop("DSH_HANDOFF_FROM", None)
-        env["PWD"] = cwd
-        env["TERM"] = self.term_name
-        env["DSH_SESSION_ID"] = self.log.id
-        env["DSH_PANE_ID"] = pane_id
-        return env
-
-    def estimate_size(self) -> tuple[int, int]:
-        try:
-            size = self.application.output.get_size()
-            rows, cols = max(2, size.rows - 5), max(10, size.columns)
-        except Exception:
-            rows, cols = 24, 80
-        return rows, cols
-
-    def make_terminal(self, pane_id: str, argv: list[str], cwd: str, env: dict[str, str],
-                       rows: int, cols: int) -> Terminal:
-        return Terminal(
-            argv,
-            cwd=cwd,
-            env=env,
-            rows=rows,
-            cols=cols,
-            scrollback=self.scrollback,
-            tail_bytes=self.tail_bytes,
-            term=self.term_name,
-            on_change=lambda: self._on_pane_output(pane_id),
-            on_exit=lambda status: self._on_pane_exit(pane_id, status),
-            on_title=lambda title: self.invalidate(),
-            on_bell=lambda: self._on_bell(pane_id),
-            on_alt_screen=lambda on: self._on_alt_screen(pane_id, on),
-        )
-
     def register_slot(self, pane: Pane) -> None:
         control = TerminalControl(
             pane.terminal,
             on_click=lambda: self.click_pane(pane.id),
-            refresh_interval=lambda: 0.0 if pane.id == self.tabs.active_pane else BACKGROUND_FRAME_SECONDS,
+            refresh_interval=lambda: 0.0 if pane.id == self.session.tabs.active_pane else BACKGROUND_FRAME_SECONDS,
         )
         body = Window(control, wrap_lines=False)
         header = Window(FormattedTextControl(chrome.pane_header(self, pane.id)), height=1)
-        self.slots[pane.id] = PaneSlot(pane.id, header, body)
+        self.slots[pane.id] = PaneSlot(pane.id, header, body, control)
 
-    def create_pane(self, argv: list[str] | None, cwd: str | None = None) -> Pane:
-        pane_id = self._new_pane_id()
-        argv = list(argv) if argv else self.default_shell_argv()
-        cwd = cwd or self.cwd
-        env = self.spawn_env(pane_id, cwd)
-        agent: AgentInfo | None = None
-        adapter = adapter_for_argv(argv)
-        if adapter is not None:
-            try:
-                argv, session_id = adapter.prepare_launch(argv, env=env)
-            except Exception as exc:  # an adapter must never keep a pane from starting
-                session_id = None
-                self.announce(f"{adapter.kind}: {exc}", error=True)
-            agent = adapter.agent_info(argv, session_id)
-        rows, cols = self.estimate_size()
-        terminal = self.make_terminal(pane_id, argv, cwd, env, rows, cols)
-        pane = Pane(id=pane_id, argv=argv, cwd=cwd, env=env, terminal=terminal, agent=agent)
-        self.panes[pane_id] = pane
-        self.register_slot(pane)
-        return pane
-
-    def start_pane(self, pane: Pane) -> None:
-        pane.started_at = time.time()
-        pane.terminal.start()
-        self.log_event("pane_opened", pane_id=pane.id, argv=pane.argv)
-        if pane.agent is not None and pane.agent.session_id:
-            self.note_agent(pane.id, pane.agent.kind, pane.agent.session_id)
-        self.scheduler.structural_change()
-
-    def open_tab(self, argv: list[str] | None) -> Pane:
-        pane = self.create_pane(argv)
-        self.tabs.new_tab(pane.id)
-        self.start_pane(pane)
-        self.after_structure_change(pane)
-        return pane
-
-    def split(self, orientation: str, argv: list[str] | None) -> Pane | None:
-        current = self.active_pane
-        cwd = current.terminal.cwd if current is not None and current.terminal.cwd else self.cwd
-        pane = self.create_pane(argv, cwd=cwd)
-        if not self.tabs.tabs:
-            self.tabs.new_tab(pane.id)
-        else:
-            cramped = self.tabs.rects(self.area).too_small
-            self.tabs.split(pane.id, orientation)
-            if self.tabs.rects(self.area).too_small and not cramped:
-                # Like tmux: refuse rather than make panes too small to use.
-                self.tabs.close_pane(pane.id)
-                self.panes.pop(pane.id, None)
-                self.slots.pop(pane.id, None)
-                self.announce("no space for a new pane here: /zoom, /close or a bigger window", error=True)
-                return None
-        self.start_pane(pane)
-        self.after_structure_change(pane)
-        return pane
-
-    def close_pane(self, pane_id: str | None = None) -> None:
-        pane_id = pane_id or self.tabs.active_pane
-        pane = self.panes.get(pane_id) if pane_id else None
-        if pane is None:
-            return
-        result = self.tabs.close_pane(pane.id)
-        pane.terminal.kill()
-        self.log_event("pane_closed", pane_id=pane.id)
-        self.panes.pop(pane.id, None)
-        self.slots.pop(pane.id, None)
-        if result.last_tab_closed:
-            self.quit()
-            return
-        self.after_structure_change()
-
-    def after_structure_change(self, new_pane: Pane | None = None) -> None:
-        if new_pane is not None and new_pane.agent is not None and self.mode == "prompt":
-            # An agent is a conversation: the keyboard goes straight to it, as if it were launched in a shell.
-            self.enter_pane()
-        if self.mode == "pane":
-            self._focus_active_body()
-        self._apply_read_budgets()
-        self.scheduler.structural_change()
-        self.invalidate()
-
+    # -- panes ---------------------------------------------------------------------------
     def click_pane(self, pane_id: str) -> None:
-        if pane_id not in self.panes:
+        if pane_id not in self.session.panes:
             return
-        self.tabs.focus(pane_id)
+        self.session.tabs.focus(pane_id)
+        self.session.after_focus_change()
         self.enter_pane()
 
-    def focus_direction(self, direction: str) -> None:
-        if direction in ("next", "prev"):
-            self.tabs.focus_next() if direction == "next" else self.tabs.focus_prev()
-        else:
-            self.tabs.focus_direction(direction, self.area)
-        self.after_focus_change()
-
-    def after_focus_change(self) -> None:
-        pane = self.active_pane
-        if pane is not None and pane.attention:
-            pane.attention = False
-            self._mark_notifications_read(pane.id)
-        if self.mode == "pane":
-            self._focus_active_body()
-        self._sync_child_focus()
-        self._apply_read_budgets()
-        self.invalidate()
+    def start_tombstone(self, pane: Pane) -> None:
+        """Start a restored (or ended) pane the user chose, and give it the keyboard."""
+        self.session.start_tombstone(pane)
+        if pane.id == self.session.tabs.active_pane and pane.running:
+            self.enter_pane()
 
     # -- keyboard focus: prompt <-> pane -------------------------------------------------
     def _sync_child_focus(self) -> None:
         """Tell children that asked for focus events (agents do) when the keyboard enters or leaves them."""
         pane = self.active_pane
-        focused = pane.id if pane is not None and self.mode == "pane" else None
+        focused = pane.id if pane is not None and self.mode == Mode.PANE else None
         if focused == self._child_focus:
             return
-        before = self.panes.get(self._child_focus) if self._child_focus else None
+        before = self.session.panes.get(self._child_focus) if self._child_focus else None
         if before is not None and before.running:
             before.terminal.set_focus(False)
         if pane is not None and focused is not None and pane.running:
@@ -529,140 +436,37 @@ class DshApp:
         pane = self.active_pane
         if pane is None:
             return
-        self.mode = "pane"
+        self.mode = Mode.PANE
         self.auto_entered = auto
         self._focus_active_body()
         self._sync_child_focus()
         self.invalidate()
 
     def enter_prompt(self) -> None:
-        self.mode = "prompt"
+        self.mode = Mode.PROMPT
         self.auto_entered = False
         self.layout.focus(self.prompt_window)
         self._sync_child_focus()
         self.invalidate()
 
     def toggle_prompt_pane(self) -> None:
-        if self.mode == "pane":
+        if self.mode == Mode.PANE:
             self.enter_prompt()
-        elif self.mode == "prompt":
+        elif self.mode == Mode.PROMPT:
             self.enter_pane()
 
-    # -- terminal callbacks ---------------------------------------------------------------
     def _on_key_press(self, _sender: object) -> None:
         self._last_key_time = time.monotonic()
+        if self.message is not None and not self._message_stays():
+            self.message = None  # read: the next key puts it away (a key's own answer comes after this)
 
-    def _apply_read_budgets(self) -> None:
-        active = self.tabs.active_pane if self.tabs.tabs else None
-        for pane in self.panes.values():
-            pane.terminal.read_budget = FOREGROUND_READ if pane.id == active else BACKGROUND_READ
+    def _message_stays(self) -> bool:
+        # A y/n question a key asked keeps its line until the answer key has been handled.
+        return bool(self.prefix_pending or self._confirming())
 
-    def _on_pane_output(self, pane_id: str) -> None:
-        """Redraw for output at most OUTPUT_FPS times a second; keys (and their echo) redraw at once.
-
-        prompt_toolkit's own min_redraw_interval would pace keystrokes too, so a key's echo would queue
-        behind a flooding pane's frames; this paces only what panes print.
-        """
-        self.scheduler.mark_dirty()
-        now = time.monotonic()
-        if pane_id == self.tabs.active_pane and now - self._last_key_time < 0.25:
-            self.invalidate()  # most likely the echo of what was just typed
-            return
-        wait = self._last_output_redraw + 1 / OUTPUT_FPS - now
-        if wait <= 0:
-            self._last_output_redraw = now
-            self.invalidate()
-        elif not self._output_redraw_pending:
-            self._output_redraw_pending = True
-            self.loop.call_later(wait, self._paced_output_redraw)
-
-    def _paced_output_redraw(self) -> None:
-        self._output_redraw_pending = False
-        self._last_output_redraw = time.monotonic()
-        self.invalidate()
-
-    def _on_bell(self, pane_id: str) -> None:
-        pane = self.panes.get(pane_id)
-        if pane is None:
-            return
-        if pane_id != self.tabs.active_pane or self.mode not in ("pane",):
-            pane.attention = True
-            self.notifications.append(
-                Notification(at=now_iso(), pane_id=pane_id, text=f"bell in {pane.title}", read_at=None)
-            )
-            del self.notifications[:-200]
-            self.scheduler.mark_dirty()
-        self.invalidate()
-
-    def _mark_notifications_read(self, pane_id: str) -> None:
-        now = now_iso()
-        for i, note in enumerate(self.notifications):
-            if note.pane_id == pane_id and note.read_at is None:
-                self.notifications[i] = Notification(note.at, note.pane_id, note.text, now)
-
-    def _on_alt_screen(self, pane_id: str, on: bool) -> None:
-        if pane_id != self.tabs.active_pane:
-            return
-        if on and self.mode == "prompt":
-            self.enter_pane(auto=True)
-        elif not on and self.mode == "pane" and self.auto_entered:
-            self.enter_prompt()
-
-    def _on_pane_exit(self, pane_id: str, status: int) -> None:
-        pane = self.panes.get(pane_id)
-        if pane is None:
-            return
-        pane.exit_status = status
-        self.log_event("pane_exited", pane_id=pane_id, status=status)
-        if pane.started_from is not None and status != 0 and pane.state is PaneState.LIVE:
-            # A resume that failed leaves the tombstone as it was, so the user can try again.
-            pane.state = pane.started_from
-            self.announce(f"{pane.id}: {pane.title} ended with status {status}", error=True)
-        if self.mode == "pane" and pane_id == self.tabs.active_pane:
-            self.enter_prompt()
-        self.scheduler.structural_change()
-        if not any(p.running or p.is_tombstone for p in self.panes.values()):
-            self.quit()
-        self.invalidate()
-
-    # -- tombstones ------------------------------------------------------------------------
-    def start_tombstone(self, pane: Pane) -> None:
-        """Start a restored pane (or one whose program ended) in the same slot, keeping id and tail."""
-        if not pane.startable:
-            return
-        if not pane.is_tombstone:
-            pane.state = PaneState.EXITED  # ended in this session: a fresh shell, like a restored one
-        # The saved argv is untrusted disk input: the adapter rebuilds the resume command.
-        plan = plan_pane_start(
-            pane_id=pane.id, state=pane.state, agent=pane.agent, saved_cwd=pane.cwd, session_cwd=self.cwd,
-            shell_argv=self.default_shell_argv(),
-        )
-        if plan.message:
-            self.announce(plan.message, error=plan.error)
-        if plan.argv is None:
-            return
-        argv, cwd = plan.argv, plan.cwd
-        previous = pane.state
-        rows, cols = pane.terminal.rows, pane.terminal.cols
-        tail = pane.terminal.tail()
-        env = self.spawn_env(pane.id, cwd)
-        terminal = self.make_terminal(pane.id, argv, cwd, env, rows, cols)
-        if tail:
-            terminal.replay(tail)
-            terminal.feed(b"\r\n")
-        pane.terminal = terminal
-        pane.argv = argv
-        pane.cwd = cwd
-        pane.env = env
-        pane.started_from = previous
-        pane.state = PaneState.LIVE
-        pane.saved_title = None  # the new program names itself
-        pane.agent = plan.agent
-        self.register_slot(pane)
-        self.start_pane(pane)
-        if pane.id == self.tabs.active_pane:
-            self.enter_pane()
-        self.invalidate()
+    def _confirming(self) -> bool:
+        modes = getattr(self, "modes", None)
+        return bool(modes is not None and modes.confirming)
 
     # -- prompt ------------------------------------------------------------------------------
     def _accept_line(self, buffer: Buffer) -> bool:
@@ -677,14 +481,14 @@ class DshApp:
             buffer.set_document(Document(""), bypass_readonly=True)
             pane = self.active_pane
             if pane is not None:
-                pane.terminal.write(line.encode("utf-8", "replace") + b"\r")
+                pane.terminal.write(line.encode("utf-8", "surrogateescape") + b"\r")
             return False
         self.handle_line(line)
         return False  # clear the prompt line
 
     def ask(self, label: str, action: Callable[[str], None], default: str = "") -> None:
         """Use the prompt line to ask for a value (tab rename, search)."""
-        self._ask_return_mode = self.mode if self.mode in ("pane", "copy") else "prompt"
+        self._ask_return_mode = self.mode if self.mode in (Mode.PANE, Mode.COPY) else Mode.PROMPT
         self._remember_mode()
         self._pending_prompt_action = action
         self._prompt_label = label
@@ -696,23 +500,36 @@ class DshApp:
         self._pending_prompt_action = None
         self._prompt_label = "dsh› "
         self.prompt_buffer.reset()
-        back, self._ask_return_mode = self._ask_return_mode, "prompt"
-        if back == "copy" and self.active_pane is not None:
-            self.mode = "copy"
+        back, self._ask_return_mode = self._ask_return_mode, Mode.PROMPT
+        if back == Mode.COPY and self.active_pane is not None:
+            self.mode = Mode.COPY
             self._focus_active_body()
             self.invalidate()
-        elif back == "pane":
+        elif back == Mode.PANE:
             self.return_keyboard()
         else:
             self.enter_prompt()
 
+    def _is_path_line(self, line: str) -> bool:
+        """`/usr/bin/uname -a`: a line whose first word is an existing path, not a command name."""
+        if not line.startswith("/") or line.startswith("//"):
+            return False
+        first = line.split(None, 1)[0]
+        if self.registry.get(first[1:]) is not None:
+            return False
+        return os.path.exists(first)
+
     def handle_line(self, line: str) -> None:
         self.message = None
+        typed = line
+        if self._is_path_line(line):
+            line = "/" + line  # run it in the pane, as `//text` would
         try:
             parsed = parse_line(line)
         except CommandError as exc:
             self.announce(str(exc), error=True)
             return
+        session = self.session
         if parsed.kind == "empty":
             pane = self.active_pane
             if pane is not None and pane.startable:
@@ -720,29 +537,12 @@ class DshApp:
             elif pane is not None and pane.running:
                 pane.terminal.write(b"\r")
             return
-        self.log_event("input", text=line)
-        self.titles.add_input(line)
+        session.record_input(typed)
         if parsed.kind == "command":
             self.run_command(parsed.name, parsed.args)
             return
-        pane = self.active_pane
-        if pane is None:
-            self.announce("no pane to send that line to: /new opens one", error=True)
-            return
-        if pane.startable:
-            # Start it (a fresh shell, or the agent's resume) and type the line into it: the terminal
-            # holds what is typed until the new program reads it.
-            self.start_tombstone(pane)
-            if self.mode == "pane":
-                self.enter_prompt()  # the line came from the prompt; the keyboard stays there
-        if not pane.running:
-            self.announce(f"{pane.id} could not start; /close it, or /split to open a new pane", error=True)
-            return
-        if pane.terminal.scroll_offset:
-            pane.terminal.scroll_to_bottom()
-        self.used = True
-        pane.terminal.write(parsed.text.encode("utf-8", "replace") + b"\r")
-        self.scheduler.mark_dirty()
+        if session.send_line(parsed.text) is not None and self.mode == Mode.PANE:
+            self.enter_prompt()  # the line came from the prompt; the keyboard stays there
 
     def run_command_line(self, line: str) -> None:
         try:
@@ -768,7 +568,7 @@ class DshApp:
     def show_help(self, topic: str | None = None) -> None:
         lines: list[str] = []
         if topic in (None, "keys"):
-            from dsh.ui.keys import key_help_lines
+            from dsh.ui.keyhelp import key_help_lines
 
             lines += key_help_lines(self.keymap, self.registry, self.escape_key)
             lines.append("")
@@ -777,7 +577,7 @@ class DshApp:
         self.help_lines = "\n".join(lines).splitlines()
         self.help_scroll = 0
         self._remember_mode()
-        self.mode = "help"
+        self.mode = Mode.HELP
         self.layout.focus(self.help_window)
         self.invalidate()
 
@@ -786,12 +586,12 @@ class DshApp:
         self.return_keyboard()
 
     def _remember_mode(self) -> None:
-        if self.mode in ("prompt", "pane"):
+        if self.mode in WORK_MODES:
             self._return_mode, self._return_auto = self.mode, self.auto_entered
 
     def return_keyboard(self) -> None:
         """Give the keyboard back to the prompt or the pane it was in before an overlay or copy mode."""
-        if self._return_mode == "pane" and self.active_pane is not None:
+        if self._return_mode == Mode.PANE and self.active_pane is not None:
             self.enter_pane(auto=self._return_auto)
         else:
             self.enter_prompt()
@@ -802,30 +602,34 @@ class DshApp:
         if pane is None:
             return
         self._remember_mode()
-        self.mode = "copy"
+        self.mode = Mode.COPY
         pane.terminal.copy = CopyMode(pane.terminal)
         self._focus_active_body()
         self.invalidate()
 
     def leave_copy_mode(self) -> None:
-        for pane in self.panes.values():
+        for pane in self.session.panes.values():
             pane.terminal.copy = None
         pane = self.active_pane
         if pane is not None:
             pane.terminal.scroll_to_bottom()
         self.return_keyboard()
 
+    def copy_to_clipboards(self, text: str) -> None:
+        """Put `text` on dsh's clipboard and, through OSC 52, the outer terminal's."""
+        self.application.clipboard.set_text(text)
+        encoded = base64.b64encode(text.encode("utf-8", "replace")).decode("ascii")
+        self.application.output.write_raw(f"\x1b]52;c;{encoded}\x07")
+
     def copy_selection(self) -> None:
-        """Copy mode's selected lines to dsh's clipboard and, through OSC 52, the outer terminal's."""
+        """Copy mode's selected lines to dsh's clipboard and the outer terminal's."""
         pane = self.active_pane
         copy = pane.terminal.copy if pane is not None else None
         if copy is None:
             return
         text = copy.selected_text()
         first, last = copy.selected_range()
-        self.application.clipboard.set_text(text)
-        encoded = base64.b64encode(text.encode("utf-8", "replace")).decode("ascii")
-        self.application.output.write_raw(f"\x1b]52;c;{encoded}\x07")
+        self.copy_to_clipboards(text)
         self.leave_copy_mode()
         count = last - first + 1
         self.announce(f"copied {count} line{'s' if count != 1 else ''} — {key_display(self.keymap.prefix)} ] pastes")
@@ -852,29 +656,23 @@ class DshApp:
         self.invalidate()
 
     # -- sessions and resume ------------------------------------------------------------------------
-    def set_session_title(self, title: str) -> None:
-        self.session_title = title
-        self.titles.explicit = title or None
-        self.log_event("title", title=title)
-        self.scheduler.structural_change()
-        self.invalidate()
-
     def open_picker(self) -> None:
         """Open /resume on this workspace's rows at once; every workspace's rows follow from a worker."""
         from dsh.resume import picker_hooks
         from dsh.resume.loading import load_rest_and_refresh, open_picker
         from dsh.ui.picker_view import PickerView
 
+        session = self.session
         agents = bool(picker_hooks.agent_sources(self.config))
         try:
             model = open_picker(
-                self.store.index, cwd=self.cwd, current_session_id=self.log.id, own_pid=os.getpid(), now=time.time(),
-                agents=agents,
+                session.store.index, cwd=session.cwd, current_session_id=session.log.id, own_pid=os.getpid(),
+                now=time.time(), agents=agents,
             )
         except Exception as exc:
             self.announce(f"cannot read the session store: {exc}", error=True)
             return
-        if model.selected is not None and model.selected.id == self.log.id:
+        if model.selected is not None and model.selected.id == session.log.id:
             model.move(1)  # this session cannot be resumed from itself: start on the one before it
         self.picker = model
         self.picker_view = view = PickerView(
@@ -884,22 +682,23 @@ class DshApp:
             on_rename=self._rename_candidate,
             on_archive=self._archive_candidate,
             on_message=lambda text: self.announce(text, error=True),
+            get_app=lambda: self.application,
             on_unarchive=self._unarchive_candidate,
             load_archived=self._load_archived,
             search_transcripts=self._search_transcripts,
         )
         self._remember_mode()
-        self.mode = "picker"
+        self.mode = Mode.PICKER
         self.layout.focus(view.container)
         self.invalidate()
         if self._picker_loading:
             return  # the worker from an earlier open is still going; its rows reach whichever view is open
         self._picker_loading = True
-        loop, index, cwd, sid, pid = self.loop, self.store.index, self.cwd, self.log.id, os.getpid()
+        loop, index, cwd, sid, pid = self.loop, session.store.index, session.cwd, session.log.id, os.getpid()
         refresher, notes = picker_hooks.agent_refresher_for(self.config, cwd)
 
         def deliver(rows: Any) -> None:  # on the worker
-            if not self._closing:
+            if not self._ended:
                 loop.call_soon_threadsafe(self._picker_rows_arrived, rows)
 
         def work() -> None:
@@ -909,13 +708,13 @@ class DshApp:
                 )
             except Exception as exc:  # a broken index is a message, never a crash
                 warnings = [f"session index: {exc}"]
-            if not self._closing:
+            if not self._ended:
                 loop.call_soon_threadsafe(self._picker_refreshed, warnings, list(notes))
 
         loop.run_in_executor(None, work)
 
     def _picker_rows_arrived(self, rows: Any) -> None:
-        if self.mode == "picker" and self.picker_view is not None:
+        if self.mode == Mode.PICKER and self.picker_view is not None:
             self.picker_view.add_all(rows)
 
     def _picker_refreshed(self, warnings: list[str], notes: list[str] | None = None) -> None:
@@ -923,7 +722,7 @@ class DshApp:
         for warning in warnings[:1]:
             self.announce(warning, error=True)
         # An agent store that cannot be read is one line in the picker, not a message over the app.
-        if notes and self.mode == "picker" and self.picker is not None:
+        if notes and self.mode == Mode.PICKER and self.picker is not None:
             self.picker.set_note(notes[0])
             self.invalidate()
 
@@ -931,107 +730,52 @@ class DshApp:
         if self._transcripts is None:
             from dsh.resume.transcripts import TranscriptSearcher
 
-            self._transcripts = TranscriptSearcher(self.store.index.db_path, self.store.root)
+            self._transcripts = TranscriptSearcher(self.session.store.index.db_path, self.session.store.root)
         return self._transcripts.ask(query, deliver, owners)
 
     def _load_archived(self, deliver: Callable[[list[Any]], None]) -> None:
         from dsh.resume.loading import load_archived
 
-        loop, index, cwd, sid, pid = self.loop, self.store.index, self.cwd, self.log.id, os.getpid()
+        session = self.session
+        loop, index, cwd, sid, pid = self.loop, session.store.index, session.cwd, session.log.id, os.getpid()
 
         def work() -> None:
             try:
                 rows = load_archived(index, cwd=cwd, current_session_id=sid, own_pid=pid)
             except Exception as exc:  # a broken index is a message, never a crash
-                loop.call_soon_threadsafe(self.announce, f"session index: {exc}", True)
+                why = f"session index: {exc}"
+                loop.call_soon_threadsafe(lambda: self.announce(why, error=True))
                 rows = []
-            if not self._closing:
+            if not self._ended:
                 loop.call_soon_threadsafe(deliver, rows)
 
         loop.run_in_executor(None, work)
-
-    def note_agent(self, pane_id: str, kind: str, session_id: str | None) -> None:
-        """A pane's agent holds this conversation now (None: none): in the log, and for the title."""
-        self.log_event("agent", pane_id=pane_id, kind=kind, session_id=session_id)
-        if session_id:
-            self.titles.add_agent(f"{kind}:{session_id}")
-            self.titles_soon()
-
-    def titles_soon(self) -> None:
-        """Read the agents' stores again shortly (an agent's conversation began or changed)."""
-        self._agent_titles_due = min(self._agent_titles_due, time.monotonic() + 1.0)
-
-    def display_title(self) -> str:
-        """The session's title by the rule `dsh sessions` uses: rename, agent conversation, first line typed."""
-        self.titles.explicit = self.session_title or None
-        open_keys = {
-            f"{p.agent.kind}:{p.agent.session_id}" for p in self.panes.values()
-            if p.agent is not None and p.agent.session_id and (p.running or p.state in _WAITING)
-        }
-        return self.titles.title(open_keys, self.agent_titles)
-
-    def refresh_agent_titles_in_background(self) -> None:
-        """Read what changed in the agents' stores into the index, then the titles of this session's agents."""
-        from dsh.resume import picker_hooks
-
-        self._agent_titles_due = time.monotonic() + AGENT_TITLES_SECONDS
-        if self._agent_titles_busy or self._closing:
-            return
-        refresher, _ = picker_hooks.agent_refresher_for(self.config, self.cwd)
-        keys = list(self.titles.learned)
-        if refresher is None:
-            return
-        self._agent_titles_busy = True
-        db_path, root, loop = self.store.index.db_path, self.store.root, self.loop
-
-        def work() -> None:
-            from dsh.resume.agent_rows import conversation_titles
-            from dsh.store.index import SessionIndex
-
-            titles: dict[str, str] = {}
-            try:
-                index = SessionIndex(db_path, root, progress=io.StringIO())
-                try:
-                    refresher(index)
-                    titles = index.read(lambda conn: conversation_titles(conn, keys))
-                finally:
-                    index.close()
-            except Exception:  # a broken index must not break the app; /resume and the listing say so
-                pass
-            if not self._closing:
-                loop.call_soon_threadsafe(self._agent_titles_arrived, titles)
-
-        loop.run_in_executor(None, work)
-
-    def _agent_titles_arrived(self, titles: dict[str, str]) -> None:
-        self._agent_titles_busy = False
-        if titles != self.agent_titles:
-            self.agent_titles = titles
-            self.invalidate()
 
     def refresh_index_in_background(self) -> None:
         """Bring the query index up to date on a worker thread (SQLite connections stay per thread)."""
         from dsh.store.index import SessionIndex
 
-        db_path, root = self.store.index.db_path, self.store.root
+        db_path, root = self.session.store.index.db_path, self.session.store.root
 
         def work() -> None:
             try:
                 index = SessionIndex(db_path, root, progress=io.StringIO())
                 try:
                     index.refresh(sync_search=False)
-                    index.sync_search()
+                    index.sync_search()  # what was typed becomes searchable, a batch per transaction
                 finally:
                     index.close()
             except Exception:  # a broken index must not break the app; /resume and the listing say so
-                pass
+                return
+            if index.write_error is not None and not self._ended:  # a full disk, an I/O error: say so now
+                self.loop.call_soon_threadsafe(lambda: self.announce(str(index.write_error), error=True))
 
         self.loop.run_in_executor(None, work)
 
     def _rename_candidate(self, candidate: Any, title: str) -> bool:
         """Rename a listed session in its own log; False (and a message) when that cannot be saved."""
-        if candidate.id == self.log.id:
-            self.set_session_title(title)
+        if candidate.id == self.session.log.id:
+            self.session.set_title(title)
             return True
         return self._append_to_listed(candidate, "cannot rename", "title", title=title)
 
@@ -1050,7 +794,7 @@ class DshApp:
         """Append an event to another session's log (logs are append-only; this is how they change)."""
         from dsh.store.log import LogError, append_event
 
-        path = self.store.find_log(candidate.id)
+        path = self.session.store.find_log(candidate.id)
         if path is None:
             self.announce(f"session {candidate.id} is gone", error=True)
             return False
@@ -1062,7 +806,7 @@ class DshApp:
         return True
 
     def _resume_candidate(self, candidate: Any) -> None:
-        from dsh.resume.handoff import HandoffError, handoff
+        from dsh.resume.handoff import HandoffError, check_directory
         from dsh.resume.preflight import PreflightError, preflight
         from dsh.store.log import read_header
 
@@ -1071,124 +815,88 @@ class DshApp:
             return
         try:
             resolved = preflight(
-                candidate, find_log=lambda sid: self.store.find_log(sid), read_header=read_header
+                candidate, find_log=lambda sid: self.session.store.find_log(sid), read_header=read_header
             )
-            handoff(resolved, _Host(self))
+            check_directory(resolved.cwd)
         except (PreflightError, HandoffError) as exc:
             self.announce(str(exc), error=True)
+            return
+        if self._on_switch is None:
+            self.announce("this dsh has no client to move: resume from a terminal", error=True)
+            return
+        self._on_switch(Switch(resolved.session_id, resolved.cwd))
 
     def _open_agent_candidate(self, candidate: Any) -> None:
         """An agent conversation from /resume: a new tab here when it is this workspace's, else a new dsh
-        session in its directory (through the same handoff as /resume), with a pane running its resume."""
+        session in its directory (the client starts its host), with a pane running the agent's resume."""
         from dsh.resume.agent_open import plan_agent_open
-        from dsh.resume.handoff import HandoffError, Resolved, handoff
         from dsh.resume.preflight import PreflightError
 
         try:
             plan = plan_agent_open(
-                candidate.kind, candidate.id, candidate.cwd, candidate.home, current_cwd=self.cwd
+                candidate.kind, candidate.id, candidate.cwd, candidate.home, current_cwd=self.session.cwd,
+                env=self.session.env,
             )
-            if plan.here:
-                self.close_overlay()
-                self.open_tab(plan.argv)
-                self.announce(f"{plan.kind} conversation {plan.session_id} opened in a new tab")
-                return
-            handoff(Resolved(session_id=plan.key, cwd=plan.cwd), _Host(self, open_agent=True))
-        except (PreflightError, HandoffError) as exc:
+        except PreflightError as exc:
             self.announce(str(exc), error=True)
-
-    # -- snapshot -------------------------------------------------------------------------------------
-    def flush_and_close(self) -> None:
-        if self._closing:
             return
-        self._closing = True
-        try:
-            self.scheduler.flush()
-        except Exception as exc:
-            self.announce(f"snapshot not saved: {exc}", error=True)
-        self.scheduler.close()
-        if self._transcripts is not None:
-            self._transcripts.close()
-        for pane in self.panes.values():
-            pane.terminal.kill()
-        if self.fresh_session and not self.used:
-            try:
-                self.log.append("archive", archived=True, reason="nothing was done in this session")
-            except (LogError, OSError):
-                pass
-        try:
-            self.log.close()
-        except (LogError, OSError):
-            pass  # the log is append-only: what was written stays, and the snapshot was flushed above
+        if plan.here:
+            self.close_overlay()
+            self.session.open_tab(plan.argv)
+            self.announce(f"{plan.kind} conversation {plan.session_id} opened in a new tab")
+            return
+        if self._on_switch is None:
+            self.announce("this dsh has no client to move: open it from a terminal", error=True)
+            return
+        self._on_switch(Switch(None, plan.cwd, plan.argv))
 
-    def quit(self, exit_code: int = 0) -> None:
-        self.flush_and_close()
-        self.result.exit_code = exit_code
-        if self.application.is_running and not self.application.future.done():
-            self.application.exit(result=self.result)
+    def switch_failed(self, reason: str) -> None:
+        """The client could not move to the session asked for: say why; everything here stays."""
+        self.announce(reason, error=True)
 
-    def _on_signal(self, signum: int) -> None:
-        self.quit(128 + signum)
+    # -- lifetime -------------------------------------------------------------------------------------
+    def detach(self) -> None:
+        """End this client's view; the session and its programs keep running."""
+        self.result = ViewResult("detached")
+        self.exit()
 
-    async def run_async(self) -> AppResult:
-        loop = asyncio.get_running_loop()
-        for signum in (signal.SIGTERM, signal.SIGHUP):
-            try:
-                loop.add_signal_handler(signum, self._on_signal, signum)
-            except (NotImplementedError, RuntimeError):
-                pass
+    def exit(self) -> None:
+        app = self.application
+        if app.is_running and app.future is not None and not app.future.done():
+            app.exit(result=self.result)
+        elif not self._ended:
+            self._exit_requested = True  # asked before the app runs: it ends as soon as it starts
 
-        self.loop = loop
+    async def run_async(self) -> ViewResult:
+        """Draw the session until it ends, or this client detaches or moves elsewhere."""
+        session = self.session
+        session.attach(self)
         # Warm the index while the user works, so /resume opens on fresh data.
         self.refresh_index_in_background()
 
-        def ticker() -> None:
-            if self._closing:
-                return
-            saving.probe_agents(self)
-            if time.monotonic() >= self._agent_titles_due:
-                self.refresh_agent_titles_in_background()
-            try:
-                self.scheduler.tick()
-            except Exception as exc:
-                self.announce(f"snapshot not saved: {exc}", error=True)
-            loop.call_later(0.5, ticker)
-
         def pre_run() -> None:
-            branch = git_branch(self.cwd)
-            if branch:
-                self.log_event("git", branch=branch)
-            self._apply_read_budgets()
-            if self.auto_resume:
-                saving.auto_resume_panes(self)
-            self.scheduler.structural_change()
-            if self._open_picker_on_start:
+            session.apply_read_budgets()
+            if self._exit_requested:
+                self.loop.call_soon(self.exit)
+            elif self._open_picker_on_start:
                 self.open_picker()
-            loop.call_later(0.5, ticker)
 
         try:
-            result = await self.application.run_async(pre_run=pre_run)
+            # No exception handler of prompt_toolkit's: it would print to the client and wait for Enter.
+            result = await self.application.run_async(pre_run=pre_run, handle_sigint=False,
+                                                      set_exception_handler=False)
         finally:
-            self.flush_and_close()
-            for signum in (signal.SIGTERM, signal.SIGHUP):
-                try:
-                    loop.remove_signal_handler(signum)
-                except (NotImplementedError, RuntimeError):
-                    pass
-        return result or self.result
-
-
-# Panes restored and not started yet still hold their agent (as the log's open panes do).
-_WAITING = (PaneState.RESTORED, PaneState.RESUMABLE)
-# How often the agents' stores are read again for this session's title (and a warm /resume).
-AGENT_TITLES_SECONDS = 60.0
-
-
-def _seed_titles(log: SessionLog) -> TitleState:
-    try:
-        return TitleState.from_events(read_log(log.path).events)
-    except (LogError, OSError, AttributeError):
-        return TitleState()
+            self._ended = True
+            if self._transcripts is not None:
+                self._transcripts.close()
+            session.detach(self)
+            if self._child_focus is not None:
+                pane = session.panes.get(self._child_focus)
+                if pane is not None and pane.running:
+                    pane.terminal.set_focus(False)
+                self._child_focus = None
+        result = result or self.result
+        return result if result.reason else ViewResult("gone")
 
 
 class _PromptControl(BufferControl):
@@ -1204,31 +912,4 @@ class _PromptControl(BufferControl):
         return super().mouse_handler(mouse_event)
 
 
-class _Host:
-    """The handoff host: the running app, torn down only after the directory change succeeded."""
-
-    def __init__(self, app: DshApp, *, open_agent: bool = False) -> None:
-        self.app = app
-        self.from_cwd = app.cwd
-        self.open_agent = open_agent  # the handoff opens an agent conversation (KIND:ID), not a session
-
-    def flush_and_close(self) -> None:
-        self.app.flush_and_close()
-
-    def restore_terminal(self) -> None:
-        # prompt_toolkit restores the terminal when the Application returns; exec happens after that.
-        pass
-
-    def exec_resume(self, session_id: str, from_cwd: str | None = None) -> None:
-        from dsh.resume.handoff import exec_argv, open_agent_argv
-
-        env = dict(os.environ)
-        env["DSH_HANDOFF_FROM"] = from_cwd or self.from_cwd
-        env["PWD"] = os.getcwd()  # the handoff already entered the target workspace
-        self.app.result.exec_argv = open_agent_argv(session_id) if self.open_agent else exec_argv(session_id)
-        self.app.result.exec_env = env
-        if self.app.application.is_running and not self.app.application.future.done():
-            self.app.application.exit(result=self.app.result)
-
-
-__all__ = ["Announcement", "AppResult", "DshApp", "DshOptions", "Path"]
+__all__ = ["Announcement", "DshApp", "Switch", "ViewOptions", "ViewResult"]

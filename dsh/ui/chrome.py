@@ -11,8 +11,8 @@ from prompt_toolkit.styles import Style
 
 from dsh.agents.resumable import restart_hint
 from dsh.commands.keymap import key_display
-from dsh.panes import Pane
 from dsh.persist.states import PaneState
+from dsh.session.pane import Pane
 from dsh.store.workspace import workspace_label
 from dsh.text import sanitize
 
@@ -53,13 +53,13 @@ STYLE = Style.from_dict(
 
 def tabbar_fragments(app: DshApp) -> StyleAndTextTuples:
     out: StyleAndTextTuples = []
-    for index, tab in enumerate(app.tabs.tabs):
-        style = "class:tabbar.active" if index == app.tabs.active_index else "class:tabbar"
+    for index, tab in enumerate(app.session.tabs.tabs):
+        style = "class:tabbar.active" if index == app.session.tabs.active_index else "class:tabbar"
         # An unnamed tab is called after its active pane, as tmux names a window after its program.
-        active = app.panes.get(tab.active_pane)
+        active = app.session.panes.get(tab.active_pane)
         label = sanitize(tab.title or (active.title if active else "tab"), max_len=30)
         attention = any(
-            app.panes[p].attention for p in tab.pane_ids() if p in app.panes
+            app.session.panes[p].attention for p in tab.pane_ids() if p in app.session.panes
         )
         zoomed = " [Z]" if tab.zoomed else ""  # tmux marks a zoomed window with Z
         out.append((style, f" {index}:{label}{zoomed}{'!' if attention else ''} ", _select_tab(app, index)))
@@ -68,10 +68,10 @@ def tabbar_fragments(app: DshApp) -> StyleAndTextTuples:
 
 def pane_header(app: DshApp, pane_id: str) -> Callable[[], StyleAndTextTuples]:
     def fragments() -> StyleAndTextTuples:
-        pane = app.panes.get(pane_id)
+        pane = app.session.panes.get(pane_id)
         if pane is None:
             return []
-        active = app.tabs.tabs and app.tabs.active_pane == pane_id
+        active = app.session.tabs.tabs and app.session.tabs.active_pane == pane_id
         if active and app.mode in ("pane", "copy"):
             style = "class:pane.header.inside"
         elif active:
@@ -121,17 +121,21 @@ def status_fragments(app: DshApp) -> StyleAndTextTuples:
     }.get(app.mode, app.mode.upper())
     if app.prefix_pending:
         mode_label = f"{key_display(app.keymap.prefix)}…"
-    title = sanitize(app.display_title(), max_len=40)
+    title = sanitize(app.session.display_title, max_len=40)
     state = pane_state_label(pane) if pane else "-"
     hint = key_hint(app)
-    place = sanitize(workspace_label(app.cwd))
+    place = sanitize(workspace_label(app.session.cwd))
     if len(place) > 50:
         place = "…" + place[-49:]  # the end of a path says most about where you are
     text = f" {place} · {title} · {state} "
     out: StyleAndTextTuples = []
-    if app.too_small or app.area.width < MIN_COLS or app.area.height < MIN_ROWS - 4:
+    if app.too_small or app.session.area.width < MIN_COLS or app.session.area.height < MIN_ROWS - 4:
         # First on the line, so even a very narrow terminal shows why the panes are cramped.
         out.append(("class:status.warn", "too small "))
+    failure = app.session.scheduler.failure
+    if failure:
+        # Stays until a snapshot write succeeds (the scheduler retries): the saved layout is behind.
+        out.append(("class:status.warn", f" layout not saved: {sanitize(failure, max_len=40)} "))
     out += [("class:status.mode", f" {mode_label} "), ("class:status", text), ("class:status", f" {hint}")]
     return out
 
@@ -159,9 +163,9 @@ def _select_tab(app: DshApp, index: int) -> Callable[[MouseEvent], object]:
     def handler(event: MouseEvent) -> object:
         if event.event_type != MouseEventType.MOUSE_UP:
             return NotImplemented
-        if index < len(app.tabs.tabs):
-            app.tabs.select_tab(index)
-            app.after_focus_change()
+        if index < len(app.session.tabs.tabs):
+            app.session.tabs.select_tab(index)
+            app.session.after_focus_change()
         return None
 
     return handler

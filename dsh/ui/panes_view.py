@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from prompt_toolkit.layout.containers import Container, Window
 from prompt_toolkit.layout.dimension import Dimension
@@ -20,6 +21,7 @@ class PaneSlot:
     pane_id: str
     header: Window
     body: Window
+    control: Any = None  # the TerminalControl in `body`: which terminal this slot draws
 
 
 class PanesContainer(Container):

@@ -6,6 +6,7 @@ import asyncio
 import time
 from collections.abc import Callable
 
+from prompt_toolkit.application import Application
 from prompt_toolkit.application.current import get_app_or_none
 from prompt_toolkit.data_structures import Point
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
@@ -75,7 +76,11 @@ class PickerView:
         on_unarchive: Callable[[Candidate], bool | None] | None = None,
         load_archived: Callable[[Callable[[list[Candidate]], None]], None] | None = None,
         search_transcripts: Callable[[str, Callable[[str, dict[str, str]], None], object], bool] | None = None,
+        get_app: Callable[[], Application[object] | None] = get_app_or_none,
     ) -> None:
+        # The app this view runs in: a host runs one per client, and callbacks from worker threads
+        # carry no context to find it by.
+        self._get_app = get_app
         self.model = model
         self.on_resume = on_resume
         self.on_close = on_close
@@ -104,7 +109,7 @@ class PickerView:
         """Every workspace's rows have arrived (from `load_rest` on a worker): show them, finish ranking."""
         self.model.add_all(rows)
         self._refine_later()
-        app = get_app_or_none()
+        app = self._get_app()
         if app is not None and app.is_running:
             app.invalidate()
 
@@ -118,7 +123,7 @@ class PickerView:
         self._search_generation += 1
         if self.search_transcripts is None or not self.model.query.split():
             return
-        app = get_app_or_none()
+        app = self._get_app()
         if app is None or not app.is_running:
             return
         generation, query = self._search_generation, self.model.query
@@ -136,7 +141,7 @@ class PickerView:
 
     def transcript_hits(self, query: str, hits: dict[str, str]) -> None:
         if self.model.set_transcript_hits(query, hits):
-            app = get_app_or_none()
+            app = self._get_app()
             if app is not None and app.is_running:
                 app.invalidate()
 
@@ -149,7 +154,7 @@ class PickerView:
 
     def archived_arrived(self, rows: list[Candidate]) -> None:
         self.model.set_archived(rows)
-        app = get_app_or_none()
+        app = self._get_app()
         if app is not None and app.is_running:
             app.invalidate()
 
@@ -158,7 +163,7 @@ class PickerView:
         self._generation += 1
         if not self.model.pending:
             return
-        app = get_app_or_none()
+        app = self._get_app()
         if app is None or not app.is_running:
             return
         generation = self._generation
@@ -175,7 +180,7 @@ class PickerView:
         """Index every scope shortly after opening, so the first search after Tab does not pay for it."""
         if self._prepared:
             return
-        app = get_app_or_none()
+        app = self._get_app()
         if app is None or not app.is_running:
             return
         self._prepared = True

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.hosts import host_pid
 from tests.e2e.ptydriver import PtyDriver
 
 pytestmark = pytest.mark.slow
@@ -80,7 +81,7 @@ def test_agent_conversations_of_other_projects_open_in_a_dsh_pane(run, agent_env
     assert resumed["argv"] == [str(FAKES / "claude"), "--resume", claude_id]
     assert resumed["cwd"] == str(webapp)
     assert os.readlink(f"/proc/{d.pid}/cwd") == str(webapp)
-    d.wait_for("opened claude conversation")
+    d.wait_for(f"opened claude --resume {claude_id} in")
     assert codex_id
 
 
@@ -141,7 +142,7 @@ def test_transcript_search_finds_a_line_typed_in_a_session(run, agent_env, tmp_p
     assert "echo first line" in screen  # the row (titled by its first line) found through the transcript
 
 
-def test_the_status_line_and_dsh_sessions_show_one_title(run, dsh_cmd, agent_env, tmp_path: Path) -> None:
+def test_the_status_line_and_dsh_sessions_show_one_title(run, dsh_cmd, agent_env, dsh_home, tmp_path: Path) -> None:
     here = tmp_path / "here"
     here.mkdir()
     d = run(cwd=here, env=agent_env)
@@ -158,11 +159,11 @@ def test_the_status_line_and_dsh_sessions_show_one_title(run, dsh_cmd, agent_env
     assert "echo build the release notes" in status and "untitled" not in status
     out = subprocess.run([*dsh_cmd, "sessions", "--json"], cwd=here, env=agent_env, capture_output=True, text=True,
                          timeout=30)
-    (row,) = [r for r in json.loads(out.stdout) if r["live_pid"] == d.pid]
+    (row,) = [r for r in json.loads(out.stdout) if r["live_pid"] == host_pid(dsh_home)]
     assert row["title"] == "echo build the release notes"
 
 
-def test_a_session_with_an_agent_is_titled_after_its_conversation(run, dsh_cmd, agent_env, tmp_path) -> None:
+def test_a_session_with_an_agent_is_titled_after_its_conversation(run, dsh_cmd, agent_env, dsh_home, tmp_path) -> None:
     here = tmp_path / "here"
     here.mkdir()
     d = run(cwd=here, env=agent_env)
@@ -176,6 +177,6 @@ def test_a_session_with_an_agent_is_titled_after_its_conversation(run, dsh_cmd, 
     assert "untitled" not in status
     out = subprocess.run([*dsh_cmd, "sessions", "--json"], cwd=here, env=agent_env, capture_output=True, text=True,
                          timeout=30)
-    (row,) = [r for r in json.loads(out.stdout) if r["live_pid"] == d.pid]
+    (row,) = [r for r in json.loads(out.stdout) if r["live_pid"] == host_pid(dsh_home)]
     assert row["title"] == "summarize the README for me"
     assert row["agents"] and row["agents"][0]["kind"] == "claude"

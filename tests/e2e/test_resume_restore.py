@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.hosts import host_pid, kill_host
 from tests.e2e.ptydriver import PtyDriver
 
 pytestmark = pytest.mark.slow
@@ -137,7 +138,7 @@ def test_killed_session_restores_layout_tails_and_agent(run, agent_env, dsh_home
     claude_runs = invocations(agent_env)
     assert claude_runs and "--session-id" in claude_runs[0]["argv"]
     claude_session = claude_runs[0]["argv"][claude_runs[0]["argv"].index("--session-id") + 1]
-    os.kill(d.pid, signal.SIGKILL)
+    kill_host(dsh_home)
     d.wait_exit()
 
     r = run(f"--resume={session_id}", cwd=tmp_path, env=agent_env)
@@ -155,7 +156,7 @@ def test_killed_session_restores_layout_tails_and_agent(run, agent_env, dsh_home
     # The program that ran (by its absolute path), in the directory it worked in.
     assert resumed["argv"] == [str(FAKES / "claude"), "--resume", claude_session]
     assert resumed["cwd"] == str(work)
-    assert os.readlink(f"/proc/{r.pid}/cwd") == str(work)
+    assert os.readlink(f"/proc/{host_pid(dsh_home)}/cwd") == str(work)
 
 
 def test_auto_resume_starts_agents_in_opted_in_workspaces(run, agent_env, dsh_home: Path, tmp_path: Path) -> None:
@@ -170,7 +171,7 @@ def test_auto_resume_starts_agents_in_opted_in_workspaces(run, agent_env, dsh_ho
     d.wait_for("claude> a first prompt")
     time.sleep(3.5)  # its conversation seen, and past the snapshot debounce, so the tail is on disk
     session_id = only_session_id(dsh_home)
-    os.kill(d.pid, signal.SIGKILL)
+    kill_host(dsh_home)
     d.wait_exit()
     claude_session = invocations(agent_env)[0]["argv"][-1]
 
@@ -193,7 +194,7 @@ def test_missing_agent_binary_keeps_the_tombstone(run, agent_env, dsh_home: Path
     d.wait_for("claude> a first prompt")
     time.sleep(3.5)  # its conversation seen, and past the snapshot debounce, so the tail is on disk
     session_id = only_session_id(dsh_home)
-    os.kill(d.pid, signal.SIGKILL)
+    kill_host(dsh_home)
     d.wait_exit()
 
     (bin_dir / "claude").unlink()  # the program that ran is gone, and no other claude is on PATH
@@ -213,7 +214,7 @@ def test_an_agent_never_prompted_restores_as_a_fresh_start(run, agent_env, dsh_h
     d.wait_for("fake-claude session")
     time.sleep(2.5)  # past the snapshot debounce
     session_id = only_session_id(dsh_home)
-    os.kill(d.pid, signal.SIGKILL)
+    kill_host(dsh_home)
     d.wait_exit()
     injected = invocations(agent_env)[0]["argv"][-1]
 
@@ -238,7 +239,7 @@ def test_dsh_sessions_json_lists_pane_states(run, dsh_cmd, agent_env, dsh_home: 
     d.send("a first prompt\r")
     d.wait_for("claude> a first prompt")
     time.sleep(3.5)  # its conversation seen, and past the snapshot debounce, so the tail is on disk
-    os.kill(d.pid, signal.SIGKILL)
+    kill_host(dsh_home)
     d.wait_exit()
     out = subprocess.run(
         [*dsh_cmd, "sessions", "--json"], cwd=work, env=agent_env, capture_output=True, text=True, timeout=30
@@ -264,7 +265,7 @@ def test_dsh_sessions_json_lists_pane_states(run, dsh_cmd, agent_env, dsh_home: 
         [*dsh_cmd, "sessions", "--json"], cwd=work, env=agent_env, capture_output=True, text=True, timeout=30
     )
     live = json.loads(out.stdout)[0]
-    assert live["live_pid"] == r.pid
+    assert live["live_pid"] == host_pid(dsh_home) and live["state"] == "attached"
     assert sorted(p["state"] for p in live["panes"]) == ["LIVE", "RESUMABLE"]
 
 
@@ -280,7 +281,7 @@ def test_secrets_in_the_environment_never_reach_disk(run, dsh_env, dsh_home: Pat
     d.wait_for("PROMPT")
     d.type_line("echo visible-output")
     d.wait_for("visible-output")
-    os.kill(d.pid, signal.SIGTERM)
+    kill_host(dsh_home, signal.SIGTERM)
     d.wait_exit()
     stored = b"".join(p.read_bytes() for p in dsh_home.rglob("*") if p.is_file())
     assert b"visible-output" in stored
@@ -332,7 +333,7 @@ def test_an_agent_typed_in_a_shell_comes_back_resumable(run, agent_env, dsh_home
     time.sleep(3.5)  # noticed as the foreground program, its session learned, and the snapshot written
     session_id = only_session_id(dsh_home)
     claude_session = next(r for r in invocations(agent_env) if r["agent"] == "claude")
-    os.kill(d.pid, signal.SIGKILL)
+    kill_host(dsh_home)
     d.wait_exit()
 
     r = run(f"--resume={session_id}", cwd=work, env=agent_env)
@@ -355,7 +356,7 @@ def test_a_restored_shell_starts_where_the_shell_was(run, dsh_env, dsh_home: Pat
     d.wait_for("now-in-moved\n")
     time.sleep(2.5)
     session_id = only_session_id(dsh_home)
-    os.kill(d.pid, signal.SIGKILL)
+    kill_host(dsh_home)
     d.wait_exit()
 
     r = run(f"--resume={session_id}", cwd=start, env=dsh_env)
@@ -396,7 +397,7 @@ def test_a_typed_agent_resumes_with_its_own_store_and_program(run, agent_env, ds
     assert list((exported / "projects").glob("*/*.jsonl"))  # the agent's store is the exported one
     time.sleep(4)  # noticed as the foreground program, its session learned, and the snapshot written
     session_id = only_session_id(dsh_home)
-    os.kill(d.pid, signal.SIGKILL)
+    kill_host(dsh_home)
     d.wait_exit()
 
     r = run(f"--resume={session_id}", cwd=work, env=agent_env)
@@ -415,7 +416,7 @@ def test_a_replayed_tail_sends_no_focus_reports_to_the_next_program(run, dsh_env
     d.wait_for("focus-mode-on\n")
     time.sleep(2.5)
     session_id = only_session_id(dsh_home)
-    os.kill(d.pid, signal.SIGKILL)
+    kill_host(dsh_home)
     d.wait_exit()
 
     r = run(f"--resume={session_id}", cwd=tmp_path, env=dsh_env)
@@ -458,7 +459,7 @@ def test_two_codex_panes_in_one_folder_get_their_own_ids(run, agent_env, dsh_hom
     time.sleep(5)  # learned, and the snapshot written
     session_id = only_session_id(dsh_home)
     runs = [r for r in invocations(agent_env) if r["agent"] == "codex"]
-    os.kill(d.pid, signal.SIGKILL)
+    kill_host(dsh_home)
     d.wait_exit()
     rollouts = sorted((tmp_path / "codex-home" / "sessions").glob("*/*/*/rollout-*.jsonl"))
     ids_by_pid = {}

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.hosts import host_pid
 from tests.e2e.ptydriver import PtyDriver
 
 pytestmark = pytest.mark.slow
@@ -169,13 +170,12 @@ def test_flood_does_not_starve_the_prompt(dsh) -> None:
     d.wait_for("200000", timeout=60)
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
-def test_sigterm_and_sighup_close_the_session_cleanly(dsh, dsh_home: Path, signum: int) -> None:
+def test_sigterm_to_the_host_closes_the_session_cleanly(dsh, dsh_home: Path) -> None:
     d = dsh()
     d.type_line("echo before-term")
     d.wait_for("before-term")
-    os.kill(d.pid, signum)
-    d.wait_exit()
+    os.kill(host_pid(dsh_home), signal.SIGTERM)
+    assert d.wait_exit() == 0
     events = read_events(session_logs(dsh_home)[0])
     assert events[-1]["type"] == "close"
     snapshots = list((dsh_home / "state").glob("*/snapshot.json"))
@@ -247,10 +247,12 @@ def test_an_internal_error_is_one_line_and_a_log_not_a_traceback(dsh_env, dsh_ho
     d = PtyDriver([sys.executable, "-c", script], env=dsh_env, cwd=workdir)
     try:
         assert d.wait_exit() == 1
-        screen = d.text()
+        screen = d.text().replace("\n", "")
         assert "dsh: internal error: RuntimeError: simulated bug" in screen
+        assert "the session runs on: dsh attach" in screen  # a bug in the view ends the client only
         assert "Traceback" not in screen
-        assert "simulated bug" in (dsh_home / "log" / "crash.log").read_text()
+        (host_log,) = (dsh_home / "log").glob("host-*.log")
+        assert "simulated bug" in host_log.read_text()
     finally:
         d.close()
 
@@ -307,3 +309,97 @@ def test_quit_asks_first_while_a_program_runs(dsh) -> None:
     d.wait_for("[y/N]")
     d.type_line("y")
     assert d.wait_exit() == 0
+
+
+def test_messages_and_a_growing_prompt_never_resize_the_panes(dsh) -> None:
+    d = dsh(rows=24, cols=100)
+    d.type_line("trap 'echo GOT-WINCH' WINCH; stty size")
+    d.wait_for("20 100")  # 24 rows less the tab bar, the pane header, the status and prompt lines
+    for n in range(10):
+        d.type_line(f"/rename title-{n}")
+        d.wait_for(f"session renamed: title-{n}")
+    d.send("\x1b[200~first pasted line\nsecond pasted line\nthird pasted line\x1b[201~")
+    d.wait_for("third pasted line")
+    d.send("\x15")  # C-u: the paste is not sent
+    d.type_line("stty size")
+    screen = d.wait_until(lambda s: s.count("20 100") >= 2, what="the size asked again")
+    assert not [line for line in screen.splitlines() if line.strip() == "GOT-WINCH"]
+
+
+def test_a_message_goes_away_at_the_next_key(dsh) -> None:
+    d = dsh()
+    d.type_line("/rename soon-gone")
+    d.wait_for("session renamed: soon-gone")
+    d.send("e")
+    d.wait_until(lambda s: "session renamed" not in s, what="the message to go")
+
+
+def test_c_z_on_an_empty_prompt_stops_the_program_and_fg_brings_it_back(dsh) -> None:
+    d = dsh()
+    d.type_line("cat")
+    time.sleep(0.3)
+    d.send("\x1a")  # C-z
+    d.wait_for("Stopped")
+    d.type_line("fg")
+    d.type_line("back-in-cat")
+    d.wait_until(lambda s: s.count("back-in-cat") >= 2, what="cat to echo the line again")
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as handle:
+                    if int(handle.read().rsplit(b")", 1)[1].split()[1]) == pid:
+                        found.append(int(entry))
+            except (OSError, ValueError, IndexError):
+                pass
+    return found
+
+
+def process_state(pid: int) -> str:
+    with open(f"/proc/{pid}/stat", "rb") as handle:
+        return handle.read().rsplit(b")", 1)[1].split()[0].decode()
+
+
+def test_a_stopped_and_continued_client_redraws_and_keys_work(dsh_cmd, dsh_env, workdir: Path) -> None:
+    import sys
+
+    jobshell = Path(__file__).resolve().parent / "jobshell.py"
+    d = PtyDriver([sys.executable, str(jobshell), *dsh_cmd], env=dsh_env, cwd=workdir)
+    try:
+        stop_and_continue(d)
+    finally:
+        d.close()
+
+
+def stop_and_continue(d: PtyDriver) -> None:
+    d.wait_for("PROMPT")
+    d.type_line("echo before-stop")
+    d.wait_for("before-stop")
+    deadline = time.monotonic() + 10
+    while not children(d.pid):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    (client,) = children(d.pid)
+    mark = len(d.raw)
+    os.kill(client, signal.SIGTSTP)
+    while process_state(client) != "T":
+        assert time.monotonic() < deadline, "the client did not stop"
+        time.sleep(0.05)
+    # It put the terminal back first: main screen, no mouse reporting, cursor shown.
+    while not (b"\x1b[?1049l" in d.raw[mark:] and b"\x1b[?1000l" in d.raw[mark:]):
+        assert time.monotonic() < deadline, f"the terminal was not put back: {bytes(d.raw[mark:])!r}"
+        time.sleep(0.05)
+    mark = len(d.raw)
+    os.kill(client, signal.SIGCONT)
+    deadline = time.monotonic() + 10
+    while b"\x1b[?1049h" not in d.raw[mark:]:  # drawn again from scratch, on the alternate screen
+        assert time.monotonic() < deadline, "no full redraw after SIGCONT"
+        time.sleep(0.05)
+    screen = d.wait_for("PROMPT")
+    assert "before-stop" in screen
+    d.type_line("echo after-continue")
+    screen = d.wait_for("after-continue\n")
+    assert "^L" not in screen

@@ -1,4 +1,8 @@
-"""The built-in slash commands: one handler each, help from the docstring, completion from the table."""
+"""The built-in slash commands: one handler each, help from the docstring, completion from the table.
+
+Handlers act on `ctx.session` (the headless session) and ask the attached client (`ctx`, a `Client`) for
+what only a screen can do: a question on the prompt line, the picker, help, copy mode.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ from typing import TYPE_CHECKING
 from dsh.commands.registry import CommandError, Registry, UsageError
 
 if TYPE_CHECKING:
-    from dsh.ui.app import DshApp
+    from dsh.session.client import Client
 
 DIRECTIONS = ("left", "right", "up", "down")
 FOCUS_TARGETS = [*DIRECTIONS, "next", "prev", "last"]
@@ -19,15 +23,15 @@ def _agent_names(ctx: object, args: list[str]) -> list[str]:
     return list(AGENT_NAMES) if not args else []
 
 
-def _help_topics(ctx: DshApp, args: list[str]) -> list[str]:
+def _help_topics(ctx: Client, args: list[str]) -> list[str]:
     return ["keys", *ctx.registry.names()] if not args else []
 
 
-def _tab_args(ctx: DshApp, args: list[str]) -> list[str | tuple[str, str]]:
+def _tab_args(ctx: Client, args: list[str]) -> list[str | tuple[str, str]]:
     if not args:
         return ["next", "prev", "select", "rename"]
     if args == ["select"]:
-        return [(str(i), tab.title or "") for i, tab in enumerate(ctx.tabs.tabs)]
+        return [(str(i), tab.title or "") for i, tab in enumerate(ctx.session.tabs.tabs)]
     return []
 
 
@@ -36,7 +40,7 @@ def build_registry() -> Registry:
     command = registry.command
 
     @command("help", usage="[keys|COMMAND]", args=_help_topics)
-    def help_(app: DshApp, args: list[str]) -> None:
+    def help_(ctx: Client, args: list[str]) -> None:
         """Show the keys and commands, or one command's help.
 
         `/help keys` lists the key bindings only, read from the keymap itself.
@@ -46,39 +50,49 @@ def build_registry() -> Registry:
         topic = args[0].lstrip("/") if args else None
         if topic and topic != "keys" and registry.get(topic) is None:
             raise CommandError(f"no command /{topic} — /help lists commands")
-        app.show_help(topic)
+        ctx.show_help(topic)
 
     @command("quit", aliases=("exit",), usage="[-f]")
-    def quit_(app: DshApp, args: list[str]) -> None:
-        """Save the session and leave dsh.
+    def quit_(ctx: Client, args: list[str]) -> None:
+        """End this session: save it, end its programs, leave dsh.
 
-        The panes' programs end; `/resume` or `dsh --continue` brings the layout back. When a pane
-        runs something other than its idle shell (an agent, an editor, a build), dsh asks first;
-        `-f` does not ask.
+        `/resume` or `dsh --continue` brings the layout back later. When a pane runs something other
+        than its idle shell (an agent, an editor, a build), dsh asks first; `-f` does not ask. To leave
+        the programs running instead, detach (`/detach`, prefix d).
         """
         if args not in ([], ["-f"]):
             raise UsageError("the only option is -f")
-        busy = [] if args else app.busy_panes()
+        busy = [] if args else ctx.session.busy_panes()
         if not busy:
-            app.quit()
+            ctx.session.quit()
             return
         names = ", ".join(f"{pane.id} {pane.title}" for pane in busy[:3]) + ("…" if len(busy) > 3 else "")
 
         def answer(text: str) -> None:
             if text.strip().lower().startswith("y"):
-                app.quit()
+                ctx.session.quit()
             else:
-                app.announce("not quitting")
+                ctx.announce("not quitting")
 
-        app.ask(f"still running: {names}. Quit and end them? [y/N] ", answer)
+        ctx.ask(f"still running: {names}. Quit and end them? [y/N] ", answer)
+
+    @command("detach")
+    def detach(ctx: Client, args: list[str]) -> None:
+        """Leave dsh; this session and its programs keep running.
+
+        `dsh attach` (or `dsh --continue` here) comes back to it; `dsh sessions` lists it as detached.
+        """
+        if args:
+            raise UsageError("/detach takes no arguments")
+        ctx.detach()
 
     @command("new", usage="[CMD ...]")
-    def new(app: DshApp, args: list[str]) -> None:
+    def new(ctx: Client, args: list[str]) -> None:
         """Open a new tab running CMD (default: your shell)."""
-        app.open_tab(args or None)
+        ctx.session.open_tab(args or None)
 
     @command("split", usage="[-h|-v] [CMD ...]", args=["-h", "-v"])
-    def split(app: DshApp, args: list[str]) -> None:
+    def split(ctx: Client, args: list[str]) -> None:
         """Split the pane: -h side by side, -v stacked.
 
         The new pane runs CMD, or your login shell, in the active pane's directory; -v is the default.
@@ -89,20 +103,20 @@ def build_registry() -> Registry:
             args = args[1:]
         elif args and args[0].startswith("-") and len(args[0]) > 1:
             raise UsageError(f"unknown option {args[0]}")
-        app.split(orientation, args or None)
+        ctx.session.split(orientation, args or None)
 
     @command("close")
-    def close(app: DshApp, args: list[str]) -> None:
+    def close(ctx: Client, args: list[str]) -> None:
         """Close the active pane; its program ends.
 
         Closing the last pane of a tab closes the tab; closing the last tab ends dsh (session saved).
         """
         if args:
             raise UsageError("/close takes no arguments")
-        app.close_pane()
+        ctx.session.close_pane()
 
     @command("focus", usage="left|right|up|down|next|prev|last", args=FOCUS_TARGETS)
-    def focus(app: DshApp, args: list[str]) -> None:
+    def focus(ctx: Client, args: list[str]) -> None:
         """Move the focus to another pane.
 
         left/right/up/down pick the pane visually next to the active one's border; next/prev go in
@@ -111,19 +125,19 @@ def build_registry() -> Registry:
         if len(args) != 1 or args[0] not in (*DIRECTIONS, "next", "prev", "last"):
             raise UsageError("say which way")
         if args[0] == "last":
-            app.tabs.focus_last()
-            app.after_focus_change()
+            ctx.session.tabs.focus_last()
+            ctx.session.after_focus_change()
         else:
-            app.focus_direction(args[0])
+            ctx.session.focus_direction(args[0])
 
     @command("zoom")
-    def zoom(app: DshApp, args: list[str]) -> None:
+    def zoom(ctx: Client, args: list[str]) -> None:
         """Zoom the active pane to fill the tab, or unzoom."""
-        app.tabs.toggle_zoom()
-        app.after_structure_change()
+        ctx.session.tabs.toggle_zoom()
+        ctx.session.after_structure_change()
 
     @command("resize", usage="left|right|up|down [CELLS]", args=list(DIRECTIONS))
-    def resize(app: DshApp, args: list[str]) -> None:
+    def resize(ctx: Client, args: list[str]) -> None:
         """Move the active pane's border on that side.
 
         The border moves by CELLS columns or rows (default 5).
@@ -136,19 +150,19 @@ def build_registry() -> Registry:
             if not (text.isascii() and text.isdigit()) or int(text) < 1:
                 raise UsageError(f"not a number of cells: {text}")
             cells = int(text)
-        app.tabs.resize(args[0], cells, app.area)
-        app.after_structure_change()
+        ctx.session.tabs.resize(args[0], cells, ctx.session.area)
+        ctx.session.after_structure_change()
 
     @command("swap", usage="next|prev|left|right|up|down", args=["next", "prev", *DIRECTIONS])
-    def swap(app: DshApp, args: list[str]) -> None:
+    def swap(ctx: Client, args: list[str]) -> None:
         """Swap the active pane with its neighbour."""
         if len(args) != 1 or args[0] not in ("next", "prev", *DIRECTIONS):
             raise UsageError("say which neighbour")
-        app.tabs.swap(args[0], app.area) if args[0] in DIRECTIONS else app.tabs.swap(args[0])
-        app.after_structure_change()
+        ctx.session.tabs.swap(args[0], ctx.session.area) if args[0] in DIRECTIONS else ctx.session.tabs.swap(args[0])
+        ctx.session.after_structure_change()
 
     @command("tab", usage="next|prev|select N|rename [NAME]", args=_tab_args)
-    def tab(app: DshApp, args: list[str]) -> None:
+    def tab(ctx: Client, args: list[str]) -> None:
         """Switch tabs, or rename the active one.
 
         `/tab select N` goes to tab N (numbered from 0, as the tab bar shows); `/tab rename` without a
@@ -158,84 +172,86 @@ def build_registry() -> Registry:
             raise UsageError("say what to do")
         verb, rest = args[0], args[1:]
         if verb == "next":
-            app.tabs.next_tab()
+            ctx.session.tabs.next_tab()
         elif verb == "prev":
-            app.tabs.prev_tab()
+            ctx.session.tabs.prev_tab()
         elif verb == "select":
             if len(rest) != 1 or not rest[0].isdigit():
                 raise UsageError("/tab select takes a tab number")
             index = int(rest[0])
-            if index >= len(app.tabs.tabs):
-                raise CommandError(f"no tab {index} (there are {len(app.tabs.tabs)})")
-            app.tabs.select_tab(index)
+            if index >= len(ctx.session.tabs.tabs):
+                raise CommandError(f"no tab {index} (there are {len(ctx.session.tabs.tabs)})")
+            ctx.session.tabs.select_tab(index)
         elif verb == "rename":
             if rest:
-                app.tabs.rename_tab(" ".join(rest))
+                ctx.session.tabs.rename_tab(" ".join(rest))
             else:
-                current = app.tabs.active_tab.title or ""
-                app.ask("tab name: ", lambda name: _rename_tab(app, name), default=current)
+                current = ctx.session.tabs.active_tab.title or ""
+                ctx.ask("tab name: ", lambda name: _rename_tab(ctx, name), default=current)
                 return
         else:
             raise UsageError(f"unknown tab action {verb}")
-        app.after_focus_change()
-        app.scheduler.structural_change()
+        ctx.session.after_focus_change()
+        ctx.session.scheduler.structural_change()
 
     @command("rename", usage="TITLE")
-    def rename(app: DshApp, args: list[str]) -> None:
+    def rename(ctx: Client, args: list[str]) -> None:
         """Set this session's title.
 
         /resume and `dsh sessions` show it; it is kept in the session log.
         """
         if not args:
             raise UsageError("give the new title")
-        app.set_session_title(" ".join(args))
-        app.announce(f"session renamed: {' '.join(args)}")
+        ctx.session.set_title(" ".join(args))
+        ctx.announce(f"session renamed: {' '.join(args)}")
 
     @command("sessions")
-    def sessions(app: DshApp, args: list[str]) -> None:
+    def sessions(ctx: Client, args: list[str]) -> None:
         """List sessions to resume one.
 
         This workspace's sessions first; Tab shows every workspace.
         """
-        app.open_picker()
+        ctx.open_picker()
 
     @command("resume")
-    def resume(app: DshApp, args: list[str]) -> None:
+    def resume(ctx: Client, args: list[str]) -> None:
         """Pick a session and move there.
 
         Tab toggles between this workspace and all of them; Enter resumes the session in its workspace.
         """
-        app.open_picker()
+        ctx.open_picker()
 
     @command("copy")
-    def copy(app: DshApp, args: list[str]) -> None:
+    def copy(ctx: Client, args: list[str]) -> None:
         """Scroll, search and copy the pane's history.
 
         Arrows, PgUp/PgDn, g/G move the line cursor; / searches, n/N repeat it; Space starts a
         selection; Enter or y copies it (also to your terminal's clipboard); q or Escape leaves.
         """
-        app.enter_copy_mode()
+        ctx.enter_copy_mode()
 
     @command("paste")
-    def paste(app: DshApp, args: list[str]) -> None:
+    def paste(ctx: Client, args: list[str]) -> None:
         """Paste what copy mode copied into the active pane."""
         if args:
             raise UsageError("/paste takes no arguments")
-        app.paste_clipboard()
+        ctx.paste_clipboard()
 
     @command("start")
-    def start(app: DshApp, args: list[str]) -> None:
+    def start(ctx: Client, args: list[str]) -> None:
         """Start a restored pane.
 
         Resumes its agent conversation, or starts a fresh shell in its saved directory.
         """
-        pane = app.active_pane
+        pane = ctx.session.active_pane
         if pane is None or not pane.startable:
             raise CommandError("the active pane is not a restored pane")
-        app.start_tombstone(pane)
+        ctx.session.start_tombstone(pane)
+        if pane.running:
+            ctx.enter_pane()
 
     @command("agent", usage="NAME [ARGS ...]", args=_agent_names)
-    def agent(app: DshApp, args: list[str]) -> None:
+    def agent(ctx: Client, args: list[str]) -> None:
         """Open a pane running an AI coding agent.
 
         NAME is claude, codex, opencode or cursor-agent; ARGS go to it.
@@ -246,26 +262,26 @@ def build_registry() -> Registry:
             raise UsageError("name the agent")
         if args[0] not in AGENT_NAMES:
             raise CommandError(f"unknown agent {args[0]} — one of {', '.join(AGENT_NAMES)}")
-        app.split("row", args)
+        ctx.session.split("row", args)
 
     @command("prompt")
-    def prompt(app: DshApp, args: list[str]) -> None:
+    def prompt(ctx: Client, args: list[str]) -> None:
         """Put the keyboard on the REPL prompt."""
-        app.enter_prompt()
+        ctx.enter_prompt()
 
     @command("pane")
-    def pane(app: DshApp, args: list[str]) -> None:
+    def pane(ctx: Client, args: list[str]) -> None:
         """Put the keyboard inside the active pane.
 
         Every key then goes to its program, except the prefix key and the direct bindings.
         """
-        app.enter_pane()
+        ctx.enter_pane()
 
     return registry
 
 
-def _rename_tab(app: DshApp, name: str) -> None:
+def _rename_tab(ctx: Client, name: str) -> None:
     if name.strip():
-        app.tabs.rename_tab(name.strip())
-        app.scheduler.structural_change()
-    app.invalidate()
+        ctx.session.tabs.rename_tab(name.strip())
+        ctx.session.scheduler.structural_change()
+    ctx.session.observer.on_changed()

@@ -9,7 +9,7 @@ from dsh.persist.snapshot import AgentInfo
 from dsh.persist.states import PaneState
 from dsh.store.timefmt import now_iso
 from dsh.term.terminal import Terminal
-from dsh.text import sanitize
+from dsh.text import sanitize, strip_format
 
 
 @dataclass
@@ -36,6 +36,10 @@ class Pane:
     agent_pid: int | None = None
     agent_seen_at: float | None = None
     agent_cwd: str | None = None
+    # Whether a program other than the pane's shell has the foreground and reads keys itself (so the
+    # keyboard belongs in the pane), as last polled; and when it was polled (monotonic seconds).
+    takes_keys: bool = False
+    keys_polled_at: float = 0.0
 
     @property
     def title(self) -> str:
@@ -44,7 +48,8 @@ class Pane:
             title = self.saved_title
         if not title:
             title = os.path.basename(self.argv[0]) if self.argv else "pane"
-        return sanitize(title, max_len=120)
+        # A saved title is disk input: format characters go, as they do from a live child's title.
+        return sanitize(strip_format(title), max_len=120)
 
     @property
     def is_tombstone(self) -> bool:

@@ -1,0 +1,88 @@
+"""`dsh attach [ID]` and `dsh stop ID`: come back to a running session, or end one."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    from dsh.cli.sessions import add_option_flag
+
+    p = sub.add_parser(
+        "attach",
+        help="attach a running session (default: the newest detached one here)",
+        description="Attach a running session: ID, or the newest detached session of this workspace. "
+        "A session attached in another terminal is taken over (that terminal's dsh exits).",
+    )
+    p.add_argument("id", nargs="?", metavar="ID", help="the session to attach")
+    add_option_flag(p)
+    p.set_defaults(handler=_attach)
+    s = sub.add_parser(
+        "stop",
+        help="end a running session (snapshot saved, its programs end)",
+        description="End a running session as /quit would: save its snapshot, hang up its programs, "
+        "close its log. An attached dsh leaves with a line saying so.",
+    )
+    s.add_argument("id", metavar="ID", help="the session to stop")
+    add_option_flag(s)
+    s.set_defaults(handler=_stop)
+
+
+def _attach(args: argparse.Namespace) -> int:
+    from dsh.cli.run import run_app
+
+    return run_app(args)
+
+
+def _stop(args: argparse.Namespace) -> int:
+    from dsh.cli.output import fail, say
+    from dsh.client.attach import AttachError, connect, stop_host
+    from dsh.home import HomeError, check_home
+    from dsh.rundir import RunDirError, socket_path
+    from dsh.store.ids import InvalidSessionId, validate_session_id
+
+    try:
+        check_home()
+        session_id = validate_session_id(args.id)
+        path = socket_path(session_id)
+        sock = connect(path)
+    except (HomeError, RunDirError, AttachError) as exc:
+        return fail(str(exc), 2)
+    except InvalidSessionId as exc:
+        return fail(str(exc), 2)
+    if sock is None:
+        from dsh.cli.run import _not_running
+
+        return fail(_not_running(session_id))
+    try:
+        welcome = stop_host(sock, session_id)
+    except AttachError as exc:
+        return fail(str(exc))
+    # Stopped means the host is gone, and with it every program of the session (those that ignore
+    # SIGHUP are killed after a grace period).
+    pid = welcome.get("pid")
+    deadline = time.monotonic() + 15.0
+    while isinstance(pid, int) and _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if isinstance(pid, int) and _alive(pid):
+        return fail(f"session {session_id} closed, but its host (pid {pid}) is still running")
+    say(f"stopped session {session_id}", to=sys.stdout)
+    return 0
+
+
+def _alive(pid: int) -> bool:
+    import os
+
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return True

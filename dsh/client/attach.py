@@ -1,0 +1,321 @@
+"""Attached to a host: the handshake, then keys and window sizes out, the screen in, until it says go."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import selectors
+import signal
+import socket
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from dsh import protocol
+from dsh.client.tty import RESET_MODES, RawTerminal, window_size, write_all
+
+HANDSHAKE_TIMEOUT = 10.0
+# What a client's panes should see of its terminal and login (tmux's update-environment).
+FORWARDED_ENV = (
+    "TERM", "COLORTERM", "NO_COLOR", "PROMPT_TOOLKIT_COLOR_DEPTH",
+    "DISPLAY", "WAYLAND_DISPLAY", "SSH_AUTH_SOCK", "SSH_CONNECTION",
+)
+_READ = 262144
+
+
+class AttachError(Exception):
+    """Attaching failed before the session was shown; the message is for the user."""
+
+
+class Outcome:
+    """How an attachment ended: `exit` (with the host's code and line), `lost` (the host vanished),
+    `signal` (the client was told to go), or `switch` to `next` (a /resume elsewhere)."""
+
+    def __init__(self, kind: str, code: int = 0, message: str = "", next: Attachment | None = None) -> None:
+        self.kind = kind
+        self.code = code
+        self.message = message
+        self.next = next
+
+
+# Called when the host asks to move to another session: an attachment to it, or why not.
+# (session id or None for a new session, cwd, the client's cwd, the new session's first argv or None)
+SwitchHandler = Callable[[str | None, str, str, list[str] | None], "Attachment | str"]
+
+
+def connect(path: Path) -> socket.socket | None:
+    """A connection to the host listening on `path`; None when none does (a stale socket is removed)."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.settimeout(HANDSHAKE_TIMEOUT)
+        sock.connect(str(path))
+    except (FileNotFoundError, ConnectionRefusedError) as exc:
+        sock.close()
+        if isinstance(exc, ConnectionRefusedError):
+            with contextlib.suppress(OSError):
+                path.unlink()  # nobody listens: a host that died without cleaning up
+        return None
+    except OSError as exc:
+        sock.close()
+        if exc.errno in (errno.ENOTSOCK, errno.ECONNREFUSED, errno.ENOENT):
+            return None
+        raise AttachError(f"cannot reach the session host at {path}: {exc.strerror or exc}") from exc
+    return sock
+
+
+def client_env() -> dict[str, str]:
+    return {name: os.environ[name] for name in FORWARDED_ENV if name in os.environ}
+
+
+class Attachment:
+    """A handshaken connection to one session's host."""
+
+    def __init__(self, sock: socket.socket, session_id: str, welcome: dict[str, Any], rest: bytes) -> None:
+        self.sock = sock
+        self.session_id = session_id
+        self.welcome = welcome
+        self.frames = protocol.FrameReader()
+        self._early = rest  # bytes that came with the welcome line: the first frames
+
+    @classmethod
+    def open(cls, sock: socket.socket, session_id: str, *, rows: int, cols: int,
+             intent: dict[str, Any] | None = None) -> Attachment:
+        """Send the hello and read the host's answer; AttachError with the host's words if it refuses."""
+        try:
+            sock.settimeout(HANDSHAKE_TIMEOUT)
+            sock.sendall(protocol.hello(rows=rows, cols=cols, env=client_env(), pid=os.getpid(), intent=intent))
+            data = b""
+            while b"\n" not in data:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    raise AttachError(f"the host of session {session_id} closed the connection")
+                data += chunk
+                if len(data) > protocol.HELLO_MAX:
+                    raise AttachError(f"the host of session {session_id} did not answer like a dsh host")
+        except TimeoutError as exc:
+            sock.close()
+            raise AttachError(f"the host of session {session_id} did not answer in {HANDSHAKE_TIMEOUT:.0f} s") from exc
+        except OSError as exc:
+            sock.close()
+            raise AttachError(f"cannot talk to the host of session {session_id}: {exc.strerror or exc}") from exc
+        except AttachError:
+            sock.close()
+            raise
+        line, _, rest = data.partition(b"\n")
+        try:
+            answer = protocol.decode_line(line)
+        except protocol.ProtocolError as exc:
+            sock.close()
+            raise AttachError(f"the host of session {session_id} did not answer like a dsh host ({exc})") from exc
+        if answer.get("protocol") != protocol.PROTOCOL_VERSION and not answer.get("ok"):
+            sock.close()
+            raise AttachError(protocol.version_mismatch(
+                protocol.PROTOCOL_VERSION, answer.get("protocol"), we_are="client"))
+        if not answer.get("ok"):
+            sock.close()
+            raise AttachError(str(answer.get("error") or "the host refused"))
+        sock.settimeout(None)
+        return cls(sock, session_id, answer, rest)
+
+    def send(self, data: bytes) -> None:
+        self.sock.sendall(data)
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.sock.close()
+
+    def leave(self, timeout: float = 2.0) -> None:
+        """Close after a last message, letting the host read it: closing a Unix socket with the host's
+        output still unread would reset the connection, and the host would lose what we said."""
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_WR)
+            self.sock.settimeout(timeout)
+            while self.sock.recv(_READ):
+                pass  # the screen of the session being left: not shown
+        self.close()
+
+
+class Pump:
+    """The attached loop: stdin → host, host → stdout, SIGWINCH → size, SIGTSTP → suspend."""
+
+    def __init__(self, terminal: RawTerminal, *, stdin: int = 0, stdout: int = 1) -> None:
+        self.terminal = terminal
+        self.stdin = stdin
+        self.stdout = stdout
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_r, False)
+        os.set_blocking(self._wake_w, False)
+        self._old_handlers: dict[int, Any] = {}
+        self.drawn = False  # whether the host has drawn anything (so the terminal needs a reset)
+
+    def __enter__(self) -> Pump:
+        # warn_on_full_buffer=False: a storm of SIGWINCH must not print over the screen.
+        self._old_wakeup = signal.set_wakeup_fd(self._wake_w, warn_on_full_buffer=False)
+        for signum in (signal.SIGWINCH, signal.SIGTERM, signal.SIGHUP, signal.SIGINT, signal.SIGTSTP,
+                       signal.SIGCONT, signal.SIGQUIT):
+            self._old_handlers[signum] = signal.signal(signum, _noop)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        signal.set_wakeup_fd(self._old_wakeup)
+        for signum, handler in self._old_handlers.items():
+            with contextlib.suppress(OSError, ValueError, TypeError):
+                signal.signal(signum, handler)
+        os.close(self._wake_r)
+        os.close(self._wake_w)
+
+    def run(self, attachment: Attachment, on_switch: SwitchHandler) -> Outcome:
+        """Pump until the host ends this attachment; a switch hands back the next attachment."""
+        sel = selectors.DefaultSelector()
+        sel.register(self.stdin, selectors.EVENT_READ, "stdin")
+        sel.register(attachment.sock, selectors.EVENT_READ, "host")
+        sel.register(self._wake_r, selectors.EVENT_READ, "signal")
+        try:
+            if attachment._early:
+                early, attachment._early = attachment._early, b""
+                outcome = self._from_host(attachment, early, on_switch)
+                if outcome is not None:
+                    return outcome
+            while True:
+                for key, _ in sel.select():
+                    outcome = self._ready(key.data, attachment, on_switch)
+                    if outcome is not None:
+                        return outcome
+        finally:
+            sel.close()
+
+    def _ready(self, what: str, attachment: Attachment, on_switch: SwitchHandler) -> Outcome | None:
+        if what == "stdin":
+            try:
+                data = os.read(self.stdin, 65536)
+            except (BlockingIOError, InterruptedError):
+                return None
+            except OSError:
+                data = b""
+            if not data:  # the terminal is gone: leave the session running
+                return Outcome("signal", 0)
+            return self._to_host(attachment, protocol.frame(protocol.INPUT, data))
+        if what == "host":
+            try:
+                data = attachment.sock.recv(_READ)
+            except (BlockingIOError, InterruptedError):
+                return None
+            except OSError:
+                data = b""
+            if not data:
+                return Outcome("lost", 1)
+            return self._from_host(attachment, data, on_switch)
+        return self._signals(attachment)
+
+    def _to_host(self, attachment: Attachment, data: bytes) -> Outcome | None:
+        try:
+            attachment.send(data)
+        except OSError:
+            return Outcome("lost", 1)
+        return None
+
+    def _from_host(self, attachment: Attachment, data: bytes, on_switch: SwitchHandler) -> Outcome | None:
+        try:
+            frames = list(attachment.frames.feed(data))
+        except protocol.ProtocolError:
+            return Outcome("lost", 1, "the session host sent something this dsh cannot read")
+        for kind, payload in frames:
+            if kind == protocol.OUTPUT:
+                self.drawn = True
+                try:
+                    write_all(self.stdout, payload)
+                except OSError:
+                    return Outcome("signal", 0)
+            elif kind == protocol.CONTROL:
+                outcome = self._control(attachment, payload, on_switch)
+                if outcome is not None:
+                    return outcome
+        return None
+
+    def _control(self, attachment: Attachment, payload: bytes, on_switch: SwitchHandler) -> Outcome | None:
+        try:
+            message = protocol.parse_json(payload)
+        except protocol.ProtocolError:
+            return None
+        kind = message.get("type")
+        if kind == "exit":
+            code = message.get("code")
+            text = message.get("message")
+            return Outcome("exit", code if isinstance(code, int) else 0, text if isinstance(text, str) else "")
+        if kind == "switch":
+            session_id, cwd, argv = message.get("session"), message.get("cwd"), message.get("argv")
+            if argv is not None and not (isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv)):
+                return None
+            if not isinstance(cwd, str) or not (isinstance(session_id, str) or (session_id is None and argv)):
+                return None
+            try:
+                from_cwd = os.getcwd()
+            except OSError:
+                from_cwd = ""
+            result = on_switch(session_id, cwd, from_cwd, argv)
+            if isinstance(result, str):
+                return self._to_host(attachment, protocol.control("switch_failed", error=result))
+            self._to_host(attachment, protocol.control("leave"))
+            attachment.leave()
+            return Outcome("switch", next=result)
+        return None
+
+    def _signals(self, attachment: Attachment) -> Outcome | None:
+        try:
+            raised = os.read(self._wake_r, 512)
+        except (BlockingIOError, InterruptedError):
+            return None
+        resize = False
+        for signum in raised:
+            if signum == signal.SIGWINCH:
+                resize = True
+            elif signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT, signal.SIGQUIT):
+                return Outcome("signal", 128 + signum)
+            elif signum == signal.SIGTSTP:
+                self._suspend()
+                resize = True
+                outcome = self._to_host(attachment, protocol.control("redraw"))
+                if outcome is not None:
+                    return outcome
+        if resize:
+            rows, cols = window_size(self.stdout)
+            return self._to_host(attachment, protocol.size(rows, cols))
+        return None
+
+    def _suspend(self) -> None:
+        """Stop as a job should: the terminal put back first, raw mode again when continued."""
+        self.reset_screen()
+        self.terminal.restore()
+        previous = signal.signal(signal.SIGTSTP, signal.SIG_DFL)
+        try:
+            os.kill(os.getpid(), signal.SIGTSTP)  # stops here until SIGCONT
+        finally:
+            signal.signal(signal.SIGTSTP, previous)
+        self.terminal.enter()
+
+    def reset_screen(self) -> None:
+        """Put the terminal's modes back (the host may have died mid-frame, or we are stopping)."""
+        if self.drawn:
+            with contextlib.suppress(OSError):
+                write_all(self.stdout, RESET_MODES.encode())
+
+
+def _noop(signum: int, frame: object) -> None:
+    """The wake-up fd carries the signal to the loop; nothing to do in the handler itself."""
+
+
+def stop_host(sock: socket.socket, session_id: str) -> dict[str, Any]:
+    """Ask a host to end its session (`dsh stop`); its welcome, or AttachError."""
+    attachment = Attachment.open(sock, session_id, rows=24, cols=80, intent={"kind": "stop"})
+    try:
+        attachment.sock.settimeout(5.0)
+        with contextlib.suppress(OSError):
+            while attachment.sock.recv(65536):
+                pass
+    finally:
+        attachment.close()
+    return attachment.welcome
+
+
+__all__ = ["AttachError", "Attachment", "Outcome", "Pump", "connect", "stop_host"]

@@ -1,0 +1,54 @@
+"""Which sessions have a running host, asked of the hosts themselves (no config, no index: fast)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+from pathlib import Path
+from typing import Any
+
+from dsh import protocol
+from dsh.rundir import SOCKET_SUFFIX, run_dir
+
+QUERY_TIMEOUT = 1.0
+
+
+def running_hosts() -> list[dict[str, Any]]:
+    """What each listening host says of its session: id, cwd, attached, detached_at, pid."""
+    try:
+        directory = run_dir()
+        names = sorted(os.listdir(directory))
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        if name.endswith(SOCKET_SUFFIX):
+            answer = query(directory / name)
+            if answer is not None:
+                found.append(answer)
+    return found
+
+
+def query(path: Path) -> dict[str, Any] | None:
+    """One host's answer to a query handshake, or None (no host there, or not a dsh host)."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.settimeout(QUERY_TIMEOUT)
+        sock.connect(str(path))
+        sock.sendall(protocol.hello(rows=1, cols=1, env={}, pid=os.getpid(), intent={"kind": "query"}))
+        data = b""
+        while b"\n" not in data and len(data) <= protocol.HELLO_MAX:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+        answer = protocol.decode_line(data.split(b"\n", 1)[0])
+    except (OSError, protocol.ProtocolError):
+        return None
+    finally:
+        with contextlib.suppress(OSError):
+            sock.close()
+    if not answer.get("ok") or not isinstance(answer.get("session"), str) or not isinstance(answer.get("cwd"), str):
+        return None
+    return answer

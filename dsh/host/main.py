@@ -1,0 +1,178 @@
+"""A session's host process: open or create the session, listen on its socket, live until it ends."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import logging
+import os
+import signal
+import traceback
+from dataclasses import dataclass, field
+from typing import NoReturn
+
+from dsh.host.connection import RunView
+from dsh.host.spec import HostSpec, ReadyPipe
+
+
+class HostStartError(Exception):
+    """The host cannot serve this session; the message is for the user."""
+
+
+@dataclass
+class Opened:
+    """A session ready to serve: its log held live, its snapshot (if any), what to say on first attach."""
+
+    log: object
+    loaded: object | None
+    title: str | None
+    announcements: list[str] = field(default_factory=list)
+
+
+def run_host(spec: HostSpec, ready: ReadyPipe, run_view: RunView) -> NoReturn:
+    """The body of the daemon (already detached from the terminal by the spawner). Never returns.
+
+    `run_view` draws the session for each attached client (the host itself knows no screen).
+    """
+    code = 1
+    try:
+        code = _serve(spec, ready, run_view)
+    except HostStartError as exc:
+        ready.fail(str(exc))
+    except BaseException as exc:  # the client must hear why, and the log must keep the details
+        traceback.print_exc()
+        ready.fail(f"internal error: {exc.__class__.__name__}: {exc}")
+    finally:
+        try:
+            logging.shutdown()
+        finally:
+            os._exit(code)
+
+
+def _serve(spec: HostSpec, ready: ReadyPipe, run_view: RunView) -> int:
+    from dsh.config import load_config
+    from dsh.home import HomeError
+    from dsh.store.store import Store
+
+    try:
+        os.chdir(spec.cwd)
+    except OSError as exc:
+        raise HostStartError(f"cannot enter {spec.cwd}: {exc.strerror or exc}") from exc
+    os.environ["PWD"] = spec.cwd
+    os.environ.pop("DSH_HANDOFF_FROM", None)
+    try:
+        config = load_config(spec.options)
+    except HomeError as exc:
+        raise HostStartError(str(exc)) from exc
+    store = Store(config)
+    opened = _open_session(spec, store)
+    opened.announcements[:0] = list(config.warnings)
+    _log_to_file(opened.log.id)  # type: ignore[attr-defined]
+    # A pane's history is a great many long-lived small objects; the default thresholds make the
+    # collector walk them all every few thousand allocations, which shows as stalls under a flood.
+    gc.freeze()
+    gc.set_threshold(50_000, 50, 100)
+    return asyncio.run(_main(spec, ready, run_view, config, store, opened))
+
+
+def _open_session(spec: HostSpec, store: object) -> Opened:
+    from dsh.persist.snapshot import SnapshotVersionError, load_snapshot
+    from dsh.resume.preflight import PreflightError, preflight
+    from dsh.store.log import LogError, SessionBusy, SessionLog, read_header, read_log
+
+    if spec.session_id is None:
+        try:
+            log = store.create_session(spec.cwd)  # type: ignore[attr-defined]
+        except (LogError, OSError) as exc:
+            raise HostStartError(f"cannot create a session under {store.root}: {exc}") from exc  # type: ignore[attr-defined]
+        return Opened(log, None, None, list(spec.announcements))
+    sid = spec.session_id
+    path = store.find_log(sid, spec.launch_dir)  # type: ignore[attr-defined]
+    if path is None:
+        raise HostStartError(f"no session {sid} (dsh sessions --all lists every session)")
+    try:
+        preflight(sid, find_log=lambda _: path, read_header=read_header)
+        contents = read_log(path)
+    except (PreflightError, LogError) as exc:
+        raise HostStartError(f"cannot resume {sid}: {exc}") from exc
+    try:
+        loaded = load_snapshot(sid)
+    except SnapshotVersionError as exc:
+        raise HostStartError(str(exc)) from exc
+    try:
+        log = SessionLog.open_existing(path)
+    except SessionBusy as exc:
+        who = f" (pid {exc.pid})" if exc.pid and exc.pid > 0 else ""
+        raise HostStartError(f"session {sid} is open in another dsh{who}") from exc
+    except (LogError, OSError) as exc:
+        raise HostStartError(f"cannot resume {sid}: {exc}") from exc
+    title = None
+    for event in contents.events:
+        if event.get("type") == "title" and isinstance(event.get("title"), str):
+            title = event["title"]
+    announcements = list(spec.announcements)
+    if loaded is not None and loaded.error:
+        announcements.append(loaded.error)
+    return Opened(log, loaded, title, announcements)
+
+
+def _log_to_file(session_id: str) -> None:
+    """stderr and the logging module go to `$DSH_HOME/log/host-<id>.log` from here on."""
+    from dsh.home import ensure_home_dir
+    from dsh.rundir import host_log_path
+    from dsh.safefile import open_append
+
+    path = host_log_path(session_id)
+    try:
+        ensure_home_dir(path.parent.name)
+        fd = open_append(path)  # never through a link, never a FIFO; 0600
+    except OSError:
+        return
+    os.dup2(fd, 2)
+    os.close(fd)
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s host %(process)d %(name)s: %(message)s")
+
+
+async def _main(spec: HostSpec, ready: ReadyPipe, run_view: RunView, config: object, store: object,
+                opened: Opened) -> int:
+    from dsh.host.server import HostServer
+    from dsh.rundir import socket_path
+    from dsh.session.session import Session
+
+    loop = asyncio.get_running_loop()
+    loop.set_exception_handler(_log_loop_exception)
+    session = Session(
+        config=config,  # type: ignore[arg-type]
+        store=store,  # type: ignore[arg-type]
+        log=opened.log,  # type: ignore[arg-type]
+        cwd=spec.cwd,
+        loaded=opened.loaded,  # type: ignore[arg-type]
+        title=opened.title,
+        size=(spec.rows, spec.cols),
+        env=dict(os.environ),
+        first_argv=spec.first_argv,
+    )
+    server = HostServer(session, socket_path(session.log.id), run_view, announcements=opened.announcements,
+                        open_picker=spec.open_picker)
+    try:
+        await server.start()
+    except OSError as exc:
+        session.flush_and_close()
+        raise HostStartError(f"cannot listen for clients: {exc}") from exc
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, session.quit)
+    loop.add_signal_handler(signal.SIGHUP, session.scheduler.structural_change)
+    session.start()
+    ready.succeed(session.log.id)
+    assert session.ended is not None
+    await session.ended
+    await server.close()
+    await session.reap_panes()
+    return 0
+
+
+def _log_loop_exception(loop: asyncio.AbstractEventLoop, context: dict[str, object]) -> None:
+    """A failing callback is logged with its traceback; the host and its panes carry on."""
+    logging.getLogger("dsh.host").error(
+        "unhandled: %s", context.get("message"), exc_info=context.get("exception")  # type: ignore[arg-type]
+    )

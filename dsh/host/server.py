@@ -1,0 +1,212 @@
+"""The host's socket: accept clients of this user only, check the handshake, attach one client at a time."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import socket
+import stat
+import struct
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from dsh import protocol
+from dsh.host.connection import Connection, RunView
+
+if TYPE_CHECKING:
+    from dsh.session.session import Session
+
+logger = logging.getLogger(__name__)
+
+HELLO_TIMEOUT = 5.0
+_UCRED = struct.Struct("3i")
+
+
+def peer_uid(sock: socket.socket) -> int | None:
+    """The uid of the process at the other end of a Unix socket (SO_PEERCRED), or None if unknown."""
+    try:
+        raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _UCRED.size)
+    except (OSError, AttributeError):
+        return None
+    _pid, uid, _gid = _UCRED.unpack(raw)
+    return uid
+
+
+def peer_allowed(uid: int | None, own_uid: int | None = None) -> bool:
+    """Only the user who runs the host may talk to it (root gets no exception: its panes are not root's)."""
+    return uid is not None and uid == (os.getuid() if own_uid is None else own_uid)
+
+
+def remove_stale_socket(path: Path) -> None:
+    """Remove a socket file nobody listens on; anything that is not a socket is left alone (and said)."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if not stat.S_ISSOCK(info.st_mode):
+        raise OSError(f"{path} exists and is not a socket")
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.settimeout(1.0)
+        probe.connect(str(path))
+    except (ConnectionRefusedError, FileNotFoundError):
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        return
+    except OSError:
+        pass
+    else:
+        raise OSError(f"another host already listens on {path}")
+    finally:
+        probe.close()
+
+
+class HostServer:
+    """Listens on the session's socket; a new client takes the session over from the attached one."""
+
+    def __init__(self, session: Session, path: Path, run_view: RunView, *,
+                 announcements: list[str] | None = None, open_picker: bool = False) -> None:
+        self.session = session
+        self.path = path
+        self._run_view = run_view
+        self.current: Connection | None = None
+        self._server: asyncio.AbstractServer | None = None
+        # Said to the first client only: what the start of this host did (restored, moved …).
+        self._first_announcements = list(announcements or [])
+        self._first_open_picker = open_picker
+        self._attach_lock = asyncio.Lock()
+        self.attaches = 0
+        self.detached_at: float | None = None  # when the last client left (for `dsh attach`'s choice)
+
+    async def start(self) -> None:
+        remove_stale_socket(self.path)
+        old = os.umask(0o177)
+        try:
+            self._server = await asyncio.start_unix_server(
+                self._accept, path=str(self.path), limit=protocol.HELLO_MAX + 1
+            )
+        finally:
+            os.umask(old)
+        os.chmod(self.path, 0o600)
+
+    async def close(self) -> None:
+        """Stop listening, end the attached client (the session has ended), remove the socket."""
+        if self._server is not None:
+            self._server.close()
+        current = self.current
+        if current is not None:
+            current.end(None)
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(current.done.wait(), 2.0)
+        with contextlib.suppress(OSError):
+            if self._server is not None:
+                await asyncio.wait_for(self._server.wait_closed(), 1.0)
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()
+
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            await self._serve(reader, writer)
+        except Exception:
+            logger.exception("a client connection failed")
+        finally:
+            with contextlib.suppress(Exception):
+                writer.close()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        sock = writer.get_extra_info("socket")
+        uid = peer_uid(sock) if sock is not None else None
+        # Read the hello before answering even a refusal, so the peer's own write never meets a
+        # closed socket and it gets to read why.
+        try:
+            line = await asyncio.wait_for(reader.readline(), HELLO_TIMEOUT)
+        except (TimeoutError, ValueError, ConnectionError) as exc:
+            line, error = b"", f"bad handshake: {exc or 'no answer'}"
+        else:
+            error = ""
+        if not peer_allowed(uid):
+            logger.warning("refused a client of uid %s", uid)
+            writer.write(protocol.refusal("this session belongs to another user"))
+            await _drain(writer)
+            return
+        try:
+            if error:
+                raise protocol.ProtocolError(error)
+            hello = protocol.decode_line(line.rstrip(b"\n"))
+        except protocol.ProtocolError as exc:
+            writer.write(protocol.refusal(str(exc)))
+            await _drain(writer)
+            return
+        if hello.get("protocol") != protocol.PROTOCOL_VERSION:
+            writer.write(protocol.refusal(protocol.version_mismatch(
+                protocol.PROTOCOL_VERSION, hello.get("protocol"), we_are="host")))
+            await _drain(writer)
+            return
+        intent = hello.get("intent") if isinstance(hello.get("intent"), dict) else {}
+        if intent.get("kind") == "query":
+            # `dsh attach` with no id asks every host what it holds; no view is made for that.
+            writer.write(protocol.welcome(
+                session=self.session.log.id, pid=os.getpid(), cwd=self.session.cwd,
+                attached=self.current is not None, detached_at=self.detached_at, title=self.session.title,
+            ))
+            await _drain(writer)
+            return
+        if intent.get("kind") == "stop":
+            await self._stop(writer)
+            return
+        if self.session.closing:
+            writer.write(protocol.refusal("this session is ending"))
+            await _drain(writer)
+            return
+        async with self._attach_lock:
+            previous = self.current
+            if previous is not None:
+                previous.end(f"session {self.session.log.id} was attached from another terminal")
+                await previous.done.wait()
+            connection = Connection(
+                self.session, reader, writer, hello,
+                announcements=self._announcements_for(intent),
+                open_picker=self._first_open_picker and self.attaches == 0,
+            )
+            self.current = connection
+            self.attaches += 1
+        writer.write(protocol.welcome(session=self.session.log.id, pid=os.getpid(), cwd=self.session.cwd))
+        self.session.log_event("attach", client_pid=connection.client_pid)
+        reason = await connection.run(self._run_view)
+        if self.current is connection:
+            self.current = None
+            self.detached_at = time.time()
+            if not self.session.closing:
+                self.session.log_event("detach", reason=reason)
+        if reason == "switch" and not self.session.closing and not self.session.busy_panes():
+            # Left for another session with nothing running here: close it, as /quit would.
+            self.session.quit()
+
+    def _announcements_for(self, intent: dict[str, Any]) -> list[str]:
+        out, self._first_announcements = self._first_announcements, []
+        moved_from = intent.get("from_cwd")
+        if isinstance(moved_from, str) and moved_from:
+            # A /resume from another session: say where this one is, and whether that was a move.
+            cwd, sid = self.session.cwd, self.session.log.id
+            if os.path.realpath(moved_from) != os.path.realpath(cwd):
+                out.append(f"moved to {cwd} (from {moved_from}) — resumed {sid}")
+            else:
+                out.append(f"resumed session {sid} in {cwd}")
+        return out
+
+    async def _stop(self, writer: asyncio.StreamWriter) -> None:
+        """`dsh stop`: end the session as /quit would, telling an attached client why."""
+        writer.write(protocol.welcome(session=self.session.log.id, pid=os.getpid()))
+        current = self.current
+        if current is not None:
+            current.say_on_exit(f"session {self.session.log.id} was stopped (dsh stop)")
+        self.session.quit()
+        await _drain(writer)
+
+
+async def _drain(writer: asyncio.StreamWriter) -> None:
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(writer.drain(), 2.0)

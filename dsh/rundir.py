@@ -1,0 +1,65 @@
+"""Where hosts' sockets live: a directory only this user can enter, and one socket per session id."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from dsh.home import dsh_home, dsh_home_path
+from dsh.safefile import ensure_dir
+from dsh.store.ids import validate_session_id
+
+SOCKET_SUFFIX = ".sock"
+# sockaddr_un holds 108 bytes with the terminating NUL.
+SOCKET_PATH_MAX = 107
+
+
+class RunDirError(Exception):
+    """The socket directory cannot be used safely; the message names it and says how to fix it."""
+
+
+def run_dir() -> Path:
+    """`$XDG_RUNTIME_DIR/dsh` when that is set, else `$DSH_HOME/run`; made 0700 and checked."""
+    xdg = os.environ.get("XDG_RUNTIME_DIR")
+    if xdg and os.path.isabs(xdg) and os.path.isdir(xdg):
+        return _private_dir(Path(xdg) / "dsh", Path(xdg))
+    return _private_dir(dsh_home_path("run"), dsh_home())
+
+
+def _private_dir(path: Path, base: Path) -> Path:
+    try:
+        ensure_dir(path, base)
+    except OSError as exc:
+        raise RunDirError(f"cannot use socket directory {path}: {exc.strerror or exc}") from exc
+    info = os.lstat(path)
+    if not stat.S_ISDIR(info.st_mode):
+        raise RunDirError(f"socket directory {path} is not a directory (a symlink?): remove it")
+    if info.st_uid != os.getuid():
+        raise RunDirError(f"socket directory {path} belongs to another user: remove it")
+    if info.st_mode & 0o077:
+        raise RunDirError(f"socket directory {path} can be entered by others: chmod 700 {path}")
+    return path
+
+
+def socket_path(session_id: str) -> Path:
+    """The socket of `session_id`'s host. A path too long for a socket falls back to a short private
+    directory under the system temp folder (as tmux keeps /tmp/tmux-UID)."""
+    validate_session_id(session_id)
+    path = run_dir() / f"{session_id}{SOCKET_SUFFIX}"
+    if len(os.fsencode(str(path))) <= SOCKET_PATH_MAX:
+        return path
+    import hashlib
+    import tempfile
+
+    # Keep homes apart even here: the short name is a hash of the long path.
+    short = hashlib.sha256(os.fsencode(str(path))).hexdigest()[:24]
+    temp = Path(tempfile.gettempdir())
+    fallback = _private_dir(temp / f"dsh-{os.getuid()}", temp)
+    return fallback / f"{short}{SOCKET_SUFFIX}"
+
+
+def host_log_path(session_id: str) -> Path:
+    """Where a host writes what went wrong (its stderr): `$DSH_HOME/log/host-<id>.log`."""
+    validate_session_id(session_id)
+    return dsh_home_path("log", f"host-{session_id}.log")

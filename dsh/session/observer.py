@@ -1,0 +1,70 @@
+"""What a session tells the view attached to it: the observer protocol, and a do-nothing observer."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from dsh.session.pane import Pane
+
+
+class SessionObserver(Protocol):
+    """The view of the one client attached to a session. Every call is on the event loop."""
+
+    def on_message(self, text: str, error: bool) -> None:
+        """A one-line message for the user (already sanitized)."""
+
+    def on_pane_output(self, pane_id: str) -> None:
+        """A pane printed something; redraw when convenient."""
+
+    def on_pane_exited(self, pane_id: str) -> None:
+        """A pane's program ended (the pane stays, showing its status)."""
+
+    def on_alt_screen(self, pane_id: str, on: bool) -> None:
+        """A pane's program entered (on) or left the alternate screen."""
+
+    def on_structure_changed(self, new_pane: Pane | None) -> None:
+        """Tabs or splits changed; `new_pane` is a pane just opened, if any."""
+
+    def on_takes_keys(self, pane_id: str, takes: bool) -> None:
+        """A program that reads keys itself took (or gave back) the pane's foreground."""
+
+    def on_focus_changed(self) -> None:
+        """The active pane or tab changed."""
+
+    def on_changed(self) -> None:
+        """Something shown changed (a title, a state); redraw."""
+
+    def on_ended(self) -> None:
+        """The session has ended: its log is closed and its panes are going away."""
+
+
+class NoObserver:
+    """Stands in while no client is attached: the session runs on, and nobody draws."""
+
+    def on_message(self, text: str, error: bool) -> None:
+        pass
+
+    def on_pane_output(self, pane_id: str) -> None:
+        pass
+
+    def on_pane_exited(self, pane_id: str) -> None:
+        pass
+
+    def on_alt_screen(self, pane_id: str, on: bool) -> None:
+        pass
+
+    def on_structure_changed(self, new_pane: Pane | None) -> None:
+        pass
+
+    def on_takes_keys(self, pane_id: str, takes: bool) -> None:
+        pass
+
+    def on_focus_changed(self) -> None:
+        pass
+
+    def on_changed(self) -> None:
+        pass
+
+    def on_ended(self) -> None:
+        pass

@@ -1,0 +1,639 @@
+"""The headless session: tabs, panes and their terminals, the log, the snapshot; what commands act on."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from dsh.agents.registry import adapter_for_argv
+from dsh.agents.resumable import plan_pane_start
+from dsh.config import Config
+from dsh.layout.geometry import Rect
+from dsh.layout.ids import next_id
+from dsh.layout.tabs import TabSet
+from dsh.persist.scheduler import SnapshotScheduler
+from dsh.persist.snapshot import AgentInfo, LoadedSnapshot, Notification
+from dsh.persist.states import PaneState
+from dsh.safefile import open_read
+from dsh.session import agents, saving
+from dsh.session.observer import NoObserver, SessionObserver
+from dsh.session.pane import Pane
+from dsh.store.gitinfo import git_branch
+from dsh.store.log import LogError, SessionLog, scan_log
+from dsh.store.store import Store
+from dsh.store.timefmt import now_iso
+from dsh.store.titles import TitleState
+from dsh.term.terminal import Terminal
+from dsh.text import sanitize
+
+# Bytes a pane's reader takes per loop callback: the active pane's output matters most.
+FOREGROUND_READ = 32768
+BACKGROUND_READ = 8192
+# Rows the chrome takes from the window: the tab bar, the status line and the prompt line.
+CHROME_ROWS = 3
+# A pane hung up by dsh that ignores SIGHUP is killed this long after.
+KILL_GRACE_SECONDS = 2.0
+# Variables an attaching client brings for panes started after it (tmux's update-environment).
+CLIENT_ENV = ("DISPLAY", "SSH_AUTH_SOCK", "SSH_CONNECTION", "WAYLAND_DISPLAY")
+# Messages kept while no client is attached, shown on the next attach.
+PENDING_MESSAGES = 5
+# Who has the keyboard of a pane (its shell, or a program reading keys) is polled at most this often,
+# on its output and on the session's timer: never per key.
+FOREGROUND_POLL_SECONDS = 0.05
+# How often the agents' stores are read again for the title of a session with an agent.
+AGENT_TITLES_SECONDS = 60.0
+# Panes restored and not started yet still hold their agent (as the log's open panes do).
+_WAITING = (PaneState.RESTORED, PaneState.RESUMABLE)
+
+
+@dataclass
+class Message:
+    text: str
+    error: bool = False
+
+
+class Session:
+    """One dsh session, independent of any screen. A view attaches as its `observer`; none may be."""
+
+    def __init__(
+        self,
+        *,
+        config: Config,
+        store: Store,
+        log: SessionLog,
+        cwd: str,
+        loaded: LoadedSnapshot | None = None,
+        title: str | None = None,
+        size: tuple[int, int] = (24, 80),
+        env: dict[str, str] | None = None,
+        first_argv: list[str] | None = None,
+    ) -> None:
+        self.config = config
+        self.store = store
+        self.log = log
+        self.cwd = cwd
+        self.title: str | None = title
+        self.env = dict(os.environ if env is None else env)
+        self.tabs = TabSet()
+        self.panes: dict[str, Pane] = {}
+        self.observer: SessionObserver = NoObserver()
+        self.pending: list[Message] = []
+        rows, cols = size
+        # The pane area of the last client that drew this session (its window less the chrome).
+        self.area = Rect(0, 1, max(10, cols), max(2, rows - CHROME_ROWS))
+        self._pane_ids_used: set[str] = set()
+        # A session made by this process in which nothing reached a pane is left archived when it
+        # closes, so an idle start (or one that only hosted /resume) does not clutter the listings.
+        self.fresh_session = loaded is None
+        self.used = False
+        self.auto_resume = False  # set by a restore in a workspace that opted in
+        self.notifications: list[Notification] = []
+        self.agent_probes: dict[str, agents.AgentProbe] = {}
+        # The title's parts (dsh.store.titles), seeded from the log of a resumed session, and the titles
+        # of this session's agent conversations as the index knows them.
+        self.titles = _seed_titles(log)
+        self.agent_titles: dict[str, str] = {}
+        self._agent_titles_busy = False
+        self._agent_titles_due = 0.0
+        self.closing = False
+        self.ended: asyncio.Future[None] | None = None
+        self.loop: asyncio.AbstractEventLoop = asyncio.get_event_loop()
+        self.scrollback = int(config.get("term.scrollback", 10000) or 10000)
+        self.tail_bytes = int(config.get("term.tail_bytes", 65536) or 65536)
+        self.term_name = str(config.get("term.term", "xterm-256color") or "xterm-256color")
+        self.scheduler = SnapshotScheduler(
+            lambda: saving.build_snapshot(self),
+            interval=float(config.get("snapshot.debounce_seconds", 2.0) or 2.0),
+            # From the writer thread: the view's status line shows (or stops showing) scheduler.failure.
+            on_error=lambda _exc: self.loop.call_soon_threadsafe(lambda: self.observer.on_changed()),
+        )
+        if loaded is not None and loaded.snapshot is not None:
+            saving.restore(self, loaded)
+        if not self.panes or first_argv:
+            self.open_tab(first_argv)
+
+    # -- messages and the log --------------------------------------------------------------
+    def announce(self, text: str, *, error: bool = False) -> None:
+        """A message for the user: shown by the attached view, or kept for the next one."""
+        text = sanitize(text, max_len=400)
+        if isinstance(self.observer, NoObserver):
+            self.pending.append(Message(text, error))
+            del self.pending[:-PENDING_MESSAGES]
+        else:
+            self.observer.on_message(text, error)
+
+    def take_pending(self) -> list[Message]:
+        pending, self.pending = self.pending, []
+        return pending
+
+    def log_event(self, type: str, **fields: Any) -> None:
+        """Append to this session's log; a log that cannot be written is a message, not a crash."""
+        if self.closing:
+            return
+        try:
+            self.log.append(type, **fields)
+        except (LogError, OSError) as exc:
+            self.announce(f"session log: {exc}", error=True)
+
+    def set_title(self, title: str) -> None:
+        self.title = title
+        self.titles.explicit = title or None
+        self.log_event("title", title=title)
+        self.scheduler.structural_change()
+        self.observer.on_changed()
+
+    @property
+    def display_title(self) -> str:
+        """The title by the rule `dsh sessions` uses: rename, agent conversation, first line worth one."""
+        self.titles.explicit = self.title or None
+        open_keys = {
+            f"{p.agent.kind}:{p.agent.session_id}" for p in self.panes.values()
+            if p.agent is not None and p.agent.session_id and (p.running or p.state in _WAITING)
+        }
+        return sanitize(self.titles.title(open_keys, self.agent_titles), max_len=60)
+
+    # -- agents and their conversations' titles ----------------------------------------------
+    def note_agent(self, pane_id: str, kind: str, session_id: str | None) -> None:
+        """A pane's agent holds this conversation now (None: none): in the log, and for the title."""
+        self.log_event("agent", pane_id=pane_id, kind=kind, session_id=session_id)
+        if session_id:
+            self.titles.add_agent(f"{kind}:{session_id}")
+            self.titles_soon()
+
+    def titles_soon(self) -> None:
+        """Read the agents' stores again shortly (an agent's conversation began or changed)."""
+        self._agent_titles_due = min(self._agent_titles_due, time.monotonic() + 1.0)
+
+    def refresh_agent_titles_in_background(self) -> None:
+        """Read what changed in the agents' stores into the index, then the titles of this session's agents."""
+        from dsh.resume import picker_hooks
+
+        self._agent_titles_due = time.monotonic() + AGENT_TITLES_SECONDS
+        if self._agent_titles_busy or self.closing:
+            return
+        refresher, _ = picker_hooks.agent_refresher_for(self.config, self.cwd)
+        if refresher is None:
+            return
+        keys = list(self.titles.learned)
+        self._agent_titles_busy = True
+        db_path, root, loop = self.store.index.db_path, self.store.root, self.loop
+
+        def work() -> None:
+            import io
+
+            from dsh.resume.agent_rows import conversation_titles
+            from dsh.store.index import SessionIndex
+
+            titles: dict[str, str] = {}
+            try:
+                index = SessionIndex(db_path, root, progress=io.StringIO())
+                try:
+                    refresher(index)
+                    titles = index.read(lambda conn: conversation_titles(conn, keys))
+                finally:
+                    index.close()
+            except Exception:  # a broken index must not break the session; /resume and the listing say so
+                pass
+            if not self.closing:
+                loop.call_soon_threadsafe(self._agent_titles_arrived, titles)
+
+        loop.run_in_executor(None, work)
+
+    def _agent_titles_arrived(self, titles: dict[str, str]) -> None:
+        self._agent_titles_busy = False
+        if titles != self.agent_titles:
+            self.agent_titles = titles
+            self.observer.on_changed()
+
+    # -- clients ---------------------------------------------------------------------------
+    def attach(self, observer: SessionObserver) -> None:
+        self.observer = observer
+
+    def detach(self, observer: SessionObserver) -> None:
+        if self.observer is observer:
+            self.observer = NoObserver()
+
+    def update_environment(self, client_env: dict[str, str]) -> None:
+        """Take the attaching client's DISPLAY, SSH_AUTH_SOCK… for panes started from now on."""
+        for name in CLIENT_ENV:
+            value = client_env.get(name)
+            if value:
+                self.env[name] = value
+            else:
+                self.env.pop(name, None)
+
+    # -- panes -------------------------------------------------------------------------------
+    @property
+    def active_pane(self) -> Pane | None:
+        pane_id = self.tabs.active_pane if self.tabs.tabs else None
+        return self.panes.get(pane_id) if pane_id else None
+
+    def busy_panes(self) -> list[Pane]:
+        """Panes whose program is more than an idle shell: an agent, or anything the shell runs."""
+        busy = []
+        for pane in self.panes.values():
+            if not pane.running:
+                continue
+            foreground = pane.terminal.foreground_process()
+            if pane.agent is not None or (foreground is not None and foreground[0] != pane.terminal.pid):
+                busy.append(pane)
+        return busy
+
+    def default_shell_argv(self) -> list[str]:
+        shell = self.env.get("SHELL") or "/bin/sh"
+        return [shell, "-l"]
+
+    def _new_pane_id(self) -> str:
+        # Never reuse an id in a session: a closed pane's id (and its saved tail) stays its own.
+        pane_id = next_id("p", self._pane_ids_used | set(self.panes))
+        self._pane_ids_used.add(pane_id)
+        return pane_id
+
+    def spawn_env(self, pane_id: str, cwd: str) -> dict[str, str]:
+        """A pane's environment: the session's, its TERM, which session and pane it is, and PWD = its cwd."""
+        env = dict(self.env)
+        env.pop("DSH_HANDOFF_FROM", None)
+        env["PWD"] = cwd
+        env["TERM"] = self.term_name
+        env["COLORTERM"] = "truecolor"  # the pane's screen keeps 24-bit colour; a view maps it down
+        env["DSH_SESSION_ID"] = self.log.id
+        env["DSH_PANE_ID"] = pane_id
+        return env
+
+    def estimate_size(self) -> tuple[int, int]:
+        """Rows and columns for a new pane before a view lays it out: the area less the pane header."""
+        return max(2, self.area.height - 1), max(10, self.area.width)
+
+    def make_terminal(self, pane_id: str, argv: list[str], cwd: str, env: dict[str, str],
+                      rows: int, cols: int) -> Terminal:
+        return Terminal(
+            argv,
+            cwd=cwd,
+            env=env,
+            rows=rows,
+            cols=cols,
+            scrollback=self.scrollback,
+            tail_bytes=self.tail_bytes,
+            term=self.term_name,
+            on_change=lambda: self._on_pane_output(pane_id),
+            on_exit=lambda status: self._on_pane_exit(pane_id, status),
+            on_title=lambda title: self.observer.on_changed(),
+            on_bell=lambda: self._on_bell(pane_id),
+            on_alt_screen=lambda on: self.observer.on_alt_screen(pane_id, on),
+        )
+
+    def create_pane(self, argv: list[str] | None, cwd: str | None = None) -> Pane:
+        pane_id = self._new_pane_id()
+        argv = list(argv) if argv else self.default_shell_argv()
+        cwd = cwd or self.cwd
+        env = self.spawn_env(pane_id, cwd)
+        agent: AgentInfo | None = None
+        adapter = adapter_for_argv(argv)
+        if adapter is not None:
+            try:
+                argv, session_id = adapter.prepare_launch(argv, env=env)
+            except Exception as exc:  # an adapter must never keep a pane from starting
+                session_id = None
+                self.announce(f"{adapter.kind}: {exc}", error=True)
+            agent = adapter.agent_info(argv, session_id)
+        rows, cols = self.estimate_size()
+        terminal = self.make_terminal(pane_id, argv, cwd, env, rows, cols)
+        pane = Pane(id=pane_id, argv=argv, cwd=cwd, env=env, terminal=terminal, agent=agent)
+        self.panes[pane_id] = pane
+        return pane
+
+    def start_pane(self, pane: Pane) -> None:
+        pane.started_at = time.time()
+        pane.terminal.start()
+        self.log_event("pane_opened", pane_id=pane.id, argv=pane.argv)
+        if pane.agent is not None and pane.agent.session_id:
+            self.note_agent(pane.id, pane.agent.kind, pane.agent.session_id)
+        self.scheduler.structural_change()
+
+    def open_tab(self, argv: list[str] | None, cwd: str | None = None) -> Pane:
+        pane = self.create_pane(argv, cwd=cwd)
+        self.tabs.new_tab(pane.id)
+        self.start_pane(pane)
+        self.after_structure_change(pane)
+        return pane
+
+    def split(self, orientation: str, argv: list[str] | None, cwd: str | None = None) -> Pane | None:
+        current = self.active_pane
+        if cwd is None:
+            cwd = current.terminal.cwd if current is not None and current.terminal.cwd else self.cwd
+        pane = self.create_pane(argv, cwd=cwd)
+        if not self.tabs.tabs:
+            self.tabs.new_tab(pane.id)
+        else:
+            cramped = self.tabs.rects(self.area).too_small
+            self.tabs.split(pane.id, orientation)  # type: ignore[arg-type]
+            if self.tabs.rects(self.area).too_small and not cramped:
+                # Like tmux: refuse rather than make panes too small to use.
+                self.tabs.close_pane(pane.id)
+                self.panes.pop(pane.id, None)
+                self.announce("no space for a new pane here: /zoom, /close or a bigger window", error=True)
+                return None
+        self.start_pane(pane)
+        self.after_structure_change(pane)
+        return pane
+
+    def close_pane(self, pane_id: str | None = None) -> None:
+        pane_id = pane_id or (self.tabs.active_pane if self.tabs.tabs else None)
+        pane = self.panes.get(pane_id) if pane_id else None
+        if pane is None:
+            return
+        result = self.tabs.close_pane(pane.id)
+        pane.terminal.kill()
+        self.panes.pop(pane.id, None)
+        self.log_event("pane_closed", pane_id=pane.id)
+        if result.last_tab_closed:
+            self.quit()
+            return
+        self.after_structure_change()
+
+    def after_structure_change(self, new_pane: Pane | None = None) -> None:
+        self.apply_read_budgets()
+        self.scheduler.structural_change()
+        self.observer.on_structure_changed(new_pane)
+
+    def focus_direction(self, direction: str) -> None:
+        if direction in ("next", "prev"):
+            self.tabs.focus_next() if direction == "next" else self.tabs.focus_prev()
+        else:
+            self.tabs.focus_direction(direction, self.area)  # type: ignore[arg-type]
+        self.after_focus_change()
+
+    def focus_pane(self, pane_id: str) -> None:
+        if pane_id in self.panes:
+            self.tabs.focus(pane_id)
+            self.after_focus_change()
+
+    def after_focus_change(self) -> None:
+        pane = self.active_pane
+        if pane is not None and pane.attention:
+            pane.attention = False
+            self._mark_notifications_read(pane.id)
+        self.apply_read_budgets()
+        self.observer.on_focus_changed()
+
+    def apply_read_budgets(self) -> None:
+        active = self.tabs.active_pane if self.tabs.tabs else None
+        for pane in self.panes.values():
+            pane.terminal.read_budget = FOREGROUND_READ if pane.id == active else BACKGROUND_READ
+
+    # -- terminal callbacks ---------------------------------------------------------------------
+    def _on_pane_output(self, pane_id: str) -> None:
+        self.scheduler.mark_dirty()
+        self.poll_foreground(pane_id)
+        self.observer.on_pane_output(pane_id)
+
+    def poll_foreground(self, pane_id: str, *, now: float | None = None) -> None:
+        """See whether a program that reads keys took (or left) the pane's foreground; tell the view."""
+        pane = self.panes.get(pane_id)
+        if pane is None:
+            return
+        now = time.monotonic() if now is None else now
+        if now - pane.keys_polled_at < FOREGROUND_POLL_SECONDS:
+            return
+        pane.keys_polled_at = now
+        takes = pane.running and pane.terminal.program_takes_keys()
+        if takes != pane.takes_keys:
+            pane.takes_keys = takes
+            self.observer.on_takes_keys(pane_id, takes)
+
+    def _on_bell(self, pane_id: str) -> None:
+        pane = self.panes.get(pane_id)
+        if pane is None:
+            return
+        if not self.observer_sees(pane_id):
+            pane.attention = True
+            self.notifications.append(
+                Notification(at=now_iso(), pane_id=pane_id, text=f"bell in {pane.title}", read_at=None)
+            )
+            del self.notifications[:-200]
+            self.scheduler.mark_dirty()
+        self.observer.on_changed()
+
+    def observer_sees(self, pane_id: str) -> bool:
+        """True when the attached client has the keyboard in this pane (a bell there needs no flag)."""
+        sees = getattr(self.observer, "has_keyboard_in", None)
+        return bool(sees is not None and sees(pane_id))
+
+    def _mark_notifications_read(self, pane_id: str) -> None:
+        now = now_iso()
+        for i, note in enumerate(self.notifications):
+            if note.pane_id == pane_id and note.read_at is None:
+                self.notifications[i] = Notification(note.at, note.pane_id, note.text, now)
+
+    def _on_pane_exit(self, pane_id: str, status: int) -> None:
+        pane = self.panes.get(pane_id)
+        if pane is None:
+            return
+        pane.exit_status = status
+        self.log_event("pane_exited", pane_id=pane_id, status=status)
+        if pane.started_from is not None and status != 0 and pane.state is PaneState.LIVE:
+            # A resume that failed leaves the tombstone as it was, so the user can try again.
+            pane.state = pane.started_from
+            self.announce(f"{pane.id}: {pane.title} ended with status {status}", error=True)
+        self.observer.on_pane_exited(pane_id)
+        self.scheduler.structural_change()
+        if not any(p.running or p.is_tombstone for p in self.panes.values()):
+            self.quit()
+        self.observer.on_changed()
+
+    # -- tombstones ------------------------------------------------------------------------
+    def start_tombstone(self, pane: Pane) -> None:
+        """Start a restored pane (or one whose program ended) in the same slot, keeping id and tail."""
+        if not pane.startable:
+            return
+        if not pane.is_tombstone:
+            pane.state = PaneState.EXITED  # ended in this session: a fresh shell, like a restored one
+        # The saved argv is untrusted disk input: the adapter rebuilds the resume command, which runs the
+        # program that ran, in the directory the agent worked in (dsh.agents.resumable).
+        plan = plan_pane_start(
+            pane_id=pane.id, state=pane.state, agent=pane.agent, saved_cwd=pane.cwd, session_cwd=self.cwd,
+            shell_argv=self.default_shell_argv(),
+        )
+        if plan.message:
+            self.announce(plan.message, error=plan.error)
+        if plan.argv is None:
+            return
+        argv, cwd = plan.argv, plan.cwd
+        previous = pane.state
+        rows, cols = pane.terminal.rows, pane.terminal.cols
+        tail = pane.terminal.tail()
+        env = self.spawn_env(pane.id, cwd)
+        terminal = self.make_terminal(pane.id, argv, cwd, env, rows, cols)
+        if tail:
+            terminal.replay(tail)  # without the modes the program before set (focus reports, mouse…)
+            terminal.feed(b"\r\n")
+        pane.terminal = terminal
+        pane.argv = argv
+        pane.cwd = cwd
+        pane.env = env
+        pane.started_from = previous
+        pane.state = PaneState.LIVE
+        pane.saved_title = None  # the new program names itself
+        pane.agent = plan.agent
+        self.start_pane(pane)
+        self.observer.on_structure_changed(pane)
+
+    # -- lines from the prompt ---------------------------------------------------------------
+    def record_input(self, line: str) -> None:
+        self.log_event("input", text=line)
+        self.titles.add_input(line)
+
+    def send_line(self, text: str) -> Pane | None:
+        """Type `text` and Enter into the active pane, starting it first if it is a tombstone.
+
+        Returns the pane, or None (with a message) when there is none to type into.
+        """
+        pane = self.active_pane
+        if pane is None:
+            self.announce("no pane to send that line to: /new opens one", error=True)
+            return None
+        if pane.startable:
+            # Start it (a fresh shell, or the agent's resume) and type the line into it: the terminal
+            # holds what is typed until the new program reads it.
+            self.start_tombstone(pane)
+        if not pane.running:
+            self.announce(f"{pane.id} could not start; /close it, or /split to open a new pane", error=True)
+            return None
+        if pane.terminal.scroll_offset:
+            pane.terminal.scroll_to_bottom()
+        self.used = True
+        pane.terminal.write(text.encode("utf-8", "surrogateescape") + b"\r")
+        self.scheduler.mark_dirty()
+        return pane
+
+    # -- lifetime ------------------------------------------------------------------------------
+    def start(self) -> None:
+        """Begin the session's background work on the running loop: snapshots, agent ids, auto-resume."""
+        self.loop = asyncio.get_running_loop()
+        self.ended = self.loop.create_future()
+        self.apply_read_budgets()
+        branch = git_branch(self.cwd)
+        if branch:
+            self.log_event("git", branch=branch)
+        if self.auto_resume:
+            saving.auto_resume_panes(self)
+        self.scheduler.structural_change()
+        self.loop.call_later(0.5, self._tick)
+        self.loop.call_later(0.1, self._foreground_tick)
+
+    def _foreground_tick(self) -> None:
+        """A program that switches its terminal mode without printing is seen within a tick too."""
+        if self.closing:
+            return
+        pane = self.active_pane
+        if pane is not None:
+            self.poll_foreground(pane.id)
+        self.loop.call_later(0.1, self._foreground_tick)
+
+    def _tick(self) -> None:
+        if self.closing:
+            return
+        agents.probe_agents(self)
+        if time.monotonic() >= self._agent_titles_due:
+            self.refresh_agent_titles_in_background()
+        try:
+            self.scheduler.tick()
+        except Exception as exc:
+            self.announce(f"snapshot not saved: {exc}", error=True)
+        self.loop.call_later(0.5, self._tick)
+
+    def flush_and_close(self) -> None:
+        """Save the snapshot, hang up every pane, close the log. Safe to call twice."""
+        if self.closing:
+            return
+        self.closing = True
+        try:
+            self.scheduler.flush()
+        except Exception as exc:
+            self.announce(f"snapshot not saved: {exc}", error=True)
+        self.scheduler.close()
+        for pane in self.panes.values():
+            pane.terminal.kill()
+        if self.fresh_session and not self.used:
+            try:
+                self.log.append("archive", archived=True, reason="nothing was done in this session")
+            except (LogError, OSError):
+                pass
+        try:
+            self.log.close()
+        except (LogError, OSError):
+            pass  # the log is append-only: what was written stays, and the snapshot was flushed above
+
+    def quit(self) -> None:
+        """End the session: save, close, and let whoever waits on `ended` finish."""
+        self.flush_and_close()
+        self.observer.on_ended()
+        if self.ended is not None and not self.ended.done():
+            self.ended.set_result(None)
+
+    def pane_pids(self) -> list[int]:
+        return [p.terminal.pid for p in self.panes.values() if p.terminal.pid is not None]
+
+    async def reap_panes(self, grace: float = KILL_GRACE_SECONDS) -> None:
+        """After a close, wait up to `grace` for the panes' programs to end, then SIGKILL what remains.
+
+        A program that ignores SIGHUP (`nohup`, `trap '' HUP`) must not outlive its session: every
+        process left in a pane's terminal session (the pane's pid is its session id) is killed.
+        """
+        sessions = set(self.pane_pids())
+        deadline = time.monotonic() + grace
+        left = _in_sessions(sessions)
+        while left and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+            left = _in_sessions(sessions)
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        for pid in sessions:
+            try:
+                os.waitpid(pid, os.WNOHANG)
+            except OSError:
+                pass
+
+
+def _seed_titles(log: SessionLog) -> TitleState:
+    """What the log says of the title so far (read a batch at a time, never whole)."""
+    state = TitleState()
+    try:
+        with open_read(log.path) as handle:
+            scan_log(log.path, handle, state.add_events)
+    except (LogError, OSError, AttributeError):
+        pass
+    return state
+
+
+def _in_sessions(sessions: set[int]) -> list[int]:
+    """Live processes whose session id is one of `sessions` (Linux /proc; nothing found elsewhere)."""
+    if not sessions:
+        return []
+    found = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        # fields: state, ppid, pgrp, session, ...
+        if len(fields) > 3 and fields[0] != b"Z" and int(fields[3]) in sessions:
+            found.append(int(entry))
+    return found
+
+
+

@@ -1,0 +1,174 @@
+"""One client's view over a host connection: pipe input, a VT100 output framed onto the socket."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from typing import TYPE_CHECKING, NoReturn
+
+from prompt_toolkit.application import create_app_session
+from prompt_toolkit.data_structures import Size
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.input.base import PipeInput
+from prompt_toolkit.output.color_depth import ColorDepth
+from prompt_toolkit.output.vt100 import Vt100_Output
+
+from dsh.ui.app import Announcement, DshApp, Switch, ViewOptions, ViewResult
+
+if TYPE_CHECKING:
+    from dsh.host.connection import Connection
+    from dsh.host.spec import HostSpec, ReadyPipe
+    from dsh.session.session import Session
+
+
+def serve(spec: HostSpec, ready: ReadyPipe) -> NoReturn:
+    """The host process's entry: run the session host with this module drawing its clients."""
+    from dsh.host.main import run_host
+
+    run_host(spec, ready, run_view=run_remote_view)
+
+
+async def run_remote_view(session: Session, link: Connection) -> str:
+    """Draw `session` for the client at the other end of `link` until it detaches, leaves or is gone."""
+    with create_pipe_input() as pipe:
+        feeder = _PipeFeeder(pipe, asyncio.get_running_loop())
+        output = Vt100_Output(
+            _LinkStdout(link),  # type: ignore[arg-type]
+            lambda: Size(rows=link.rows, columns=link.cols),
+            term=link.env.get("TERM") or "xterm-256color",
+            enable_cpr=False,
+        )
+        try:
+            with create_app_session(input=pipe, output=output):
+                view = DshApp(session, ViewOptions(
+                    announcements=[Announcement(text) for text in link.announcements],
+                    open_picker=link.open_picker,
+                    color_depth=color_depth_for(link.env),
+                    on_switch=lambda switch: link.request_switch(switch.session_id, switch.cwd, switch.first_argv),
+                ))
+                link.attach_view(_Handle(view, feeder))
+                result = await view.run_async()
+        finally:
+            feeder.close()
+    return result.reason
+
+
+def color_depth_for(env: dict[str, str]) -> ColorDepth:
+    """The colour depth of a client's terminal, from the variables it brought (as prompt_toolkit would
+    read them from its own environment): NO_COLOR, PROMPT_TOOLKIT_COLOR_DEPTH, COLORTERM, TERM."""
+    if "NO_COLOR" in env:
+        return ColorDepth.DEPTH_1_BIT
+    forced = env.get("PROMPT_TOOLKIT_COLOR_DEPTH", "")
+    if forced in ColorDepth.__members__:
+        return ColorDepth[forced]
+    if env.get("COLORTERM", "").lower() in ("truecolor", "24bit"):
+        return ColorDepth.DEPTH_24_BIT
+    term = env.get("TERM", "")
+    if term in ("dumb", "unknown") or term.startswith("dumb"):
+        return ColorDepth.DEPTH_1_BIT
+    if term == "linux":
+        return ColorDepth.DEPTH_4_BIT
+    return ColorDepth.DEPTH_8_BIT
+
+
+class _Handle:
+    """The connection's handle on the view (host.connection.ViewHandle)."""
+
+    def __init__(self, view: DshApp, feeder: _PipeFeeder) -> None:
+        self._view = view
+        self._feeder = feeder
+
+    @property
+    def reason(self) -> str:
+        return self._view.result.reason
+
+    def feed(self, data: bytes) -> None:
+        self._feeder.send(data)
+
+    def resized(self) -> None:
+        app = self._view.application
+        if app.is_running:
+            app._on_resize()
+
+    def redraw(self) -> None:
+        app = self._view.application
+        if app.is_running:
+            app.renderer.reset(leave_alternate_screen=True)
+            app.invalidate()
+
+    def end(self, reason: str) -> None:
+        self._view.result = ViewResult(reason)
+        self._view.exit()
+
+    def switch_failed(self, error: str) -> None:
+        self._view.switch_failed(error)
+
+
+class _LinkStdout:
+    """What Vt100_Output writes to: each flush of a rendered frame becomes one OUTPUT frame."""
+
+    encoding = "utf-8"
+    errors = "replace"
+
+    def __init__(self, link: Connection) -> None:
+        self._link = link
+        self._buffer: list[str] = []
+
+    def write(self, data: str) -> int:
+        self._buffer.append(data)
+        return len(data)
+
+    def flush(self) -> None:
+        if self._buffer:
+            data = "".join(self._buffer).encode("utf-8", "replace")
+            self._buffer.clear()
+            self._link.write_output(data)
+
+    def isatty(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        raise OSError("a client connection has no file descriptor")
+
+
+class _PipeFeeder:
+    """Key bytes into the view's pipe input without ever blocking the loop (a big paste fills a pipe)."""
+
+    def __init__(self, pipe: PipeInput, loop: asyncio.AbstractEventLoop) -> None:
+        self._fd: int = pipe.pipe.write_fd  # type: ignore[attr-defined]
+        os.set_blocking(self._fd, False)
+        self._loop = loop
+        self._queue = bytearray()
+
+    def send(self, data: bytes) -> None:
+        if self._queue:
+            self._queue += data
+            return
+        try:
+            written = os.write(self._fd, data)
+        except BlockingIOError:
+            written = 0
+        except OSError:
+            return
+        if written < len(data):
+            self._queue += data[written:]
+            self._loop.add_writer(self._fd, self._drain)
+
+    def _drain(self) -> None:
+        try:
+            written = os.write(self._fd, self._queue)
+        except BlockingIOError:
+            return
+        except OSError:
+            written = len(self._queue)
+        del self._queue[:written]
+        if not self._queue:
+            self._loop.remove_writer(self._fd)
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self._loop.remove_writer(self._fd)
+
+
+__all__ = ["Switch", "color_depth_for", "run_remote_view", "serve"]

@@ -1,0 +1,63 @@
+"""Finding the host process of a session in a test's DSH_HOME (the pid file beside its log)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+
+def host_pid(home: Path, session_id: str | None = None) -> int:
+    """The pid of `session_id`'s host (or of the only live session's), waiting briefly for its pid file."""
+    pattern = f"*/{session_id}.pid" if session_id else "*/*.pid"
+    deadline = time.monotonic() + 5.0
+    while True:
+        found = sorted((home / "sessions").glob(pattern))
+        if len(found) == 1:
+            return int(found[0].read_text())
+        if time.monotonic() > deadline:
+            raise AssertionError(f"expected one host pid file for {pattern}, found {found}")
+        time.sleep(0.05)
+
+
+def kill_host(home: Path, sig: int = signal.SIGKILL, session_id: str | None = None) -> int:
+    """Signal a session's host (SIGKILL: as a crash or a power loss would end it) and wait until it is gone."""
+    pid = host_pid(home, session_id)
+    os.kill(pid, sig)
+    deadline = time.monotonic() + 10.0
+    while alive(pid):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"host {pid} did not end after signal {sig}")
+        time.sleep(0.05)
+    return pid
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            state = handle.read().rsplit(b")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != b"Z"
+
+
+def running(home: Path, cmdline: str) -> list[int]:
+    """Pids of live processes started under this DSH_HOME whose command line is `cmdline` (as pgrep -f
+    would match it, but only ours: other tests and other sessions run the same commands)."""
+    marker = f"DSH_HOME={home}".encode()
+    wanted = cmdline.encode().split()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                argv = [part for part in handle.read().split(b"\0") if part]
+            with open(f"/proc/{entry}/environ", "rb") as handle:
+                environ = handle.read().split(b"\0")
+        except OSError:
+            continue
+        if argv == wanted and marker in environ and alive(int(entry)):
+            found.append(int(entry))
+    return found

@@ -1,0 +1,191 @@
+"""The host's socket side in one process: a real session and view served to a raw protocol client."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+from pathlib import Path
+
+import pytest
+from prompt_toolkit.output.color_depth import ColorDepth
+
+from dsh import protocol
+from dsh.config import load_config
+from dsh.host.server import HostServer, peer_allowed, peer_uid, remove_stale_socket
+from dsh.session.session import Session
+from dsh.store.store import Store
+from dsh.ui.remote import color_depth_for, run_remote_view
+
+
+@pytest.fixture(autouse=True)
+def plain_shell(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SHELL", "/bin/sh")
+    monkeypatch.setenv("ENV", "")
+
+
+class RawClient:
+    """The client side of the protocol, by hand."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader, self.writer = reader, writer
+        self.frames = protocol.FrameReader()
+        self.output = bytearray()
+        self.controls: list[dict] = []
+
+    @classmethod
+    async def connect(cls, path: Path, **hello: object) -> tuple[RawClient, dict]:
+        reader, writer = await asyncio.open_unix_connection(str(path))
+        writer.write(protocol.hello(rows=24, cols=80, env={"TERM": "xterm-256color"}, pid=os.getpid(),
+                                    **hello))  # type: ignore[arg-type]
+        welcome = protocol.decode_line((await reader.readline()).rstrip(b"\n"))
+        return cls(reader, writer), welcome
+
+    def send(self, data: bytes) -> None:
+        self.writer.write(data)
+
+    async def until(self, condition, what: str) -> None:  # type: ignore[no-untyped-def]
+        async def pump() -> None:
+            while not condition():
+                data = await self.reader.read(65536)
+                if not data:
+                    raise AssertionError(f"connection closed waiting for {what}")
+                for kind, payload in self.frames.feed(data):
+                    if kind == protocol.OUTPUT:
+                        self.output += payload
+                    else:
+                        self.controls.append(protocol.parse_json(payload))
+
+        await asyncio.wait_for(pump(), 10)
+
+
+async def serving(tmp_path: Path) -> tuple[Session, HostServer]:
+    config = load_config()
+    store = Store(config)
+    session = Session(config=config, store=store, log=store.create_session(str(tmp_path)), cwd=str(tmp_path))
+    server = HostServer(session, tmp_path / "s.sock", run_remote_view)
+    await server.start()
+    session.start()
+    return session, server
+
+
+def test_detach_over_the_socket_ends_the_view_not_the_session(tmp_path: Path) -> None:
+    async def body() -> None:
+        session, server = await serving(tmp_path)
+        try:
+            assert (tmp_path / "s.sock").stat().st_mode & 0o777 == 0o600
+            client, welcome = await RawClient.connect(tmp_path / "s.sock")
+            assert welcome["ok"] and welcome["session"] == session.log.id and welcome["cwd"] == str(tmp_path)
+            # Typed before the first frame: kept, not lost.
+            client.send(protocol.frame(protocol.INPUT, b"echo typed-ahead\r"))
+            await client.until(lambda: b"PROMPT" in client.output, "the first frame")
+            await client.until(lambda: b"typed-ahead" in client.output.replace(b"\x1b[", b""), "the echo")
+            client.send(protocol.frame(protocol.INPUT, b"/detach\r"))
+            await client.until(lambda: client.controls, "the exit message")
+            (bye,) = client.controls
+            assert bye["type"] == "exit" and bye["code"] == 0
+            # Titled by the first line typed (the same rule dsh sessions uses).
+            assert bye["message"] == f"detached from echo typed-ahead ({session.log.id}) — dsh attach {session.log.id}"
+            assert not session.closing and session.active_pane is not None and session.active_pane.running
+        finally:
+            session.quit()
+            await server.close()
+            await session.reap_panes(0.5)
+
+    asyncio.run(body())
+
+
+def test_a_client_of_another_version_is_refused_and_the_session_unharmed(tmp_path: Path) -> None:
+    async def body() -> None:
+        session, server = await serving(tmp_path)
+        try:
+            reader, writer = await asyncio.open_unix_connection(str(tmp_path / "s.sock"))
+            writer.write(b'{"dsh": "dsh", "protocol": 0}\n')
+            answer = protocol.decode_line((await reader.readline()).rstrip(b"\n"))
+            assert answer["ok"] is False and f"speaks dsh protocol {protocol.PROTOCOL_VERSION}" in answer["error"]
+            assert await reader.read() == b""
+            writer.close()
+            client, welcome = await RawClient.connect(tmp_path / "s.sock")
+            assert welcome["ok"]
+            await client.until(lambda: b"PROMPT" in client.output, "the first frame")
+            client.writer.close()
+        finally:
+            session.quit()
+            await server.close()
+            await session.reap_panes(0.5)
+
+    asyncio.run(body())
+
+
+def test_a_second_client_takes_over_and_the_first_is_told(tmp_path: Path) -> None:
+    async def body() -> None:
+        session, server = await serving(tmp_path)
+        try:
+            first, _ = await RawClient.connect(tmp_path / "s.sock")
+            await first.until(lambda: b"PROMPT" in first.output, "the first client's frame")
+            second, _ = await RawClient.connect(tmp_path / "s.sock")
+            await first.until(lambda: first.controls, "the first client's exit")
+            assert first.controls[0]["message"] == f"session {session.log.id} was attached from another terminal"
+            await second.until(lambda: b"PROMPT" in second.output, "the second client's frame")
+            assert server.attaches == 2
+            second.writer.close()
+        finally:
+            session.quit()
+            await server.close()
+            await session.reap_panes(0.5)
+
+    asyncio.run(body())
+
+
+def test_only_the_same_uid_may_connect() -> None:
+    assert peer_allowed(1000, own_uid=1000)
+    assert not peer_allowed(1001, own_uid=1000)
+    assert not peer_allowed(0, own_uid=1000)  # not even root: its panes would not be its own
+    assert not peer_allowed(None, own_uid=1000)
+    left, right = socket.socketpair(socket.AF_UNIX)
+    try:
+        assert peer_uid(left) == os.getuid()
+    finally:
+        left.close()
+        right.close()
+
+
+def test_a_stale_socket_is_removed_and_a_live_or_foreign_file_is_not(tmp_path: Path) -> None:
+    stale = tmp_path / "stale.sock"
+    dead = socket.socket(socket.AF_UNIX)
+    dead.bind(str(stale))
+    dead.close()  # bound, never listening: nobody answers
+    remove_stale_socket(stale)
+    assert not stale.exists()
+    live_path = tmp_path / "live.sock"
+    live = socket.socket(socket.AF_UNIX)
+    live.bind(str(live_path))
+    live.listen()
+    try:
+        with pytest.raises(OSError, match="another host already listens"):
+            remove_stale_socket(live_path)
+    finally:
+        live.close()
+    regular = tmp_path / "file.sock"
+    regular.write_text("not mine to remove")
+    with pytest.raises(OSError, match="not a socket"):
+        remove_stale_socket(regular)
+    assert regular.read_text() == "not mine to remove"
+
+
+@pytest.mark.parametrize(
+    ("env", "depth"),
+    [
+        ({"TERM": "xterm-256color", "COLORTERM": "truecolor"}, ColorDepth.DEPTH_24_BIT),
+        ({"TERM": "xterm-256color", "COLORTERM": "24bit"}, ColorDepth.DEPTH_24_BIT),
+        ({"TERM": "xterm-256color"}, ColorDepth.DEPTH_8_BIT),
+        ({"TERM": "linux"}, ColorDepth.DEPTH_4_BIT),
+        ({"TERM": "dumb"}, ColorDepth.DEPTH_1_BIT),
+        ({"TERM": "xterm-256color", "COLORTERM": "truecolor", "NO_COLOR": "1"}, ColorDepth.DEPTH_1_BIT),
+        ({"COLORTERM": "truecolor", "PROMPT_TOOLKIT_COLOR_DEPTH": "DEPTH_8_BIT"}, ColorDepth.DEPTH_8_BIT),
+    ],
+)
+def test_each_client_gets_the_colour_depth_of_its_own_terminal(env: dict[str, str], depth: ColorDepth) -> None:
+    assert color_depth_for(env) is depth
+
+
