@@ -172,3 +172,16 @@ def test_two_stores_of_one_agent_are_both_listed(world: dict) -> None:
     refresh_agents(world["index"], both)
     refresh_agents(world["index"], both)
     assert {f"claude:{mine}", f"claude:{theirs}"} == set(rows(world))
+
+
+def test_a_fifo_in_an_agent_store_is_passed_over_never_waited_on(world: dict) -> None:
+    agent(["claude"], world, ["a real one"])
+    folder = next((world["home"] / ".claude" / "projects").iterdir())
+    os.mkfifo(folder / "0b7e4c1a-9a49-4a4a-9d0f-2f1f1e3b9a11.jsonl")
+    (world["home"] / ".claude" / "sessions").mkdir(exist_ok=True)
+    os.mkfifo(world["home"] / ".claude" / "sessions" / "4242.json")
+    found = refresh_agents(world["index"], stores(world))
+    assert [row.title for row in rows(world).values()] == ["a real one"] and not found.warnings
+    from dsh.agents.claude import ClaudeAdapter
+
+    assert ClaudeAdapter().id_from_process(4242, None, {"HOME": str(world["home"])}) is None

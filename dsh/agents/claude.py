@@ -29,6 +29,7 @@ from dsh.agents.base import (
     uuid_like,
 )
 from dsh.agents.cli_table import CLAUDE, starts_conversation
+from dsh.safefile import open_foreign
 
 # Flags that already choose a session; dsh must not add its own then.
 _SESSION_OPTIONS = ("--resume", "--continue", "--session-id", "--fork-session", "--from-pr")
@@ -89,7 +90,8 @@ class ClaudeAdapter(AgentAdapter):
         """
         path = self.home(env) / "sessions" / f"{pid}.json"
         try:
-            with open(path, "rb") as handle:
+            # The agent's store is not ours: a FIFO or a device there must not hang the probe.
+            with open_foreign(path) as handle:
                 raw = handle.read(_MAX_PID_FILE + 1)
         except OSError:
             return None

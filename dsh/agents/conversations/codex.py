@@ -9,12 +9,12 @@ As codex-cli 0.171.0 writes them: every line is `{"timestamp", "type", "payload"
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
 
 from dsh.agents.conversations.model import Fold, one_line
+from dsh.safefile import open_foreign
 
 _TIMESTAMP = re.compile(rb'^\{"timestamp":"([0-9][0-9T:.+\-Z]{9,40})"')
 _MESSAGE = b'"type":"message"'
@@ -81,10 +81,11 @@ def thread_names(home: Path) -> dict[str, str]:
     names: dict[str, str] = {}
     path = home / "session_index.jsonl"
     try:
-        if os.path.getsize(path) > _INDEX_MAX:
-            return names
-        data = path.read_bytes()
+        with open_foreign(path) as handle:
+            data = handle.read(_INDEX_MAX + 1)
     except OSError:
+        return names
+    if len(data) > _INDEX_MAX:
         return names
     for line in data.splitlines():
         record = _load(line)

@@ -20,6 +20,7 @@ from dsh.agents.base import uuid_like
 from dsh.agents.conversations import claude as claude_reader
 from dsh.agents.conversations import codex as codex_reader
 from dsh.agents.conversations.model import Fold, one_line
+from dsh.safefile import open_foreign
 from dsh.store import agent_table, textsearch
 from dsh.store.agent_table import ConversationRow
 from dsh.store.index import SessionIndex, apply_agent_titles
@@ -141,7 +142,7 @@ def _claude_id(path: str) -> str | None:
 def _read_chunk(path: str, start: int, size: int) -> tuple[bytes, int] | None:
     """Complete lines from `start` (at most CHUNK_BYTES), and where they end."""
     try:
-        with open(path, "rb") as handle:
+        with open_foreign(path) as handle:  # never blocks on a FIFO; only a regular file is read
             handle.seek(start)
             data = handle.read(min(CHUNK_BYTES, max(0, size - start)))
     except OSError:
