@@ -23,7 +23,9 @@ RECENT_ROWS = 300
 def open_agent_keys(conn: sqlite3.Connection) -> set[str]:
     """`kind:id` of every conversation held in an open pane of a dsh session that is not archived."""
     keys: set[str] = set()
-    for (agents,) in conn.execute("SELECT agents FROM sessions WHERE agents IS NOT NULL AND archived = 0"):
+    # agent_key is set exactly when agents is, and is indexed: a few rows, not a walk of every session.
+    sql = "SELECT agents FROM sessions WHERE agent_key > '' AND archived = 0"
+    for (agents,) in conn.execute(sql):
         keys.update(decode_lines(agents))
     return keys
 
