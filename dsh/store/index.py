@@ -16,6 +16,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from stat import S_ISDIR, S_ISLNK, S_ISREG
 from typing import TextIO, TypeVar
 
 from dsh.safefile import UnsafePathError, folder_problem, open_append, open_read, refuse_special
@@ -352,18 +353,18 @@ class SessionIndex:
                     warnings.append(f"{entry.path}: file name is not a valid session id; skipped")
                     continue
                 try:
-                    if entry.is_symlink():
-                        warnings.append(f"{entry.path}: a symbolic link where a session log should be; skipped")
-                        continue
-                    if entry.is_dir(follow_symlinks=False):
-                        warnings.append(f"{entry.path}: a directory where a session log should be; skipped")
-                        continue
-                    if not entry.is_file(follow_symlinks=False):
-                        warnings.append(f"{entry.path}: not a regular file; skipped")
-                        continue
+                    # One lstat answers what it is and (size, mtime): this loop runs 100k times.
                     st = entry.stat(follow_symlinks=False)
                 except OSError as exc:
                     warnings.append(f"{entry.path}: cannot stat: {exc.strerror or exc}")
+                    continue
+                if not S_ISREG(st.st_mode):
+                    if S_ISLNK(st.st_mode):
+                        warnings.append(f"{entry.path}: a symbolic link where a session log should be; skipped")
+                    elif S_ISDIR(st.st_mode):
+                        warnings.append(f"{entry.path}: a directory where a session log should be; skipped")
+                    else:
+                        warnings.append(f"{entry.path}: not a regular file; skipped")
                     continue
                 found[entry.path] = (st.st_size, st.st_mtime_ns)
         return found
