@@ -98,7 +98,8 @@ class Session:
         self.titles = _seed_titles(log)
         self.agent_titles: dict[str, str] = {}
         self._agent_titles_busy = False
-        self._agent_titles_due = 0.0
+        # The agents' stores are read for the title only once the session has an agent.
+        self._agent_titles_due = 0.0 if self.titles.learned else float("inf")
         self.closing = False
         self.ended: asyncio.Future[None] | None = None
         self.loop: asyncio.AbstractEventLoop = asyncio.get_event_loop()
@@ -173,7 +174,7 @@ class Session:
         from dsh.resume import picker_hooks
 
         self._agent_titles_due = time.monotonic() + AGENT_TITLES_SECONDS
-        if self._agent_titles_busy or self.closing:
+        if self._agent_titles_busy or self.closing or not self.titles.learned:
             return
         refresher, _ = picker_hooks.agent_refresher_for(self.config, self.cwd)
         if refresher is None:
