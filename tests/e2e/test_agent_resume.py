@@ -180,3 +180,18 @@ def test_a_session_with_an_agent_is_titled_after_its_conversation(run, dsh_cmd, 
     (row,) = [r for r in json.loads(out.stdout) if r["live_pid"] == host_pid(dsh_home)]
     assert row["title"] == "summarize the README for me"
     assert row["agents"] and row["agents"][0]["kind"] == "claude"
+
+
+def test_open_agent_from_the_command_line(run, agent_env, tmp_path: Path) -> None:
+    project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    project.mkdir()
+    elsewhere.mkdir()
+    codex_id = agent(["codex"], project, agent_env, ["tidy the imports"])
+    d = run(f"--open-agent=codex:{codex_id}", cwd=elsewhere, env=agent_env)
+    d.wait_for(f"fake-codex resumed {codex_id}", timeout=20)
+    d.wait_for(f"opened codex resume {codex_id} in")
+    resumed = [r for r in invocations(agent_env) if r["agent"] == "codex"][-1]
+    assert resumed["argv"] == [str(FAKES / "codex"), "resume", codex_id] and resumed["cwd"] == str(project)
+    bad = run("--open-agent=codex:0b7e4c1a-9a49-4a4a-9d0f-2f1f1e3b9a11", cwd=elsewhere, env=agent_env)
+    assert bad.wait_exit() == 1
+    assert "no codex conversation 0b7e4c1a-9a49-4a4a-9d0f-2f1f1e3b9a11 in the index" in bad.text().replace("\n", " ")
