@@ -9,8 +9,10 @@ the payload. Client to host: INPUT (raw key bytes), SIZE (JSON rows/cols), CONTR
 client: OUTPUT (terminal bytes), CONTROL (JSON). Control messages are objects with a "type":
 
   host → client   exit    {code, message}      the client restores its terminal, prints message, exits
-                  switch  {session, cwd}       /resume: attach that session (start its host), then
-                                               answer `leave`, or `switch_failed` {error}
+                  switch  {session, cwd[, argv]} /resume: attach that session (start its host), then
+                                               answer `leave`, or `switch_failed` {error}; with
+                                               session null and argv, start a new session in cwd
+                                               whose first pane runs argv (an agent conversation)
   client → host   leave                        the client is moving to another session
                   switch_failed {error}        it could not; the host says so and carries on
                   redraw                       the client's terminal was reset (SIGCONT): draw it all
@@ -23,7 +25,7 @@ import struct
 from collections.abc import Iterator
 from typing import Any
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2  # 2: switch may carry argv for a new session (an agent conversation)
 MAGIC = "dsh"
 # A handshake line longer than this is not a handshake.
 HELLO_MAX = 65536

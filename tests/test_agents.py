@@ -168,11 +168,30 @@ def test_claude_launch_gets_a_session_id_the_fake_then_uses(world: dict) -> None
 
 @pytest.mark.parametrize(
     "argv",
-    [["claude", "--resume", UUID], ["claude", "-r"], ["claude", "--continue"], ["claude", "-c"],
-     ["claude", "--resume=" + UUID], ["claude", "mcp", "list"], ["claude", "--fork-session", "-r", UUID]],
+    [["claude", "-r"], ["claude", "--continue"], ["claude", "-c"], ["claude", "mcp", "list"],
+     ["claude", "--fork-session", "-r", UUID], ["claude", "--resume", "my session name"],
+     # Options come before the subcommand: their values are not taken for one.
+     ["claude", "--model", "opus", "mcp", "list"], ["claude", "--permission-mode", "plan", "auto-mode"],
+     ["claude", "-d", "api", "doctor"], ["claude", "--settings", "x.json", "plugins", "list"],
+     ["claude", "ultrareview"], ["claude", "project"], ["claude", "gateway"]],
 )
 def test_claude_launch_that_already_picks_a_session_is_left_alone(argv: list[str]) -> None:
     assert CLAUDE.prepare_launch(argv, env={}) == (argv, None)
+
+
+@pytest.mark.parametrize("argv", [["claude", "--resume", UUID], ["claude", "--resume=" + UUID], ["claude", "-r", UUID]])
+def test_claude_launch_that_resumes_an_id_is_left_alone_and_knows_the_id(argv: list[str]) -> None:
+    assert CLAUDE.prepare_launch(argv, env={}) == (argv, UUID)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    # Words that were subcommands once (or never were) are prompts now: the conversation gets an id.
+    [["claude", "config"], ["claude", "migrate-installer"], ["claude", "api-key"], ["claude", "--model", "opus", "hi"]],
+)
+def test_claude_launch_of_a_conversation_gets_an_id(argv: list[str]) -> None:
+    new, sid = CLAUDE.prepare_launch(argv, env={})
+    assert sid is not None and new == [argv[0], "--session-id", sid, *argv[1:]]
 
 
 def test_claude_launch_with_its_own_session_id_keeps_it() -> None:
@@ -246,16 +265,17 @@ def test_claude_reads_the_cwd_inside_the_file_never_the_folder_name(world: dict)
     assert CLAUDE.find_session_id(cwd, time.time() - 5, world["env"]) == b
 
 
-def test_claude_picks_the_newest_session_written_after_the_start(world: dict) -> None:
+def test_claude_picks_the_first_session_begun_after_the_start_never_a_taken_one(world: dict) -> None:
     home, cwd, now = world["home"], world["cwd"], time.time()
     old, mid, new = (str(uuid.uuid4()) for _ in range(3))
     claude_file(home, "p", old, cwd, OLD)
     claude_file(home, "p", mid, cwd, now - 1)
     claude_file(home, "p", new, cwd, now)
-    claude_file(home, "p", "not-a-uuid", cwd, now + 5)
-    assert CLAUDE.find_session_id(cwd, now - 3, world["env"]) == new
-    os.utime(home / ".claude" / "projects" / "p" / f"{new}.jsonl", (OLD, OLD))
+    claude_file(home, "p", "not-a-uuid", cwd, now - 2)
     assert CLAUDE.find_session_id(cwd, now - 3, world["env"]) == mid
+    # Another pane holds it: the next one is this pane's, never the same id twice.
+    assert CLAUDE.find_session_id(cwd, now - 3, world["env"], taken={mid}) == new
+    assert CLAUDE.find_session_id(cwd, now - 3, world["env"], taken={mid, new}) is None
     assert CLAUDE.find_session_id(cwd, now + 60, world["env"]) is None
 
 
@@ -360,20 +380,22 @@ def fake_opencode(world: dict, output: str) -> dict:
     return {**world["env"], "PATH": f"{folder}{os.pathsep}/usr/bin:/bin"}
 
 
-def test_opencode_picks_the_newest_updated_after_start(world: dict) -> None:
+def test_opencode_picks_the_first_created_after_start(world: dict) -> None:
     now, cwd = time.time(), world["cwd"]
     rows = [
-        {"id": "ses_old1", "directory": cwd, "updated": int(OLD * 1000)},
-        {"id": "ses_mid1", "directory": cwd, "updated": int(now * 1000)},
-        {"id": "ses_new1", "directory": cwd, "updated": time.strftime("%Y-%m-%dT%H:%M:%SZ",
-                                                                       time.gmtime(now + 5))},
-        {"id": "ses_else1", "directory": "/elsewhere", "updated": int((now + 9) * 1000)},
-        {"id": "../bad", "directory": cwd, "updated": int((now + 9) * 1000)},
+        {"id": "ses_old1", "directory": cwd, "created": int(OLD * 1000), "updated": int(OLD * 1000)},
+        {"id": "ses_mid1", "directory": cwd, "created": int(OLD * 1000), "updated": int(now * 1000)},
+        {"id": "ses_new1", "directory": cwd, "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now + 5)),
+         "updated": int((now + 6) * 1000)},
+        {"id": "ses_else1", "directory": "/elsewhere", "created": int((now + 1) * 1000)},
+        {"id": "../bad", "directory": cwd, "created": int((now + 1) * 1000)},
         {"id": "ses_noup1", "directory": cwd},
         "junk",
     ]
     env = fake_opencode(world, json.dumps(rows))
+    # ses_mid1 was written since, but created long before: another run's session, continued.
     assert OPENCODE.find_session_id(cwd, now - 2, env) == "ses_new1"
+    assert OPENCODE.find_session_id(cwd, now - 2, env, taken={"ses_new1"}) is None
     assert OPENCODE.find_session_id(cwd, now + 60, env) is None
 
 

@@ -122,4 +122,4 @@ def test_bash_completion_completes_commands_options_keys_and_ids(
     )
     env = {**dsh_env, "PATH": f"{Path(sys.executable).parent}:{dsh_env['PATH']}"}
     got = subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True, timeout=60)
-    assert got.stdout.splitlines() == ["sessions", "--all --archived", "set", "ui.mouse", log.id], got.stderr
+    assert got.stdout.splitlines() == ["sessions", "--all --archived --agents", "set", "ui.mouse", log.id], got.stderr

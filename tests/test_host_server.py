@@ -84,7 +84,8 @@ def test_detach_over_the_socket_ends_the_view_not_the_session(tmp_path: Path) ->
             await client.until(lambda: client.controls, "the exit message")
             (bye,) = client.controls
             assert bye["type"] == "exit" and bye["code"] == 0
-            assert bye["message"] == f"detached from untitled ({session.log.id}) — dsh attach {session.log.id}"
+            # Titled by the first line typed (the same rule dsh sessions uses).
+            assert bye["message"] == f"detached from echo typed-ahead ({session.log.id}) — dsh attach {session.log.id}"
             assert not session.closing and session.active_pane is not None and session.active_pane.running
         finally:
             session.quit()
@@ -101,7 +102,7 @@ def test_a_client_of_another_version_is_refused_and_the_session_unharmed(tmp_pat
             reader, writer = await asyncio.open_unix_connection(str(tmp_path / "s.sock"))
             writer.write(b'{"dsh": "dsh", "protocol": 0}\n')
             answer = protocol.decode_line((await reader.readline()).rstrip(b"\n"))
-            assert answer["ok"] is False and "speaks dsh protocol 1" in answer["error"]
+            assert answer["ok"] is False and f"speaks dsh protocol {protocol.PROTOCOL_VERSION}" in answer["error"]
             assert await reader.read() == b""
             writer.close()
             client, welcome = await RawClient.connect(tmp_path / "s.sock")

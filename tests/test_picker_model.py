@@ -222,7 +222,9 @@ def test_preview_shows_the_highlighted_rows_last_lines() -> None:
 
 def test_footer_carries_the_tab_hint() -> None:
     m = model()
-    assert m.footer() == "↑↓ move · Enter resume · Tab: all workspaces · C-r rename · C-d archive · Esc close"
+    assert m.footer() == (
+        "↑↓ move · Enter resume · Tab: all workspaces · C-r rename · C-d archive · C-a archived · Esc close"
+    )
     m.toggle_scope()
     assert "Tab: this workspace" in m.footer()
 

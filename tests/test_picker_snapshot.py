@@ -29,7 +29,14 @@ def _c(sid: str, cwd: str | None, title: str, updated: str, panes: int = 1, **kw
 
 CANDIDATES = [
     _c("20261129-a1", HERE, "resume picker: scope toggle and row budget", "2026-11-29T20:57:00.000Z", 3,
-       first_input="make test", preview=("$ make test", "....................", "58 passed in 1.2s")),
+       first_input="make test", preview=("$ make test", "....................", "58 passed in 1.2s"),
+       branch="resume-picker", input_count=14, state="crashed",
+       agents=("claude:0b7e4c1a-9a49-4a4a-9d0f-2f1f1e3b9a11",)),
+    _c("0b7e4c1a-9a49-4a4a-9d0f-2f1f1e3b9a12", "/home/dev/src/webshop", "Webshop: VAT rounding",
+       "2026-11-29T20:58:00.000Z", 0, kind="claude", first_input="why is the VAT total off by a cent?",
+       preview=("why is the VAT total off by a cent?",), branch="main", input_count=8),
+    _c("01a22f14-1a44-7cb0-8c09-f36f4c9df367", HERE, "start http.server for me", "2026-11-26T11:00:00.000Z", 0,
+       kind="codex", first_input="start http.server for me", input_count=2),
     _c("20261129-a2", HERE, "store index refresh", "2026-11-29T18:40:00.000Z", 2,
        unresumable_reason=CURRENT_SESSION),
     _c("20261128-b1", "/home/dev/src/webshop", "checkout: fix rounding of VAT totals",
@@ -47,7 +54,7 @@ CANDIDATES = [
 
 @pytest.mark.parametrize("scope", ["workspace", "all"])
 def test_picker_snapshot(scope: str) -> None:
-    model = PickerModel(CANDIDATES, current_cwd=HERE, now=NOW)
+    model = PickerModel(CANDIDATES, current_cwd=HERE, now=NOW, tz=UTC)
     if scope == "all":
         model.toggle_scope()
     text = render_text(model.frame(100, 20))

@@ -150,7 +150,7 @@ def test_archive_hides_the_row_but_never_a_live_one() -> None:
 
 def test_control_characters_never_reach_the_query() -> None:
     h = Harness()
-    h.type("ab\x01\x02c")
+    h.type("ab\x02\x06\x0fc")
     assert h.model.query == "abc"
 
 
@@ -293,3 +293,43 @@ def test_a_late_second_c_d_asks_again(monkeypatch: Any) -> None:
     assert not any(event[0] == "archive" for event in h.events)
     h.type(CTRL_D)
     assert h.events[-1] == ("archive", "a1")
+
+
+def test_fzf_keys_move_and_clear() -> None:
+    h = Harness()
+    h.type("\x0e\x0e\x10")  # C-n C-n C-p
+    assert h.model.selected_index == 1
+    h.type("\n")  # C-j moves down; it is not Enter
+    assert h.model.selected_index == 2 and h.events == []
+    h.type("\x0b")  # C-k
+    assert h.model.selected_index == 1
+    h.type("layout\x15")  # C-u clears the query
+    assert h.model.query == ""
+
+
+def test_c_a_shows_archived_sessions_where_c_d_brings_one_back() -> None:
+    h = Harness()
+    asked: list[Any] = []
+    back = cand("z9", HERE, "an old experiment", "2026-11-01T10:00:00Z")._replace(archived=True)
+    h.view.load_archived = lambda deliver: asked.append(deliver) or deliver([back])
+    h.view.on_unarchive = lambda c: h.events.append(("unarchive", c.id))
+    h.type("\x01")  # C-a
+    assert asked and h.model.show_archived and [c.id for c in h.model.visible] == ["z9"]
+    h.type(ENTER)
+    assert h.events[-1][0] == "message" and "C-d brings it back" in h.events[-1][1]
+    h.type(CTRL_D)  # one key: bringing back only shows something again
+    assert ("unarchive", "z9") in h.events and h.model.visible == []
+    h.type("\x01")
+    assert not h.model.show_archived and "z9" in [c.id for c in h.model.visible]
+    assert len(asked) == 1  # loaded once
+
+
+def test_agent_rows_are_renamed_and_archived_in_their_own_cli() -> None:
+    row = cand("0b7e4c1a-9a49-4a4a-9d0f-2f1f1e3b9a11", HERE, "agent talk", "2026-11-29T20:59:00Z")._replace(
+        kind="claude")
+    h = Harness(PickerModel([row, *sample()], current_cwd=HERE, now=NOW))
+    h.type(CTRL_R + CTRL_D)
+    assert [e for e in h.events if e[0] == "message"] == [
+        ("message", "a claude conversation is renamed in claude itself (/rename there)"),
+        ("message", "a claude conversation is archived or deleted with claude itself"),
+    ]

@@ -121,25 +121,32 @@ def test_counts_before_and_after_the_rest_arrives(world: World) -> None:
     assert fast.counts == (15, 6)
 
 
-def test_tab_before_the_rest_arrives_says_loading_then_fills_in(world: World) -> None:
+def test_tab_before_the_rest_arrives_shows_the_newest_rows_then_fills_in(world: World) -> None:
     fast = world.open()
     fast.toggle_scope()
-    assert fast.scope == ALL and fast.loading
+    assert fast.scope == ALL and not fast.loading and fast.partial
     assert fast.counts == (15, 6)
-    text = render_text(fast.frame(100, 20))
-    assert "All workspaces · 15 — Tab: this workspace · 6" in text
-    assert "Loading all workspaces · 15…" in text
+    text = render_text(fast.frame(100, 40))
+    assert "All workspaces · 15 (newest 15 while the rest loads) — Tab: this workspace · 6" in text
+    assert [c.id for c in fast.visible] == [c.id for c in world.rest().rows]  # the newest come from the index
+    fast.set_query("there 7")  # typed while loading: kept, and applied again when the rows come
+    fast.add_all(world.rest())
+    assert not fast.loading and not fast.partial and fast.query == "there 7"
+    while fast.refine(1.0):
+        pass
+    assert fast.visible[0].first_input == "there 7" and fast.selected_index == 0
+    assert "while the rest loads" not in render_text(fast.frame(100, 20))
+
+
+def test_tab_says_loading_when_not_even_the_newest_rows_are_there(world: World) -> None:
+    here = world.open()
+    fast = PickerModel(here.visible, current_cwd=HERE, now=NOW, all_count=15)
+    fast.toggle_scope()
+    assert fast.loading and "Loading all workspaces · 15…" in render_text(fast.frame(100, 20))
     assert fast.enter() == "all workspaces are still loading"
     fast.move(1)
     fast.end()
     assert fast.selected is None
-    fast.set_query("there 7")  # typed while loading: kept, and applied when the rows come
-    fast.add_all(world.rest())
-    assert not fast.loading and fast.query == "there 7"
-    while fast.refine(1.0):
-        pass
-    assert fast.visible[0].first_input == "there 7" and fast.selected_index == 0
-    assert "Loading" not in render_text(fast.frame(100, 20))
 
 
 def test_tab_back_and_forth_while_loading_keeps_the_workspace_rows(world: World) -> None:
@@ -262,7 +269,9 @@ def test_a_broken_index_is_reported_in_the_all_scope(tmp_path: Path, root: Path)
     assert rest.rows == [] and rest.error is not None and "session index" in rest.error
     fast.add_all(rest)
     fast.toggle_scope()
-    assert fast.loading and "Cannot list all workspaces" in fast.empty_message()
+    # The newest rows read at the open stay, and the reason the rest could not be read is shown.
+    assert fast.partial and "session index" in (fast.note or "")
+    assert "Cannot list all workspaces: " in render_text(fast.frame(100, 20))
     assert fast.counts == (1, 1)
 
 

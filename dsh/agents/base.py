@@ -7,12 +7,15 @@ import json
 import os
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dsh.agents.cli_table import CliSpec, ParsedArgs, parse_args, starts_conversation
 from dsh.persist.records import AgentInfo
 from dsh.safefile import open_foreign
+from dsh.store.timefmt import epoch_from_iso
 
 UUID_RE = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 # File times and the pane's start time come from different clocks (filesystem vs time.time()).
@@ -153,6 +156,55 @@ def json_lines(path: Path, limit: int = MAX_SCAN_BYTES) -> Iterator[dict[str, An
                 yield obj
 
 
+@dataclass(frozen=True)
+class StoreCandidate:
+    """A session found in an agent's store by scanning it (no process tied to it)."""
+
+    session_id: str
+    cwd: str | None  # None when the store is keyed by the directory already (cursor-agent)
+    started: float  # when the session began, as the store says (else the file's mtime)
+    path: str | None = None
+
+
+def choose_candidate(
+    candidates: Sequence[StoreCandidate],
+    *,
+    cwd: str,
+    since: float,
+    taken: Collection[str] = (),
+    rivals: Sequence[float] = (),
+) -> StoreCandidate | None:
+    """The session a pane started at `since` in `cwd` most likely runs, when nothing ties one to its process.
+
+    A session another pane holds (`taken`) is never chosen, so two panes never get one id. Of the rest,
+    the first one begun after the start wins: a later one is more likely another agent's. `rivals` are
+    the start times of other panes running the same agent in the same folder; where the store dates a
+    session from the agent's own start (Codex), a session begun after a rival started is the rival's.
+    """
+    best: StoreCandidate | None = None
+    for found in candidates:
+        if found.session_id in taken or found.started < since - MTIME_SLACK:
+            continue
+        if found.cwd is not None and not same_dir(found.cwd, cwd):
+            continue
+        if any(since < rival <= found.started for rival in rivals):
+            continue
+        if best is None or found.started < best.started:
+            best = found
+    return best
+
+
+def iso_epoch(value: object) -> float | None:
+    return epoch_from_iso(value) if isinstance(value, str) else None
+
+
+def file_mtime(path: Path) -> float | None:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return None
+
+
 class AgentAdapter(ABC):
     """One agent CLI: recognize it in an argv, learn its session id, build its official resume argv.
 
@@ -161,25 +213,90 @@ class AgentAdapter(ABC):
 
     kind: str
     binary: str
+    cli: CliSpec
     packages: tuple[str, ...] = ()  # npm package names that run this CLI through npx
     home_var: str | None = None  # the agent's own override of where it keeps its state
+    # Whether the store dates a session from the agent's start (so a rival's start bounds it).
+    dated_at_launch: bool = False
+    # Whether `transcript` can find a session's file: then a session without one has no conversation.
+    keeps_transcripts: bool = False
 
     def recognize(self, argv: Sequence[str]) -> bool:
         """True when `argv` runs this agent (directly, by absolute path, behind `env` or `npx`)."""
         name = program_name(argv)
         return name is not None and (name == self.binary or name in self.packages)
 
+    def parse(self, argv: Sequence[str]) -> ParsedArgs | None:
+        """The agent's own arguments in `argv` (after the program), read with its CLI table."""
+        i = program_index(argv)
+        return parse_args(self.cli, argv[i + 1 :]) if i is not None else None
+
+    def starts_conversation(self, argv: Sequence[str]) -> bool:
+        """False for a subcommand that keeps no conversation (`claude mcp list`, `codex login`)."""
+        parsed = self.parse(argv)
+        return parsed is not None and starts_conversation(self.cli, parsed)
+
+    def launch_id(self, argv: Sequence[str]) -> str | None:
+        """The session the command line itself names (`--session-id X`, `--resume X`), if any."""
+        return None
+
+    def work_dir(self, argv: Sequence[str], cwd: str) -> str:
+        """The directory the agent works in: its own option (`codex -C DIR`, `opencode DIR`), else `cwd`."""
+        parsed = self.parse(argv)
+        if parsed is None:
+            return cwd
+        named = next((parsed.value(name) for name in self.cli.dir_options if parsed.value(name)), None)
+        if named is None and self.cli.positional_dir and parsed.subcommand is None and parsed.positionals:
+            named = parsed.positionals[0]
+        if not named:
+            return cwd
+        return os.path.normpath(os.path.join(cwd, os.path.expanduser(named)))
+
     def prepare_launch(self, argv: Sequence[str], *, env: Mapping[str, str]) -> tuple[list[str], str | None]:
         """The argv to spawn when dsh launches this agent, and the session id if known up front."""
-        return list(argv), None
+        return list(argv), self.launch_id(argv)
 
     @abstractmethod
     def valid_session_id(self, session_id: object) -> bool:
         """True when `session_id` has this agent's id format (and so is safe to put in an argv)."""
 
-    @abstractmethod
-    def find_session_id(self, cwd: str, started_at: float, env: Mapping[str, str]) -> str | None:
-        """The id of the session this agent runs in `cwd`, started (or written) after `started_at`."""
+    def candidates(self, cwd: str, env: Mapping[str, str], since: float) -> list[StoreCandidate]:
+        """Sessions in the agent's store written since `since` (with slack), for `find_session_id`."""
+        return []
+
+    def find_session_id(
+        self,
+        cwd: str,
+        started_at: float,
+        env: Mapping[str, str],
+        *,
+        taken: Collection[str] = (),
+        rivals: Sequence[float] = (),
+    ) -> str | None:
+        """The session this agent most likely runs in `cwd`, begun after `started_at` (see choose_candidate)."""
+        found = choose_candidate(
+            self.candidates(cwd, env, started_at), cwd=cwd, since=started_at, taken=taken,
+            rivals=rivals if self.dated_at_launch else (),
+        )
+        return found.session_id if found is not None else None
+
+    def id_from_process(
+        self, pid: int, start_ticks: int | None, env: Mapping[str, str]
+    ) -> tuple[str, str | None] | None:
+        """(session id, cwd) that the agent itself records for its process `pid`, or None."""
+        return None
+
+    def id_from_file(self, path: str, env: Mapping[str, str]) -> str | None:
+        """The session whose transcript `path` is (a file the agent holds open), or None."""
+        return None
+
+    def transcript(self, session_id: str, cwd: str | None, env: Mapping[str, str]) -> Path | None:
+        """Where the agent keeps this session's conversation, if it is on disk and this dsh knows where."""
+        return None
+
+    def has_conversation(self, path: Path) -> bool:
+        """Whether a transcript holds a conversation the CLI can resume (not just its opening records)."""
+        return True
 
     @abstractmethod
     def _resume_args(self, session_id: str) -> list[str]:
@@ -189,25 +306,51 @@ class AgentAdapter(ABC):
     def home(self, env: Mapping[str, str]) -> Path:
         """Where the agent keeps its state, honouring its override variable."""
 
-    def resume_argv(self, session_id: str) -> list[str]:
+    def store_env(self, env: Mapping[str, str]) -> dict[str, str]:
+        """The agent's store override from `env` (`CLAUDE_CONFIG_DIR=…`), which a resume must run with too."""
+        if self.home_var and env.get(self.home_var):
+            return {self.home_var: env[self.home_var]}
+        return {}
+
+    def store_env_for(self, home: str) -> dict[str, str]:
+        """The environment that makes the CLI use the store at `home` (where `home(env)` would say so)."""
+        return {self.home_var: home} if self.home_var else {}
+
+    def resume_argv(self, session_id: str, program: str | None = None) -> list[str]:
         """The official resume command as a list; AgentError for an id not in the agent's format."""
         if not self.valid_session_id(session_id):
             raise AgentError(f"{self.kind}: {session_id!r} is not a valid session id")
-        return [self.binary, *self._resume_args(session_id)]
+        return [program or self.binary, *self._resume_args(session_id)]
+
+    def valid_program(self, path: object) -> bool:
+        """Whether a saved program path may run this agent: absolute, executable, and named like it.
+
+        A snapshot is untrusted: a path there only ever runs a file named after this CLI.
+        """
+        if not isinstance(path, str) or not os.path.isabs(path) or "\x00" in path:
+            return False
+        name = os.path.basename(path)
+        if name not in (self.binary, *self.packages) and not name.startswith(self.binary + "."):
+            return False
+        return os.path.isfile(path) and os.access(path, os.X_OK)
 
     def model_from_argv(self, argv: Sequence[str]) -> str | None:
         """The model named on the command line (`--model X` or `-m X`), if any."""
-        i = program_index(argv)
-        return option_value(argv[i + 1 :], "--model", "-m") if i is not None else None
+        parsed = self.parse(argv)
+        return parsed.value("--model") if parsed is not None else None
 
-    def agent_info(self, argv: Sequence[str], session_id: str | None) -> AgentInfo:
+    def agent_info(self, argv: Sequence[str], session_id: str | None, **learned: Any) -> AgentInfo:
         """What a snapshot records for this agent; a malformed id is dropped, never saved."""
         sid = session_id if session_id is not None and self.valid_session_id(session_id) else None
+        program = learned.pop("program", None)
+        program = program if self.valid_program(program) else None
         return AgentInfo(
             kind=self.kind,
             session_id=sid,
-            resume_argv=self.resume_argv(sid) if sid else None,
+            resume_argv=self.resume_argv(sid, program) if sid else None,
             model=self.model_from_argv(argv),
+            program=program,
+            **learned,
         )
 
 

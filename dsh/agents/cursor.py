@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
-from dsh.agents.base import MTIME_SLACK, AgentAdapter, env_home, uuid_like
+from dsh.agents.base import MTIME_SLACK, AgentAdapter, StoreCandidate, env_home, uuid_like
+from dsh.agents.cli_table import CURSOR
 
 
 def workspace_hash(cwd: str) -> str:
@@ -29,6 +30,7 @@ def _chat_time(folder: Path) -> float | None:
 class CursorAdapter(AgentAdapter):
     kind = "cursor-agent"
     binary = "cursor-agent"
+    cli = CURSOR
     home_var = None  # the CLI documents no override; HOME decides
 
     def valid_session_id(self, session_id: object) -> bool:
@@ -48,11 +50,16 @@ class CursorAdapter(AgentAdapter):
                 continue
             yield from (child for child in children if self.valid_session_id(child.name) and child.is_dir())
 
-    def find_session_id(self, cwd: str, started_at: float, env: Mapping[str, str]) -> str | None:
-        """The newest chat written since the start, in this cwd's workspace folder.
+    def launch_id(self, argv: Sequence[str]) -> str | None:
+        parsed = self.parse(argv)
+        named = parsed.value("--resume") if parsed is not None else None
+        return named if self.valid_session_id(named) else None
+
+    def candidates(self, cwd: str, env: Mapping[str, str], since: float) -> list[StoreCandidate]:
+        """Chats written since `since` in `cwd`'s workspace folder.
 
         When no folder matches the md5 of the cwd (the hashing may differ between versions), every
-        workspace is scanned, and the newest chat since the start wins.
+        workspace is scanned. The folder stands for the cwd, so the candidates carry none.
         """
         chats = self.home(env) / "chats"
         keys = {workspace_hash(cwd)}
@@ -65,12 +72,10 @@ class CursorAdapter(AgentAdapter):
             try:
                 workspaces = [path for path in chats.iterdir() if path.is_dir()]
             except OSError:
-                return None
-        best: tuple[float, str] | None = None
+                return []
+        out: list[StoreCandidate] = []
         for chat in self._chats(iter(workspaces)):
             written = _chat_time(chat)
-            if written is None or written < started_at - MTIME_SLACK:
-                continue
-            if best is None or written > best[0]:
-                best = (written, chat.name)
-        return best[1] if best else None
+            if written is not None and written >= since - MTIME_SLACK:
+                out.append(StoreCandidate(chat.name, None, written, str(chat)))
+        return out

@@ -1,4 +1,9 @@
-"""opencode: `opencode --session <id>`; the id comes from `opencode session list --format json`."""
+"""opencode: `opencode --session <id>`; the id comes from `opencode session list --format json`.
+
+Checked against opencode 1.18.33: `session list --format json` prints [{id, title, updated, created,
+projectId, directory}] (times in epoch ms) of the project the command runs in; a session is created
+with the first prompt. The store is SQLite (`opencode.db`), which dsh does not read itself.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +12,12 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 
-from dsh.agents.base import MTIME_SLACK, AgentAdapter, env_home, same_dir
+from dsh.agents.base import AgentAdapter, StoreCandidate, env_home
+from dsh.agents.cli_table import OPENCODE
 
 _ID = re.compile(r"ses_[A-Za-z0-9]{4,64}")
 LIST_TIMEOUT = 5.0
@@ -35,6 +41,7 @@ def _epoch(value: object) -> float | None:
 class OpencodeAdapter(AgentAdapter):
     kind = "opencode"
     binary = "opencode"
+    cli = OPENCODE
     packages = ("opencode-ai",)
     home_var = "XDG_DATA_HOME"
 
@@ -45,15 +52,24 @@ class OpencodeAdapter(AgentAdapter):
         data = env.get(self.home_var or "")
         return (Path(data) if data else env_home(env) / ".local" / "share") / "opencode"
 
+    def store_env_for(self, home: str) -> dict[str, str]:
+        return {"XDG_DATA_HOME": str(Path(home).parent)}
+
     def _resume_args(self, session_id: str) -> list[str]:
         return ["--session", session_id]
 
     def list_sessions(self, cwd: str, env: Mapping[str, str]) -> list[dict[str, object]]:
         """The CLI's own session list (run in `cwd`, short timeout); [] when it cannot be had."""
+        return self.list_sessions_or_none(cwd, env) or []
+
+    def list_sessions_or_none(
+        self, cwd: str, env: Mapping[str, str], *, timeout: float = LIST_TIMEOUT
+    ) -> list[dict[str, object]] | None:
+        """The CLI's own session list, or None when the CLI is not there or its answer is not a list."""
         full_env = {**os.environ, **env}
         binary = shutil.which(self.binary, path=full_env.get("PATH"))
         if binary is None:
-            return []
+            return None
         try:
             done = subprocess.run(
                 [binary, "session", "list", "--format", "json"],
@@ -61,30 +77,40 @@ class OpencodeAdapter(AgentAdapter):
                 env=full_env,
                 stdin=subprocess.DEVNULL,
                 capture_output=True,
-                timeout=LIST_TIMEOUT,
+                timeout=timeout,
                 check=False,
             )
         except (OSError, subprocess.SubprocessError):
-            return []
+            return None
         if done.returncode != 0 or len(done.stdout) > MAX_LIST_BYTES:
-            return []
+            return None
+        if not done.stdout.strip():
+            return []  # no session yet: opencode 1.18.33 prints nothing at all
         try:
             data = json.loads(done.stdout)
         except (ValueError, RecursionError):
-            return []
-        return [item for item in data if isinstance(item, dict)] if isinstance(data, list) else []
+            return None
+        return [item for item in data if isinstance(item, dict)] if isinstance(data, list) else None
 
-    def find_session_id(self, cwd: str, started_at: float, env: Mapping[str, str]) -> str | None:
-        """The most recently updated session of this cwd, updated since the start."""
-        best: tuple[float, str] | None = None
+    def launch_id(self, argv: Sequence[str]) -> str | None:
+        parsed = self.parse(argv)
+        if parsed is None or parsed.has("--fork"):
+            return None
+        named = parsed.value("--session")
+        return named if self.valid_session_id(named) else None
+
+    def candidates(self, cwd: str, env: Mapping[str, str], since: float) -> list[StoreCandidate]:
+        """Sessions the CLI lists, dated by their creation (opencode creates one at the first prompt)."""
+        out: list[StoreCandidate] = []
         for item in self.list_sessions(cwd, env):
             session_id, directory = item.get("id"), item.get("directory")
+            started = _epoch(item.get("created"))
             updated = _epoch(item.get("updated"))
-            if not self.valid_session_id(session_id) or not isinstance(directory, str) or updated is None:
+            if not self.valid_session_id(session_id) or not isinstance(directory, str):
                 continue
-            if updated < started_at - MTIME_SLACK or not same_dir(directory, cwd):
+            when = started if started is not None else updated
+            if when is None or (updated or when) < since - 1.0:
                 continue
             assert isinstance(session_id, str)
-            if best is None or updated > best[0]:
-                best = (updated, session_id)
-        return best[1] if best else None
+            out.append(StoreCandidate(session_id, directory, when))
+        return out

@@ -30,11 +30,8 @@ def resume_argv_for(agent: AgentInfo | None) -> list[str] | None:
     """The resume argv to spawn for a saved agent, rebuilt by its adapter from kind and session id.
 
     A snapshot is untrusted input: its stored `resume_argv` is never run as such. None when the kind
-    is unknown or the id is not in the agent's format.
+    is unknown, the id is not in the agent's format, or the session is known to hold no conversation.
     """
-    if agent is None or agent.session_id is None:
-        return None
-    adapter = adapter_by_kind(agent.kind)
-    if adapter is None or not adapter.valid_session_id(agent.session_id):
-        return None
-    return adapter.resume_argv(agent.session_id)
+    from dsh.agents.resumable import resume_argv
+
+    return resume_argv(agent)

@@ -30,6 +30,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="resume the newest session of the current workspace",
     )
     parser.add_argument(
+        "--open-agent",
+        dest="open_agent",
+        default=None,
+        metavar="KIND:ID",
+        help="open an agent conversation (as /resume lists it) in a new session in its directory",
+    )
+    parser.add_argument(
         "-o",
         "--option",
         dest="options",

@@ -95,6 +95,8 @@ def _choose_target(args: argparse.Namespace) -> Target:
             return Target(validate_session_id(args.resume), here)
         except InvalidSessionId as exc:
             raise ClientError(str(exc), 2) from exc
+    if getattr(args, "open_agent", None):
+        return _agent_target(args, here)
     if args.continue_:
         store = _store(args)
         try:
@@ -105,6 +107,24 @@ def _choose_target(args: argparse.Namespace) -> Target:
             raise ClientError(f"no session to continue in {here} (dsh sessions --all lists every workspace)")
         return Target(newest[0].id, here)
     return Target(None, here, open_picker=args.resume == "")
+
+
+def _agent_target(args: argparse.Namespace, here: str) -> Target:
+    """`--open-agent KIND:ID`: a new session in the conversation's directory, its first pane the agent's
+    resume (planned as /resume plans it: dsh.resume.agent_open)."""
+    from dsh.cli.sessions import refresh_agent_stores
+    from dsh.resume.agent_open import plan_from_index
+    from dsh.resume.preflight import PreflightError
+
+    store = _store(args)
+    try:
+        refresh_agent_stores(store.config, store, here)
+        plan = plan_from_index(store.index, args.open_agent, current_cwd=here)
+    except (PreflightError, ValueError) as exc:
+        raise ClientError(f"cannot open {args.open_agent}: {exc}") from exc
+    finally:
+        store.close()
+    return Target(None, plan.cwd, first_argv=plan.argv)
 
 
 def _store(args: argparse.Namespace):  # type: ignore[no-untyped-def]
@@ -190,6 +210,10 @@ def _attach_or_start(target: Target, args: argparse.Namespace, *, rows: int, col
             cwd = _recorded_cwd(session_id, args)
             if not from_cwd:
                 announcements.append(f"resumed session {session_id} in {cwd}")
+        elif target.first_argv:
+            from dsh.resume.agent_open import describe
+
+            announcements.append(f"opened {describe(target.first_argv)} in {cwd}")
         spec = HostSpec(
             cwd=cwd,
             session_id=session_id,
@@ -270,9 +294,11 @@ def _run_client(target: Target, args: argparse.Namespace) -> int:
     rows, cols = window_size(STDOUT)
     attachment = _attach_or_start(target, args, rows=rows, cols=cols)
 
-    def on_switch(session_id: str, cwd: str, from_cwd: str):  # type: ignore[no-untyped-def]
+    def on_switch(session_id: str | None, cwd: str, from_cwd: str,  # type: ignore[no-untyped-def]
+                  first_argv: list[str] | None = None):
         try:
-            next_target = Target(session_id, cwd)
+            # No id: a new session there whose first pane runs `first_argv` (an agent conversation).
+            next_target = Target(session_id, cwd, first_argv=first_argv)
             rows, cols = window_size(STDOUT)
             return _attach_or_start(next_target, args, rows=rows, cols=cols, from_cwd=from_cwd or None)
         except ClientError as exc:

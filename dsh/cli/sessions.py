@@ -23,6 +23,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--all", action="store_true", help="list every workspace (adds a WORKSPACE column)")
     p.add_argument("--json", action="store_true", help="print a JSON array of summaries (keys: see dsh(1))")
     p.add_argument("--archived", action="store_true", help="include archived sessions")
+    p.add_argument(
+        "--agents",
+        action="store_true",
+        help="list agent conversations (Claude Code, Codex, opencode) instead, as /resume shows them",
+    )
     add_option_flag(p)
     p.set_defaults(handler=run)
 
@@ -63,21 +68,33 @@ def run(args: argparse.Namespace) -> int:
             cwd = os.getcwd()
         except OSError as exc:
             return fail(f"cannot tell the current directory ({exc.strerror}); try --all")
+    notes: list[str] = []
+    rows: list[Summary] = []
+    json_rows: list[str] = []
     try:
-        rows = store.summaries(cwd=cwd, include_archived=args.archived)
+        store.refresh()
+        # Agent conversations are read too: a session's title may be its agent's, and --agents lists them.
+        notes = refresh_agent_stores(config, store, cwd or os.getcwd())
+        if args.agents:
+            agent_rows = agent_listing(store, cwd)
+        elif args.json:
+            json_rows = listing_json(store, cwd, include_archived=args.archived)
+        else:
+            rows = store.index.summaries(cwd=cwd, include_archived=args.archived)
     finally:
         store.close()
+    if args.agents:
+        for warning in [*config.warnings, *store.warnings, *notes]:
+            say(f"dsh: warning: {warning}")
+        return write_agents(agent_rows, json_out=args.json, with_directory=args.all, cwd=cwd)
+    store.warnings.extend(notes)
     for warning in [*config.warnings, *store.warnings]:
         say(f"dsh: warning: {warning}")
     try:
         if args.json:
-            # One summary a line (json's C encoder; indent= would use the slow Python one).
-            # ASCII escapes keep C1 controls and the like from reaching a terminal raw.
-            from dsh.persist.listing import sessions_with_state
-
-            saved = sessions_with_state()
-            body = ",\n".join(json.dumps(_with_panes(row, saved)) for row in rows)
-            sys.stdout.write(f"[\n{body}\n]\n" if rows else "[]\n")
+            # One summary a line, ASCII with JSON escapes (C1 controls and the like never reach a terminal raw).
+            body = ",\n".join(json_rows)
+            sys.stdout.write(f"[\n{body}\n]\n" if json_rows else "[]\n")
         elif rows:
             write_table(sys.stdout, rows, with_workspace=args.all)
         else:
@@ -90,13 +107,104 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _with_panes(row: Summary, saved: set[str]) -> dict[str, object]:
-    """The summary plus its panes' restore states (LIVE, RESTORED, RESUMABLE, EXITED) from the snapshot."""
-    from dsh.persist.listing import pane_states
+def refresh_agent_stores(config: object, store: object, cwd: str) -> list[str]:
+    """Read what changed in the agents' stores (as config switches them) into the index; its warnings."""
+    from dsh.resume.picker_hooks import agent_refresher_for
 
-    data = row.to_json()
-    data["panes"] = pane_states(row.id, live=row.live_pid is not None, known=saved)
-    return data
+    refresher, notes = agent_refresher_for(config, cwd)
+    if refresher is not None:
+        refresher(store.index)  # type: ignore[attr-defined]
+    return notes
+
+
+def agent_listing(store: object, cwd: str | None) -> list[object]:
+    from dsh.resume.agent_rows import read_agent_candidates
+    from dsh.resume.loading import workspace_cwds
+
+    rows, problems = read_agent_candidates(store.index, cwds=workspace_cwds(cwd) if cwd else None)  # type: ignore[attr-defined]
+    store.warnings.extend(problems)  # type: ignore[attr-defined]
+    return rows
+
+
+AGENT_JSON_KEYS = ("kind", "id", "cwd", "title", "first_prompt", "branch", "message_count", "created_at",
+                   "updated_at", "resume_argv")
+
+
+def write_agents(rows: list[object], *, json_out: bool, with_directory: bool, cwd: str | None) -> int:
+    """`dsh sessions --agents`: a table (KIND, ID, AGE, MSGS, [DIRECTORY,] TITLE) or a JSON array."""
+    from dsh.agents.registry import adapter_by_kind
+    from dsh.text import sanitize
+
+    try:
+        if json_out:
+            out = []
+            for c in rows:
+                adapter = adapter_by_kind(c.kind)  # type: ignore[attr-defined]
+                out.append({
+                    "kind": c.kind, "id": c.id, "cwd": c.cwd, "title": c.title,  # type: ignore[attr-defined]
+                    "first_prompt": c.first_input or None, "branch": c.branch,  # type: ignore[attr-defined]
+                    "message_count": c.input_count, "created_at": c.created_at,  # type: ignore[attr-defined]
+                    "updated_at": c.updated_at,  # type: ignore[attr-defined]
+                    "resume_argv": adapter.resume_argv(c.id) if adapter else None,  # type: ignore[attr-defined]
+                })
+            body = ",\n".join(json.dumps(row) for row in out)
+            sys.stdout.write(f"[\n{body}\n]\n" if out else "[]\n")
+        elif rows:
+            width = shutil.get_terminal_size((100, 24)).columns
+            header = ["KIND", "ID", "AGE", "MSGS"] + (["DIRECTORY"] if with_directory else []) + ["TITLE"]
+            now = time.time()
+            table = []
+            for c in rows:
+                cells = [c.kind, c.id, age(c.updated_at, now), str(c.input_count)]  # type: ignore[attr-defined]
+                if with_directory:
+                    label = sanitize(c.workspace_label)  # type: ignore[attr-defined]
+                    cells.append(label if len(label) <= 32 else "…" + label[-31:])
+                cells.append(c.title)  # type: ignore[attr-defined]
+                table.append(cells)
+            widths = [max(len(header[i]), *(len(r[i]) for r in table)) for i in range(len(header) - 1)]
+            room = max(20, width - sum(w + 2 for w in widths))
+            for cells in [header, *table]:
+                fixed = "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(cells[:-1]))
+                sys.stdout.write(f"{fixed}  {sanitize(cells[-1], max_len=room)}\n")
+        else:
+            from dsh.cli.output import say
+
+            where = "any directory" if cwd is None else cwd
+            say(f"dsh: no agent conversations in {where} (dsh sessions --agents --all lists every one)")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    return 0
+
+
+def listing_json(store: object, cwd: str | None, *, include_archived: bool) -> list[str]:
+    """The summaries as JSON objects (SQLite writes them; see dsh.store.json_listing), each with its panes'
+    restore states (LIVE, RESTORED, RESUMABLE, EXITED) from its snapshot."""
+    import sqlite3
+
+    from dsh.persist.listing import pane_states, sessions_with_state
+    from dsh.store.index import summary_at
+    from dsh.store.json_listing import json_listing
+    from dsh.store.workspace import workspace_partition
+
+    saved = sessions_with_state()
+    index = store.index  # type: ignore[attr-defined]
+    where, params = index.scope_where(workspace_partition(cwd) if cwd else None, [cwd] if cwd else ())
+
+    def panes(session_id: str, live: bool) -> list[dict[str, object]] | None:
+        return pane_states(session_id, live=live, known=saved) if session_id in saved else None
+
+    def raw_row(path: str) -> dict[str, object] | None:
+        found = index.read(lambda conn: summary_at(conn, path))
+        return found.to_json() if found is not None else None
+
+    try:
+        return index.read(lambda conn: list(json_listing(conn, where, params, include_archived=include_archived,
+                                                         panes=panes, raw_row=raw_row)))
+    except sqlite3.Error as exc:
+        store.warnings.append(f"session index cannot be read: {exc}")  # type: ignore[attr-defined]
+        return []
 
 
 def _say_empty(cwd: str | None) -> None:

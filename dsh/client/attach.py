@@ -40,7 +40,8 @@ class Outcome:
 
 
 # Called when the host asks to move to another session: an attachment to it, or why not.
-SwitchHandler = Callable[[str, str, str], "Attachment | str"]
+# (session id or None for a new session, cwd, the client's cwd, the new session's first argv or None)
+SwitchHandler = Callable[[str | None, str, str, list[str] | None], "Attachment | str"]
 
 
 def connect(path: Path) -> socket.socket | None:
@@ -243,14 +244,16 @@ class Pump:
             text = message.get("message")
             return Outcome("exit", code if isinstance(code, int) else 0, text if isinstance(text, str) else "")
         if kind == "switch":
-            session_id, cwd = message.get("session"), message.get("cwd")
-            if not isinstance(session_id, str) or not isinstance(cwd, str):
+            session_id, cwd, argv = message.get("session"), message.get("cwd"), message.get("argv")
+            if argv is not None and not (isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv)):
+                return None
+            if not isinstance(cwd, str) or not (isinstance(session_id, str) or (session_id is None and argv)):
                 return None
             try:
                 from_cwd = os.getcwd()
             except OSError:
                 from_cwd = ""
-            result = on_switch(session_id, cwd, from_cwd)
+            result = on_switch(session_id, cwd, from_cwd, argv)
             if isinstance(result, str):
                 return self._to_host(attachment, protocol.control("switch_failed", error=result))
             self._to_host(attachment, protocol.control("leave"))

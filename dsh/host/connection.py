@@ -102,10 +102,14 @@ class Connection:
         if not self.writer.is_closing():
             self.writer.write(protocol.frame(protocol.OUTPUT, data))
 
-    def request_switch(self, session_id: str, cwd: str) -> None:
-        """/resume chose another session: the client starts or finds its host, then says `leave`."""
-        self._switch = (session_id, cwd)
-        self._send(protocol.control("switch", session=session_id, cwd=cwd))
+    def request_switch(self, session_id: str | None, cwd: str, first_argv: list[str] | None = None) -> None:
+        """/resume chose another session: the client starts or finds its host, then says `leave`. With no
+        id, a new session in `cwd` whose first pane runs `first_argv` (an agent conversation from /resume)."""
+        self._switch = (session_id or "", cwd)
+        if first_argv:
+            self._send(protocol.control("switch", session=session_id, cwd=cwd, argv=list(first_argv)))
+        else:
+            self._send(protocol.control("switch", session=session_id, cwd=cwd))
 
     # -- running -----------------------------------------------------------------------------------
     async def run(self, run_view: RunView) -> str:

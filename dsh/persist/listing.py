@@ -21,9 +21,10 @@ def sessions_with_state() -> set[str]:
         return set()
 
 
-def pane_states(session_id: str, *, live: bool, known: Iterable[str] | None = None) -> list[dict[str, str]]:
-    """`[{id, title, state}]` for each pane of the session's snapshot; `[]` when there is none.
+def pane_states(session_id: str, *, live: bool, known: Iterable[str] | None = None) -> list[dict[str, object]]:
+    """`[{id, title, state, agent}]` for each pane of the session's snapshot; `[]` when there is none.
 
+    `agent` is `{kind, session_id}` (an id only in its agent's format) or null.
     `known` (from `sessions_with_state`) skips sessions that have no state folder without a file lookup.
     A listing never moves or repairs anything: an unreadable or corrupt snapshot lists no panes (the
     loader reports and backs it up when the session is resumed). In a live session a running pane is
@@ -45,13 +46,23 @@ def pane_states(session_id: str, *, live: bool, known: Iterable[str] | None = No
         return []
     if snapshot.session_id != session_id:
         return []
-    from dsh.agents.registry import resume_argv_for
+    from dsh.agents.registry import adapter_by_kind, resume_argv_for
+    from dsh.agents.resumable import recheck
 
-    rows: list[dict[str, str]] = []
+    rows: list[dict[str, object]] = []
     for record in snapshot.panes:
         if live and record.lifecycle != "waiting":
             state = PaneState.LIVE if record.lifecycle == "running" else PaneState.EXITED
         else:
+            record.agent = recheck(record.agent)  # as a restore would see it now
             state = restored_state(record, resume_argv_for)
-        rows.append({"id": record.id, "title": sanitize(record.title, max_len=120), "state": state.name})
+        agent = record.agent
+        adapter = adapter_by_kind(agent.kind) if agent is not None else None
+        sid = agent.session_id if agent is not None and adapter and adapter.valid_session_id(agent.session_id) else None
+        rows.append({
+            "id": record.id,
+            "title": sanitize(record.title, max_len=120),
+            "state": state.name,
+            "agent": {"kind": sanitize(agent.kind, max_len=40), "session_id": sid} if agent else None,
+        })
     return rows

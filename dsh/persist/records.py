@@ -132,12 +132,23 @@ def _list_of(data: object, where: str) -> list[Any]:
 
 @dataclass
 class AgentInfo:
-    """What an agent adapter learned about the agent in a pane."""
+    """What an agent adapter learned about the agent in a pane.
+
+    `program` is the absolute path of the CLI that ran (a resume runs the same one), `cwd` the
+    directory the agent worked in (a resume runs there), `env` its store override (`CLAUDE_CONFIG_DIR`),
+    `transcript` where its conversation is kept, and `conversation` whether that transcript held a
+    conversation when last looked at (an id dsh gave the agent has none until a prompt is sent).
+    """
 
     kind: str
     session_id: str | None = None
     resume_argv: list[str] | None = None
     model: str | None = None
+    program: str | None = None
+    cwd: str | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    transcript: str | None = None
+    conversation: bool | None = None
 
     def __post_init__(self) -> None:
         where = "agent"
@@ -148,6 +159,12 @@ class AgentInfo:
         if self.resume_argv is not None and not self.resume_argv:
             raise SnapshotError(f"{where}.resume_argv: must not be an empty list")
         _str(self.model, f"{where}.model", optional=True)
+        _str(self.program, f"{where}.program", optional=True)
+        _str(self.cwd, f"{where}.cwd", optional=True)
+        self.env = _str_dict(self.env if self.env is not None else {}, f"{where}.env")
+        _str(self.transcript, f"{where}.transcript", optional=True)
+        if self.conversation is not None:
+            _bool(self.conversation, f"{where}.conversation")
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -155,6 +172,11 @@ class AgentInfo:
             "session_id": self.session_id,
             "resume_argv": list(self.resume_argv) if self.resume_argv is not None else None,
             "model": self.model,
+            "program": self.program,
+            "cwd": self.cwd,
+            "env": dict(self.env),
+            "transcript": self.transcript,
+            "conversation": self.conversation,
         }
 
     @classmethod
@@ -165,6 +187,11 @@ class AgentInfo:
             session_id=obj.get("session_id"),
             resume_argv=obj.get("resume_argv"),
             model=obj.get("model"),
+            program=obj.get("program"),
+            cwd=obj.get("cwd"),
+            env=obj.get("env") or {},
+            transcript=obj.get("transcript"),
+            conversation=obj.get("conversation"),
         )
 
 

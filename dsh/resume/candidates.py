@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 
 from dsh.text import sanitize
 
+DSH = "dsh"
 CURRENT_SESSION = "this is the current session"
 NO_WORKSPACE = "session has no recorded workspace"
 UNTITLED = "untitled"
@@ -57,10 +58,30 @@ class Candidate(NamedTuple):
     workspace: str | None = None  # the store's partition key, when known: a workspace's other cwds
     # attached, detached (its host runs: Enter attaches it), closed or crashed (Enter restores it)
     state: str = "closed"
+    kind: str = DSH  # `dsh` for a dsh session, else the agent whose conversation this row is
+    branch: str | None = None
+    input_count: int = 0  # lines typed (a dsh session) or messages (an agent conversation)
+    agents: tuple[str, ...] = ()  # `kind:id` of a dsh session's agents
+    archived: bool = False
+    home: str | None = None  # the agent store an agent row came from
 
     @property
     def disabled(self) -> bool:
         return self.unresumable_reason is not None
+
+    @property
+    def is_agent(self) -> bool:
+        return self.kind != DSH
+
+    @property
+    def key(self) -> str:
+        """Unique among rows: a dsh session's id, `kind:id` for an agent conversation."""
+        return f"{self.kind}:{self.id}" if self.kind != DSH else self.id
+
+    @property
+    def owner(self) -> str:
+        """Whose lines the transcript search finds (see dsh.store.textsearch)."""
+        return f"a:{self.kind}:{self.id}" if self.kind != DSH else f"s:{self.id}"
 
     @classmethod
     def from_summary(cls, summary: Any, *, current_session_id: str | None, own_pid: int) -> Candidate:
@@ -92,6 +113,14 @@ class Candidate(NamedTuple):
         if not safe:
             preview = tuple(clean(line) for line in preview) if isinstance(preview, (tuple, list)) else ()
         pane_count = summary.pane_count
+        # The fields below came later; a summary-like object without them (a test's, a bench's) is fine.
+        branch = getattr(summary, "branch", None)
+        if branch is not None:
+            branch = _optional_text(branch)
+        input_count = getattr(summary, "input_count", 0)
+        agents = getattr(summary, "agents", ())
+        if agents:
+            agents = tuple(a for a in agents if type(a) is str and a.isprintable())
         return cls(
             clean(summary.id, 64),
             cwd,
@@ -106,6 +135,11 @@ class Candidate(NamedTuple):
             preview,
             getattr(summary, "workspace", None),
             clean(getattr(summary, "state", None) or ("attached" if live_pid is not None else "closed"), 20),
+            DSH,
+            branch,
+            input_count if type(input_count) is int else 0,
+            agents if type(agents) is tuple else (),
+            getattr(summary, "archived", False) is True,
         )
 
     @classmethod
@@ -116,6 +150,10 @@ class Candidate(NamedTuple):
         with gc_paused():
             make = cls.from_summary
             return [make(s, current_session_id=current_session_id, own_pid=own_pid) for s in summaries]
+
+
+def _optional_text(value: object) -> str | None:
+    return clean(value, 80) or None if isinstance(value, str) else None
 
 
 @contextlib.contextmanager

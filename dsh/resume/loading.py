@@ -1,12 +1,14 @@
-"""Opening /resume fast: this workspace's rows and a count at once, every workspace's rows off the loop."""
+"""Opening /resume fast: this workspace's rows, every workspace's newest rows and a count at once; every
+row (dsh sessions and agent conversations) off the loop; the agents' stores read after that."""
 
 from __future__ import annotations
 
 import io
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
+from dsh.resume.agent_rows import RECENT_ROWS, read_agent_candidates
 from dsh.resume.candidates import Candidate, gc_paused
 from dsh.resume.picker import AllRows, PickerModel, prepare_all
 from dsh.store.index import SessionIndex, release
@@ -25,25 +27,43 @@ def workspace_cwds(cwd: str) -> list[str]:
 
 
 def open_picker(
-    index: SessionIndex, *, cwd: str, current_session_id: str | None, own_pid: int, now: float
+    index: SessionIndex,
+    *,
+    cwd: str,
+    current_session_id: str | None,
+    own_pid: int,
+    now: float,
+    agents: bool = False,
 ) -> PickerModel:
-    """The picker with this workspace's rows and the count of all rows: two indexed queries, no scan.
+    """The picker with this workspace's rows, the newest rows of every workspace and the count of all rows:
+    a few indexed queries, no scan.
 
     Runs on the loop with the app's own index connection. Every workspace's rows follow through
     `load_rest` (on a worker thread) and `PickerModel.add_all` / `PickerView.add_all` (on the loop).
+    With `agents`, the agent conversations the index holds are rows too.
     """
     workspace = workspace_partition(cwd)
     summaries = index.workspace_summaries(workspace, workspace_cwds(cwd))
+    recent = index.recent(RECENT_ROWS)
     total = index.count()
-    candidates = Candidate.from_summaries(summaries, current_session_id=current_session_id, own_pid=own_pid)
-    # The count and the rows are two reads: a refresh in between must not make the count smaller.
+    make = Candidate.from_summaries
+    candidates = make(summaries, current_session_id=current_session_id, own_pid=own_pid)
+    newest = make(recent, current_session_id=current_session_id, own_pid=own_pid)
+    if agents:
+        mine, _ = read_agent_candidates(index, cwds=workspace_cwds(cwd))
+        others, _ = read_agent_candidates(index, limit=RECENT_ROWS)
+        candidates += mine
+        newest += others
+        total += len(others)  # a lower bound until every row is here
+    # The count and the rows are separate reads: a refresh in between must not make the count smaller.
     return PickerModel(
-        candidates, current_cwd=cwd, now=now, current_workspace=workspace, all_count=max(total, len(candidates))
+        candidates, current_cwd=cwd, now=now, current_workspace=workspace,
+        all_count=max(total, len(candidates)), all_recent=newest[:RECENT_ROWS],
     )
 
 
 def load_rest(
-    index: _IndexLocation, *, cwd: str, current_session_id: str | None, own_pid: int
+    index: _IndexLocation, *, cwd: str, current_session_id: str | None, own_pid: int, agents: bool = False
 ) -> AllRows:
     """Every workspace's rows, sorted, split and indexed: safe on a worker thread.
 
@@ -52,9 +72,13 @@ def load_rest(
     """
     with gc_paused():
         own = SessionIndex(index.db_path, index.root, progress=io.StringIO())  # type: ignore[arg-type]
+        agent_rows: list[Candidate] = []
         try:
             summaries = own.summaries(cwd=None)
             problems = own.warnings()
+            if agents:
+                agent_rows, agent_problems = read_agent_candidates(own)
+                problems += agent_problems
         except Exception as exc:  # the listing must say why, not take the app down from a worker thread
             summaries, problems = [], [f"session index: {exc}"]
         finally:
@@ -63,8 +87,22 @@ def load_rest(
             summaries, current_session_id=current_session_id, own_pid=own_pid
         )
         release(summaries)
+        candidates += agent_rows
         error = problems[-1] if problems and not candidates else None
         return prepare_all(candidates, current_cwd=cwd, current_workspace=workspace_partition(cwd), error=error)
+
+
+def load_archived(index: _IndexLocation, *, cwd: str, current_session_id: str | None, own_pid: int) -> list[Candidate]:
+    """Every archived session as rows (for the picker's archived view): safe on a worker thread."""
+    own = SessionIndex(index.db_path, index.root, progress=io.StringIO())  # type: ignore[arg-type]
+    try:
+        summaries = own.archived()
+    finally:
+        own.close()
+    return Candidate.from_summaries(summaries, current_session_id=current_session_id, own_pid=own_pid)
+
+
+AgentRefresher = Callable[[SessionIndex], tuple[bool, list[str]]]
 
 
 def load_rest_and_refresh(
@@ -74,22 +112,49 @@ def load_rest_and_refresh(
     current_session_id: str | None,
     own_pid: int,
     deliver: Callable[[AllRows], None],
+    refresh_agents: AgentRefresher | None = None,
 ) -> list[str]:
     """The worker thread's whole job after an open: every row now, then the index brought up to date
-    with the logs, then every row again if that changed anything. Returns the refresh's warnings.
+    with the logs (and, with `refresh_agents`, the agents' stores), then every row again if that changed
+    anything. Returns the refreshes' warnings.
 
     `deliver` is called on this thread with each AllRows; it must hand them to the loop itself
     (`loop.call_soon_threadsafe(view.add_all, rows)`).
     """
-    deliver(load_rest(index, cwd=cwd, current_session_id=current_session_id, own_pid=own_pid))
+    agents = refresh_agents is not None
+    deliver(load_rest(index, cwd=cwd, current_session_id=current_session_id, own_pid=own_pid, agents=agents))
     own = SessionIndex(index.db_path, index.root, progress=io.StringIO())  # type: ignore[arg-type]
     try:
-        warnings = own.refresh()
+        warnings = own.refresh(sync_search=False)
         changed = own.changed
+        if refresh_agents is not None:
+            agents_changed, agent_warnings = refresh_agents(own)
+            changed = changed or agents_changed
+            warnings += agent_warnings
+        own.sync_search()  # what was typed becomes searchable, a batch per transaction
     except Exception as exc:  # a broken index must not take the app down from a worker thread
         return [f"session index: {exc}"]
     finally:
         own.close()
     if changed:
-        deliver(load_rest(index, cwd=cwd, current_session_id=current_session_id, own_pid=own_pid))
+        deliver(load_rest(index, cwd=cwd, current_session_id=current_session_id, own_pid=own_pid, agents=agents))
     return warnings
+
+
+def agent_refresher(
+    stores: Sequence[object], *, cwds: Sequence[str], env: Mapping[str, str] | None = None, passes: int = 20
+) -> AgentRefresher:
+    """A `refresh_agents` for `load_rest_and_refresh`: reads the stores in budgeted passes until done."""
+    from dsh.agents.conversations.refresh import refresh_agents
+
+    def run(index: SessionIndex) -> tuple[bool, list[str]]:
+        changed, warnings = False, []
+        for _ in range(passes):
+            result = refresh_agents(index, stores, cwds=cwds, env=env)  # type: ignore[arg-type]
+            changed = changed or result.changed
+            warnings = result.warnings
+            if not result.more:
+                break
+        return changed, warnings
+
+    return run

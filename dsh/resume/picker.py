@@ -1,118 +1,30 @@
-"""The /resume picker as plain data: scope, query, ranked rows, selection, row budget, and its drawing."""
+"""The /resume picker as plain data: scope, query, ranked rows, selection, row budget, transcript matches,
+the archived view; its drawing is dsh.resume.picker_draw."""
 
 from __future__ import annotations
 
 import os
-import unicodedata
-from collections.abc import Iterable, Sequence
-from datetime import UTC, datetime
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime, tzinfo
 from itertools import pairwise
 from operator import attrgetter
 from typing import NamedTuple
 
 from dsh.resume.candidates import Candidate, clean
 from dsh.resume.fuzzy import match
+from dsh.resume.picker_draw import Line, age, cells, draw, render_text, rows_height
 from dsh.resume.search import FuzzyIndex, Ranking
 
 WORKSPACE = "workspace"
 ALL = "all"
 
-Fragment = tuple[str, str]
-Line = list[Fragment]
-
-S_SCOPE = "class:picker.scope bold"
-S_QUERY = "class:picker.query"
-S_COUNT = "class:picker.count fg:ansibrightblack"
-S_ROW = "class:picker.row"
-S_MATCH = "class:picker.match bold fg:ansiyellow"
-S_SELECTED = "reverse"
-S_DISABLED = "fg:ansibrightblack"
-S_META = "class:picker.meta fg:ansibrightblack"
-S_LABEL = "class:picker.label fg:ansicyan"
-S_PREVIEW = "class:picker.preview"
-S_PREVIEW_HEAD = "class:picker.preview-head fg:ansibrightblack"
-S_FOOTER = "class:picker.footer fg:ansibrightblack"
-S_EMPTY = "class:picker.empty italic"
-
 # Work a keystroke may spend ranking rows beyond the exact head; the rest is refined between keys.
 KEYSTROKE_BUDGET = 0.005
-_PREVIEW_MAX = 5
-_FIXED_LINES = 4  # scope line, query line, preview rule, footer
 
-
-def cells(text: str) -> int:
-    """Terminal columns `text` takes (wide East Asian characters take two, combining marks none)."""
-    if text.isascii():
-        return len(text)
-    total = 0
-    for ch in text:
-        if unicodedata.combining(ch):
-            continue
-        total += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
-    return total
-
-
-def age(updated_at: str, now: datetime) -> str:
-    """`45s`, `3m`, `2h`, `5d`, `2y` since `updated_at` (an ISO-8601 time); `?` when unreadable."""
-    try:
-        then = datetime.fromisoformat(updated_at)
-    except ValueError:
-        return "?"
-    if then.tzinfo is None:
-        then = then.replace(tzinfo=UTC)
-    seconds = max(0, int((now - then).total_seconds()))
-    for unit, size in (("y", 365 * 86400), ("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return f"{seconds // size}{unit}"
-    return f"{seconds}s"
-
-
-def _fit(fragments: Iterable[Fragment], width: int, pad_style: str = "") -> Line:
-    """Cut fragments to `width` columns (an ellipsis marks a cut) and pad them out to exactly `width`."""
-    out: Line = []
-    used = 0
-    frags = [f for f in fragments if f[1]]
-    total = sum(cells(t) for _, t in frags)
-    limit = width if total <= width else max(0, width - 1)
-    for style, text in frags:
-        if used >= limit:
-            break
-        room = limit - used
-        if cells(text) > room:
-            kept = ""
-            for ch in text:
-                if cells(kept + ch) > room:
-                    break
-                kept += ch
-            text = kept
-        out.append((style, text))
-        used += cells(text)
-    if total > width and width > 0:
-        out.append((out[-1][0] if out else pad_style, "…"))
-        used += 1
-    if used < width:
-        out.append((pad_style, " " * (width - used)))
-    return out
-
-
-def _highlight(text: str, positions: Iterable[int], base: str, match: str) -> Line:
-    """`text` as fragments, the characters at `positions` in the match style."""
-    marked = set(positions)
-    if not marked:
-        return [(base, text)]
-    out: Line = []
-    run_start = 0
-    run_marked = 0 in marked
-    for i in range(1, len(text) + 1):
-        here = i < len(text) and (i in marked)
-        if i == len(text) or here != run_marked:
-            out.append((match if run_marked else base, text[run_start:i]))
-            run_start, run_marked = i, here
-    return out
-
-
-def _merge(style: str, extra: str) -> str:
-    return f"{style} {extra}".strip() if extra else style
+__all__ = [
+    "ALL", "WORKSPACE", "AllRows", "PickerModel", "age", "cells", "in_workspace", "newest_first", "prepare_all",
+    "render_text",
+]
 
 
 def newest_first(candidates: Iterable[Candidate]) -> list[Candidate]:
@@ -196,13 +108,24 @@ class _Scope:
         self.rows = rows
         self._index = index if index is not None and len(index) == len(rows) else None
         self.ranking = None
+        self._by_owner = None
+
+    _by_owner: dict[str, int] | None = None
+
+    def row_of(self, owner: str) -> int | None:
+        """The row whose lines a transcript search names `owner`."""
+        if self._by_owner is None:
+            self._by_owner = {c.owner: i for i, c in enumerate(self.rows)}
+        return self._by_owner.get(owner)
 
 
 class PickerModel:
     """The picker over `candidates` (any order); `current_cwd` names the workspace scope.
 
     With `all_count`, `candidates` are only this workspace's rows (the fast open): the `all` scope
-    says it is loading, counts `all_count` rows, and fills in when `add_all` hands it every row.
+    counts `all_count` rows, shows `all_recent` (the newest of every workspace) at once, and fills in
+    when `add_all` hands it every row. Rows are told apart by `Candidate.key` (dsh sessions and agent
+    conversations share the list).
     """
 
     def __init__(
@@ -213,18 +136,25 @@ class PickerModel:
         now: datetime | float,
         current_workspace: str | None = None,
         all_count: int | None = None,
+        all_recent: Sequence[Candidate] = (),
+        tz: tzinfo | None = None,
     ) -> None:
         self.now = now if isinstance(now, datetime) else datetime.fromtimestamp(now, UTC)
         if self.now.tzinfo is None:
             self.now = self.now.replace(tzinfo=UTC)
+        self.tz = tz  # of the absolute dates in the preview; None: the local zone
         self.current_cwd = os.path.normpath(current_cwd) if current_cwd else current_cwd
         self.current_workspace = current_workspace
         everything = newest_first(candidates)
         here = [c for c in everything if self._here(c)]
-        self._scopes = {
+        self._live = {
             WORKSPACE: _Scope(here, with_label=False),
-            ALL: _Scope(everything if all_count is None else [], with_label=True),
+            ALL: _Scope(everything if all_count is None else newest_first(all_recent), with_label=True),
         }
+        # Archived sessions, listed behind a key: loaded when first asked for.
+        self._arch = {WORKSPACE: _Scope([], with_label=False), ALL: _Scope([], with_label=True)}
+        self.show_archived = False
+        self.archived_loaded = False
         self.all_loaded = all_count is None
         self._all_count = all_count or 0
         self.all_error: str | None = None
@@ -232,11 +162,21 @@ class PickerModel:
         # have seen them yet).
         self._renamed: dict[str, str] = {}
         self._archived: set[str] = set()
+        self._unarchived: set[str] = set()
+        # Transcript search: the query it answered, the line it matched per owner, and the rows it adds
+        # to the fuzzy matches (scope row numbers).
+        self._hits_query = ""
+        self._hits: dict[str, str] = {}
+        self._extra: list[int] = []
         self.scope = WORKSPACE
         self.query = ""
         self.selected_index = 0
         self._top = 0
         self._last_height = 20
+
+    @property
+    def _scopes(self) -> dict[str, _Scope]:
+        return self._arch if self.show_archived else self._live
 
     def _here(self, c: Candidate) -> bool:
         return in_workspace(c, self.current_cwd, self.current_workspace)
@@ -254,36 +194,72 @@ class PickerModel:
         if rows.error is not None and not rows.rows:
             self.all_error = rows.error
             return
-        chosen = self.selected if self.selected_index > 0 else None
+        chosen = self.selected if self.selected_index > 0 and not self.show_archived else None
         everything, here, index = rows.rows, rows.here, rows.index
         if self._renamed or self._archived:
             everything = self._with_local_edits(everything)
             here = self._with_local_edits(here)
             index = None
-        changed = {ALL: True, WORKSPACE: here != self._scopes[WORKSPACE].rows}
-        self._scopes[ALL].reset(everything, index)
+        changed = {ALL: True, WORKSPACE: here != self._live[WORKSPACE].rows}
+        self._live[ALL].reset(everything, index)
         if changed[WORKSPACE]:
-            self._scopes[WORKSPACE].reset(here)
+            self._live[WORKSPACE].reset(here)
         self.all_loaded = True
         self.all_error = None
-        if not changed[self.scope]:
+        if self.show_archived or not changed[self.scope]:
             return
+        self._rescope(chosen)
+
+    def _rescope(self, chosen: Candidate | None) -> None:
+        """The active scope's rows changed: rank the query again, keep the highlighted row if listed."""
         if self.query.split():
             self._rank(self.query)
         else:
             self._scopes[self.scope].ranking = None
-        found = None if chosen is None else self._find(chosen.id, max(64, self.selected_index * 2 + 64))
+        self._extra = self._extra_rows()
+        found = None if chosen is None else self._find(chosen.key, max(64, self.selected_index * 2 + 64))
         self.selected_index = found or 0
         self._top = min(self._top, self.selected_index)
 
     def _with_local_edits(self, rows: list[Candidate]) -> list[Candidate]:
         out = []
         for c in rows:
-            if c.id in self._archived:
+            if c.key in self._archived:
                 continue
-            title = self._renamed.get(c.id)
+            title = self._renamed.get(c.key)
             out.append(c if title is None else c._replace(title=title))
         return out
+
+    # -- archived sessions ----------------------------------------------------------------------------
+
+    def set_archived(self, candidates: Iterable[Candidate]) -> None:
+        """The archived sessions (loaded when the archived view is first shown)."""
+        rows = [c for c in newest_first(candidates) if c.key not in self._unarchived]
+        chosen = self.selected if self.show_archived and self.selected_index > 0 else None
+        self._arch[ALL].reset(rows)
+        self._arch[WORKSPACE].reset([c for c in rows if self._here(c)])
+        self.archived_loaded = True
+        if self.show_archived:
+            self._rescope(chosen)
+
+    def toggle_archived(self) -> None:
+        """Show the archived sessions instead of the others, or back; query and selection start over."""
+        self.show_archived = not self.show_archived
+        self._restart()
+
+    def unarchive(self, key: str) -> None:
+        """An archived session brought back: it leaves the archived view and joins the listing again."""
+        back = next((c for c in self._arch[ALL].rows if c.key == key), None)
+        self._unarchived.add(key)
+        self._archived.discard(key)
+        for scope in self._arch.values():
+            scope.reset([c for c in scope.rows if c.key != key])
+        if back is not None:
+            back = back._replace(archived=False)
+            for name, scope in self._live.items():
+                if name == ALL or self._here(back):
+                    scope.reset(newest_first([back, *scope.rows]))
+        self._after_edit()
 
     # -- scope and query ---------------------------------------------------------------------------
 
@@ -291,12 +267,22 @@ class PickerModel:
     def other_scope(self) -> str:
         return ALL if self.scope == WORKSPACE else WORKSPACE
 
+    @property
+    def with_labels(self) -> bool:
+        """Rows of every workspace say which workspace they are of (a second line)."""
+        return self.scope == ALL
+
     def toggle_scope(self) -> None:
         """Switch scope; the query and the selection start over, so the highlight is always a visible row."""
         self.scope = self.other_scope
+        self._restart()
+
+    def _restart(self) -> None:
         self.query = ""
-        for scope in self._scopes.values():
-            scope.ranking = None
+        for scopes in (self._live, self._arch):
+            for scope in scopes.values():
+                scope.ranking = None
+        self._hits_query, self._hits, self._extra = "", {}, []
         self.selected_index = 0
         self._top = 0
 
@@ -307,8 +293,10 @@ class PickerModel:
         scope = self._scopes[self.scope]
         if not text.split():
             scope.ranking = None
+            self._extra = []
             return
         self._rank(text)
+        self._extra = self._extra_rows()
 
     def _rank(self, text: str) -> None:
         scope = self._scopes[self.scope]
@@ -319,7 +307,7 @@ class PickerModel:
 
     def prepare(self) -> None:
         """Build the search index of every scope now (it is otherwise built by the first search in it)."""
-        for name, scope in self._scopes.items():
+        for name, scope in self._live.items():
             if name == ALL and not self.all_loaded:
                 continue  # its rows are not here yet; they come with their index
             scope.index  # noqa: B018 -- the property builds and keeps it
@@ -339,16 +327,63 @@ class PickerModel:
         chosen = self.selected
         more = ranking.refine(budget)
         if chosen is not None and self.selected_index > 0:
-            found = self._find(chosen.id, self.selected_index + self._capacity(self._last_height))
+            found = self._find(chosen.key, self.selected_index + self._capacity(self._last_height))
             self.selected_index = found if found is not None else 0
             self._top = min(self._top, self.selected_index)
         return more
 
-    def _find(self, session_id: str, limit: int) -> int | None:
+    def _find(self, key: str, limit: int) -> int | None:
         for i, c in enumerate(self._ranked(limit)):
-            if c.id == session_id:
+            if c.key == key:
                 return i
         return None
+
+    # -- transcript search ---------------------------------------------------------------------------
+
+    @property
+    def hits_query(self) -> str:
+        return self._hits_query
+
+    def set_transcript_hits(self, query: str, hits: Mapping[str, str]) -> bool:
+        """What the transcript search found for `query`: owner (see Candidate.owner) -> the matching line.
+
+        Rows it finds that the fuzzy search does not are listed after the fuzzy matches; any row it found
+        shows the matching line in the preview. An answer to an older query is dropped (False).
+        """
+        if query != self.query:
+            return False
+        chosen = self.selected if self.selected_index > 0 else None
+        self._hits_query = query
+        self._hits = dict(hits)
+        self._extra = self._extra_rows()
+        if chosen is not None:
+            found = self._find(chosen.key, self.selected_index + 64)
+            self.selected_index = found if found is not None else 0
+        return True
+
+    def _extra_rows(self) -> list[int]:
+        if not self._hits or self._hits_query != self.query or not self.query.split():
+            return []
+        scope = self._scopes[self.scope]
+        extra: list[int] = []
+        for owner in self._hits:
+            row = scope.row_of(owner)
+            if row is not None and scope.index.match(self.query, row) is None:
+                extra.append(row)
+        return extra
+
+    def search_owners(self) -> frozenset[str] | None:
+        """Whose lines a transcript search of the active scope may return (None: anyone's)."""
+        if self.scope == ALL and not self.show_archived:
+            return None
+        return frozenset(c.owner for c in self._scopes[self.scope].rows)
+
+    def transcript_line(self, c: Candidate) -> str | None:
+        """The typed line or prompt of `c` the transcript search matched for the current query."""
+        if self._hits_query != self.query or not self.query.split():
+            return None
+        line = self._hits.get(c.owner)
+        return clean(line) if line is not None else None
 
     # -- rows --------------------------------------------------------------------------------------
 
@@ -356,11 +391,15 @@ class PickerModel:
         scope = self._scopes[self.scope]
         if scope.ranking is None:
             return scope.rows[:n]
-        return [scope.rows[i] for i in scope.ranking.head(n)]
+        head = [scope.rows[i] for i in scope.ranking.head(n)]
+        if len(head) < n and self._extra:
+            head += [scope.rows[i] for i in self._extra[: n - len(head)]]
+        return head
 
-    def _count(self) -> int:
+    def count(self) -> int:
+        """Rows of the active scope that match the query (known so far)."""
         scope = self._scopes[self.scope]
-        return len(scope.rows) if scope.ranking is None else scope.ranking.known()
+        return len(scope.rows) if scope.ranking is None else scope.ranking.known() + len(self._extra)
 
     @property
     def visible(self) -> list[Candidate]:
@@ -368,7 +407,7 @@ class PickerModel:
         scope = self._scopes[self.scope]
         if scope.ranking is None:
             return list(scope.rows)
-        return [scope.rows[i] for i in scope.ranking.rows()]
+        return [scope.rows[i] for i in [*scope.ranking.rows(), *self._extra]]
 
     @property
     def selected(self) -> Candidate | None:
@@ -381,14 +420,21 @@ class PickerModel:
         return self._size(self.scope), self._size(self.other_scope)
 
     def _size(self, name: str) -> int:
-        if name == ALL and not self.all_loaded:
-            return self._all_count
+        if name == ALL and not self.all_loaded and not self.show_archived:
+            return max(self._all_count, len(self._live[ALL].rows))
         return len(self._scopes[name].rows)
 
     @property
     def loading(self) -> bool:
-        """Whether the active scope's rows are still on their way."""
-        return self.scope == ALL and not self.all_loaded
+        """Whether the active scope's rows are still on their way (and none are here to show)."""
+        if self.show_archived:
+            return not self.archived_loaded
+        return self.scope == ALL and not self.all_loaded and not self._live[ALL].rows
+
+    @property
+    def partial(self) -> bool:
+        """Whether the active scope shows only the newest rows while the rest loads."""
+        return not self.show_archived and self.scope == ALL and not self.all_loaded and bool(self._live[ALL].rows)
 
     def match_positions(self, c: Candidate) -> dict[str, tuple[int, ...]]:
         """Matched character positions per field (`title`, `first_input`, `id`, `label`) of one row."""
@@ -417,7 +463,7 @@ class PickerModel:
     # -- moving ------------------------------------------------------------------------------------
 
     def _clamp(self, index: int) -> None:
-        count = self._count()
+        count = self.count()
         self.selected_index = max(0, min(index, count - 1)) if count else 0
 
     def move(self, delta: int) -> None:
@@ -435,11 +481,11 @@ class PickerModel:
             # The last row must be final to be the last: finish ranking first.
             while scope.ranking.refine(1.0):
                 pass
-        self._clamp(self._count() - 1)
+        self._clamp(self.count() - 1)
 
     def lines_per_row(self) -> int:
         """Rows of the `all` scope carry their workspace on a second line."""
-        return 2 if self.scope == ALL else 1
+        return 2 if self.with_labels else 1
 
     def _capacity(self, height: int) -> int:
         return max(0, height) // self.lines_per_row()
@@ -469,26 +515,30 @@ class PickerModel:
         """The highlighted row to resume, or why not (its refusal reason, or that nothing is there)."""
         chosen = self.selected
         if chosen is None:
-            return "all workspaces are still loading" if self.loading else "no session to resume here"
+            if self.loading:
+                return "all workspaces are still loading" if not self.show_archived else "still loading"
+            return "no session to resume here"
+        if self.show_archived:
+            return "an archived session: C-d brings it back, then Enter resumes it"
         if chosen.unresumable_reason:
             return chosen.unresumable_reason
         return chosen
 
-    def rename(self, session_id: str, title: str) -> None:
+    def rename(self, key: str, title: str) -> None:
         if clean(title):
-            self._renamed[session_id] = clean(title)
-        self._update(session_id, lambda c: c._replace(title=clean(title) or c.title))
+            self._renamed[key] = clean(title)
+        self._update(key, lambda c: c._replace(title=clean(title) or c.title))
 
-    def archive(self, session_id: str) -> None:
-        self._archived.add(session_id)
-        self._update(session_id, None)
+    def archive(self, key: str) -> None:
+        self._archived.add(key)
+        self._update(key, None)
 
-    def _update(self, session_id: str, change: object) -> None:
-        for scope in self._scopes.values():
+    def _update(self, key: str, change: object) -> None:
+        for scope in self._live.values():
             rows: list[Candidate] = []
             touched = False
             for c in scope.rows:
-                if c.id != session_id:
+                if c.key != key:
                     rows.append(c)
                     continue
                 touched = True
@@ -496,6 +546,9 @@ class PickerModel:
                     rows.append(change(c))
             if touched:
                 scope.reset(rows)
+        self._after_edit()
+
+    def _after_edit(self) -> None:
         query = self.query
         index = self.selected_index
         if query.split():
@@ -506,13 +559,22 @@ class PickerModel:
 
     def scope_line(self) -> str:
         here, there = self.counts
+        what = "Archived · " if self.show_archived else ""
         if self.scope == WORKSPACE:
-            return f"This workspace · {here} — Tab: all workspaces · {there}"
-        return f"All workspaces · {here} — Tab: this workspace · {there}"
+            return f"{what}This workspace · {here} — Tab: all workspaces · {there}"
+        newest = f" (newest {len(self._live[ALL].rows)} while the rest loads)" if self.partial else ""
+        return f"{what}All workspaces · {here}{newest} — Tab: this workspace · {there}"
 
     def empty_message(self) -> str:
         """What the row area says when it has no rows."""
         here, there = self.counts
+        if self.show_archived:
+            if not self.archived_loaded:
+                return "Loading archived sessions…"
+            if here == 0:
+                where = "this workspace" if self.scope == WORKSPACE else "any workspace"
+                return f"No archived session in {where} — C-a shows the others"
+            return "No matching archived session"
         if self.loading:
             if self.all_error is not None:
                 return f"Cannot list all workspaces: {clean(self.all_error)}"
@@ -525,9 +587,23 @@ class PickerModel:
             return "No matching session in this workspace — Tab searches all workspaces"
         return "No matching session"
 
+    @property
+    def note(self) -> str | None:
+        """One line about what could not be listed (a broken index, an agent store it cannot read)."""
+        if self.all_error is not None and self.scope == ALL and not self.show_archived:
+            return f"Cannot list all workspaces: {clean(self.all_error)}"
+        return self._note
+
+    _note: str | None = None
+
+    def set_note(self, text: str | None) -> None:
+        self._note = clean(text) if text else None
+
     def footer(self) -> str:
         tab = "Tab: all workspaces" if self.scope == WORKSPACE else "Tab: this workspace"
-        return f"↑↓ move · Enter resume · {tab} · C-r rename · C-d archive · Esc close"
+        if self.show_archived:
+            return f"↑↓ move · {tab} · C-d bring back · C-a: not archived · Esc close"
+        return f"↑↓ move · Enter resume · {tab} · C-r rename · C-d archive · C-a archived · Esc close"
 
     # -- drawing -----------------------------------------------------------------------------------
 
@@ -536,105 +612,12 @@ class PickerModel:
 
         `edit` = (prompt, text) replaces the query line, for an inline edit such as a rename.
         """
-        width = max(0, width)
-        height = max(0, height)
-        lines: list[Line] = []
-        lines.append(_fit([(S_SCOPE, self.scope_line())], width))
-        lines.append(self._query_line(width, edit))
-        preview_lines = self._preview_height(height)
-        rows_height = self.rows_height(height)
-        rows = self.window(rows_height)
-        body: list[Line] = []
-        if not rows:
-            body.append(_fit([(S_EMPTY, "  " + self.empty_message())], width))
-        for offset, c in enumerate(rows):
-            body.extend(self._row_lines(c, self._top + offset == self.selected_index, width))
-        while len(body) < rows_height:
-            body.append(_fit([], width))
-        lines.extend(body[:rows_height])
-        rule = "── preview "
-        lines.append(_fit([(S_PREVIEW_HEAD, rule + "─" * max(0, width - cells(rule)))], width))
-        lines.extend(self._preview(width, preview_lines))
-        lines.append(_fit([(S_FOOTER, self.footer())], width))
-        while len(lines) < height:
-            lines.insert(-1, _fit([], width))
-        return lines[:height]
-
-    @staticmethod
-    def _preview_height(height: int) -> int:
-        return min(_PREVIEW_MAX, max(0, (height - _FIXED_LINES) // 3))
+        return draw(self, width, height, edit)
 
     def rows_height(self, height: int) -> int:
         """Lines the row list gets in a frame `height` lines tall (for paging by a screenful)."""
-        return max(0, height - _FIXED_LINES - self._preview_height(height))
-
-    def _query_line(self, width: int, edit: tuple[str, str] | None) -> Line:
-        if edit is not None:
-            prompt, text = edit
-            return _fit([(S_SCOPE, prompt), (S_QUERY, clean(text, 10_000))], width)
-        count = self._count()
-        shown = "…" if self.loading else f"{count}{'…' if self.pending else ''}"
-        right = f" {shown}/{self.counts[0]} "
-        left_room = max(0, width - cells(right))
-        left = _fit([(S_SCOPE, "> "), (S_QUERY, clean(self.query, 10_000))], left_room)
-        return [*left, (S_COUNT, right)] if cells(right) <= width else _fit(left, width)
-
-    def _row_lines(self, c: Candidate, selected: bool, width: int) -> list[Line]:
-        marks = self.match_positions(c)
-        base = S_DISABLED if c.disabled else S_ROW
-        match_style = S_DISABLED + " underline" if c.disabled else S_MATCH
-        sel = S_SELECTED if selected else ""
-        meta = f"{age(c.updated_at, self.now):>4}  {c.pane_count} pane{'s' if c.pane_count != 1 else ''} "
-        left: Line = [(_merge(base, sel), "▸ " if selected else "  ")]
-        left += [(_merge(s, sel), t) for s, t in _highlight(c.title, marks["title"], base, match_style)]
-        if c.unresumable_reason:
-            left.append((_merge(S_DISABLED, sel), f"  — {c.unresumable_reason}"))
-        elif c.live_pid is not None:
-            left.append((_merge(S_META, sel), f"  ● {c.state}"))  # Enter attaches its running host
-        room = max(0, width - cells(meta) - 1)
-        first = [*_fit(left, room, _merge(base, sel)), (_merge(base, sel), " "), (_merge(S_META, sel), meta)]
-        first = _fit(first, width, _merge(base, sel))
-        out = [first]
-        if self.scope == ALL:
-            label_style = S_DISABLED if c.disabled else S_LABEL
-            frags = [(_merge(label_style, sel), "    ")]
-            frags += [
-                (_merge(s, sel), t)
-                for s, t in _highlight(c.workspace_label, marks["label"], label_style, match_style)
-            ]
-            out.append(_fit(frags, width, _merge(label_style, sel)))
-        return out
-
-    def _preview(self, width: int, count: int) -> list[Line]:
-        if count <= 0:
-            return []
-        chosen = self.selected
-        lines: list[Line] = []
-        if chosen is not None:
-            # Matches in the id or the first input show here, since the row itself shows neither.
-            marks = self.match_positions(chosen)
-            where = chosen.workspace_label if chosen.cwd else "no recorded workspace"
-            head: Line = [(S_PREVIEW_HEAD, "  ")]
-            head += _highlight(chosen.id, marks["id"], S_PREVIEW_HEAD, S_MATCH)
-            head.append((S_PREVIEW_HEAD, f" · {where}"))
-            lines.append(_fit(head, width))
-            body: list[Line] = [[(S_PREVIEW, clean(line))] for line in chosen.preview]
-            if not body:
-                if chosen.first_input:
-                    body = [_highlight(chosen.first_input, marks["first_input"], S_PREVIEW, S_MATCH)]
-                else:
-                    body = [[(S_PREVIEW, "(nothing recorded yet)")]]
-            for frags in body[-(count - 1) :] if count > 1 else []:
-                lines.append(_fit([(S_PREVIEW, "  "), *frags], width))
-        while len(lines) < count:
-            lines.append(_fit([], width))
-        return lines[:count]
+        return rows_height(height)
 
     def cursor(self, width: int) -> tuple[int, int]:
         """Where the text cursor goes: after the query, on the query line."""
         return min(max(0, width - 1), 2 + cells(clean(self.query, 10_000))), 1
-
-
-def render_text(lines: Sequence[Line]) -> str:
-    """A frame as plain text, one line per row, trailing spaces kept out (for snapshots)."""
-    return "\n".join("".join(text for _, text in line).rstrip() for line in lines) + "\n"

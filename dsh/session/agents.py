@@ -1,38 +1,22 @@
-"""Learning which agent conversation each pane holds: agents typed into shells, and their session ids."""
+"""Learning which agent conversation each pane holds: agents typed into shells, and their session ids.
+
+The decisions are dsh.agents.probe's (what to ask /proc and the agent's store, and what the answer
+changes); these are the session's thin callers, on its loop and its worker threads.
+"""
 
 from __future__ import annotations
 
-import os
 import time
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from dsh.agents.base import AgentAdapter
-from dsh.agents.registry import adapter_by_kind, adapter_for_argv
+from dsh.agents.probe import AgentProbe, Neighbour, make_request, run_probe, typed_agent, updated_agent
+from dsh.agents.registry import adapter_by_kind
 
 if TYPE_CHECKING:
+    from dsh.session.pane import Pane
     from dsh.session.session import Session
 
-
-# Programs that run an agent CLI's script: `node …/claude`, `python …`.
-_INTERPRETERS = {"node", "nodejs", "bun", "deno", "python", "python3"}
-
-
-@dataclass
-class AgentProbe:
-    """When to look again for a pane's agent session id, and whether a lookup is under way."""
-
-    next_try: float = 0.0
-    tries: int = 0
-    busy: bool = False
-
-
-def agent_behind(argv: list[str]) -> AgentAdapter | None:
-    """The adapter of an agent CLI in a process's argv, also when an interpreter runs its script."""
-    adapter = adapter_for_argv(argv)
-    if adapter is None and len(argv) > 1 and os.path.basename(argv[0]) in _INTERPRETERS:
-        adapter = adapter_for_argv(argv[1:])
-    return adapter
+__all__ = ["AgentProbe", "agent_argv", "notice_typed_agents", "probe_agents"]
 
 
 def notice_typed_agents(session: Session) -> None:
@@ -48,60 +32,92 @@ def notice_typed_agents(session: Session) -> None:
         found = pane.terminal.foreground_process()
         if found is None or found[0] == pane.terminal.pid:
             if pane.agent_pid is not None:
+                had = pane.agent
                 pane.agent, pane.agent_pid, pane.agent_seen_at, pane.agent_cwd = None, None, None, None
                 session.agent_probes.pop(pane.id, None)
+                if had is not None and had.session_id:
+                    session.note_agent(pane.id, had.kind, None)
                 session.scheduler.mark_dirty()
             continue
         pid, argv, cwd = found
         if pid == pane.agent_pid:
             continue
-        adapter = agent_behind(argv)
-        if adapter is None:
+        agent = typed_agent(argv, cwd)
+        if agent is None:
             continue
-        pane.agent = adapter.agent_info(argv, None)
+        pane.agent = agent
         pane.agent_pid, pane.agent_seen_at, pane.agent_cwd = pid, now, cwd
         session.agent_probes.pop(pane.id, None)
         session.scheduler.mark_dirty()
 
 
 def probe_agents(session: Session) -> None:
-    """Learn agent session ids off the event loop: the lookups scan files or run the agent's CLI."""
+    """Learn (and keep re-learning) agent session ids off the event loop: see dsh.agents.probe."""
     notice_typed_agents(session)
     now = time.time()
     for pane in session.panes.values():
         agent = pane.agent
-        if agent is None or agent.session_id or not pane.running or pane.started_at is None:
+        if agent is None or not pane.running or pane.started_at is None:
             continue
         probe = session.agent_probes.setdefault(pane.id, AgentProbe())
-        if now < probe.next_try or probe.busy:
+        if not probe.due(now):
             continue
         adapter = adapter_by_kind(agent.kind)
         if adapter is None:
             continue
-        probe.tries += 1
-        probe.next_try = now + min(30.0, 0.5 * 2**probe.tries)
+        probe.schedule(now, known=agent.session_id is not None)
         probe.busy = True
+        others = [
+            Neighbour(p.agent.kind, p.agent.session_id, p.agent.cwd or p.agent_cwd or p.cwd,
+                      p.agent_seen_at or p.started_at or 0.0)
+            for p in session.panes.values()
+            if p is not pane and p.agent is not None and p.running
+        ]
+        typed = pane.agent_pid is not None
+        request = make_request(
+            adapter,
+            agent=agent,
+            pid=pane.agent_pid if typed else pane.terminal.pid,
+            argv=agent_argv(pane),
+            env=pane.env,
+            cwd=pane.agent_cwd or pane.cwd,
+            # A typed agent was seen up to a tick after it started (its /proc start time refines this).
+            started_at=(pane.agent_seen_at - 5.0) if pane.agent_seen_at is not None else pane.started_at - 1.0,
+            others=others,
+        )
         terminal = pane.terminal
-        # A typed agent was seen up to a tick after it started: look a little further back.
-        started = (pane.agent_seen_at - 5.0) if pane.agent_seen_at is not None else pane.started_at - 1.0
-        argv, cwd, env = list(pane.argv), pane.agent_cwd or pane.cwd, dict(pane.env)
 
-        def lookup(adapter=adapter, pane=pane, terminal=terminal, argv=argv, cwd=cwd, env=env,
-                   started=started, probe=probe, agent=agent) -> None:
+        def lookup(request=request, pane=pane, terminal=terminal, agent=agent, probe=probe) -> None:
             try:
-                session_id = adapter.find_session_id(cwd, started, env)
+                learned = run_probe(request)
             except Exception:
-                session_id = None
+                learned = None
 
-            def learned() -> None:
+            def learned_now() -> None:
                 probe.busy = False
                 # Only if the pane still runs the same agent it was asked about.
-                if session_id and pane.terminal is terminal and pane.agent is agent:
-                    pane.agent = adapter.agent_info(argv, session_id)
-                    session.scheduler.mark_dirty()
+                if learned is None or pane.terminal is not terminal or pane.agent is not agent:
+                    return
+                fresh = updated_agent(request.adapter, request.argv, agent, learned)
+                if fresh is None:
+                    return
+                pane.agent = fresh
+                if fresh.session_id != agent.session_id:
+                    session.note_agent(pane.id, fresh.kind, fresh.session_id)
+                elif fresh.conversation and not agent.conversation:
+                    session.titles_soon()  # its first prompt is its title now
+                session.scheduler.mark_dirty()
 
-            session.loop.call_soon_threadsafe(learned)
+            session.loop.call_soon_threadsafe(learned_now)
 
         session.loop.run_in_executor(None, lookup)
 
 
+def agent_argv(pane: Pane) -> list[str]:
+    """The argv the pane's agent ran with: dsh's own for an agent it launched, else what /proc showed."""
+    if pane.agent_pid is None:
+        return list(pane.argv)
+    found = pane.terminal.foreground_process()
+    if found is not None and found[0] == pane.agent_pid:
+        return found[1]
+    return [pane.agent.kind] if pane.agent is not None else []

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from dsh.agents.registry import resume_argv_for
+from dsh.agents.resumable import recheck
 from dsh.layout.serialize import tabset_to_dict
 from dsh.layout.tabs import TabSet
 from dsh.persist.env import filter_env
@@ -107,13 +108,16 @@ def restore(session: Session, loaded: LoadedSnapshot) -> None:
         record = records.get(pane_id)
         if record is None:
             continue
+        # The store says now whether the agent's session holds a conversation (an id dsh gave it that was
+        # never prompted does not, and restores as a fresh start of the agent).
+        record.agent = recheck(record.agent)
         state = restored_state(record, resume_argv_for)
         argv = list(record.argv) or session.default_shell_argv()
         env = session.spawn_env(pane_id, record.cwd)
         terminal = session.make_terminal(pane_id, argv, record.cwd, env, record.rows or rows, record.cols or cols)
         tail = loaded.tails.get(pane_id, b"")
         if tail:
-            terminal.feed(tail)
+            terminal.replay(tail)
         pane = Pane(
             id=pane_id,
             argv=argv,

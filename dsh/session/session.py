@@ -10,7 +10,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from dsh.agents.registry import adapter_for_argv, resume_argv_for
+from dsh.agents.registry import adapter_for_argv
+from dsh.agents.resumable import plan_pane_start
 from dsh.config import Config
 from dsh.layout.geometry import Rect
 from dsh.layout.ids import next_id
@@ -18,13 +19,16 @@ from dsh.layout.tabs import TabSet
 from dsh.persist.scheduler import SnapshotScheduler
 from dsh.persist.snapshot import AgentInfo, LoadedSnapshot, Notification
 from dsh.persist.states import PaneState
+from dsh.safefile import open_read
 from dsh.session import agents, saving
 from dsh.session.observer import NoObserver, SessionObserver
 from dsh.session.pane import Pane
 from dsh.session.shells import shell_launch
-from dsh.store.log import LogError, SessionLog
+from dsh.store.gitinfo import git_branch
+from dsh.store.log import LogError, SessionLog, scan_log
 from dsh.store.store import Store
 from dsh.store.timefmt import now_iso
+from dsh.store.titles import TitleState
 from dsh.term.terminal import Terminal
 from dsh.text import sanitize
 
@@ -42,6 +46,10 @@ PENDING_MESSAGES = 5
 # Who has the keyboard of a pane (its shell, or a program reading keys) is polled at most this often,
 # on its output and on the session's timer: never per key.
 FOREGROUND_POLL_SECONDS = 0.05
+# How often the agents' stores are read again for the title of a session with an agent.
+AGENT_TITLES_SECONDS = 60.0
+# Panes restored and not started yet still hold their agent (as the log's open panes do).
+_WAITING = (PaneState.RESTORED, PaneState.RESUMABLE)
 
 
 @dataclass
@@ -90,6 +98,13 @@ class Session:
         self.auto_resume = False  # set by a restore in a workspace that opted in
         self.notifications: list[Notification] = []
         self.agent_probes: dict[str, agents.AgentProbe] = {}
+        # The title's parts (dsh.store.titles), seeded from the log of a resumed session, and the titles
+        # of this session's agent conversations as the index knows them.
+        self.titles = _seed_titles(log)
+        self.agent_titles: dict[str, str] = {}
+        self._agent_titles_busy = False
+        # The agents' stores are read for the title only once the session has an agent.
+        self._agent_titles_due = 0.0 if self.titles.learned else float("inf")
         self.closing = False
         # Background reads for the views (index refreshes, the picker's rows): one thread, whatever
         # the number of attaches, so a host's threads never grow with its clients.
@@ -135,13 +150,73 @@ class Session:
 
     def set_title(self, title: str) -> None:
         self.title = title
+        self.titles.explicit = title or None
         self.log_event("title", title=title)
         self.scheduler.structural_change()
         self.observer.on_changed()
 
     @property
     def display_title(self) -> str:
-        return sanitize(self.title or "untitled", max_len=60)
+        """The title by the rule `dsh sessions` uses: rename, agent conversation, first line worth one."""
+        self.titles.explicit = self.title or None
+        open_keys = {
+            f"{p.agent.kind}:{p.agent.session_id}" for p in self.panes.values()
+            if p.agent is not None and p.agent.session_id and (p.running or p.state in _WAITING)
+        }
+        return sanitize(self.titles.title(open_keys, self.agent_titles), max_len=60)
+
+    # -- agents and their conversations' titles ----------------------------------------------
+    def note_agent(self, pane_id: str, kind: str, session_id: str | None) -> None:
+        """A pane's agent holds this conversation now (None: none): in the log, and for the title."""
+        self.log_event("agent", pane_id=pane_id, kind=kind, session_id=session_id)
+        if session_id:
+            self.titles.add_agent(f"{kind}:{session_id}")
+            self.titles_soon()
+
+    def titles_soon(self) -> None:
+        """Read the agents' stores again shortly (an agent's conversation began or changed)."""
+        self._agent_titles_due = min(self._agent_titles_due, time.monotonic() + 1.0)
+
+    def refresh_agent_titles_in_background(self) -> None:
+        """Read what changed in the agents' stores into the index, then the titles of this session's agents."""
+        from dsh.resume import picker_hooks
+
+        self._agent_titles_due = time.monotonic() + AGENT_TITLES_SECONDS
+        if self._agent_titles_busy or self.closing or not self.titles.learned:
+            return
+        refresher, _ = picker_hooks.agent_refresher_for(self.config, self.cwd)
+        if refresher is None:
+            return
+        keys = list(self.titles.learned)
+        self._agent_titles_busy = True
+        db_path, root, loop = self.store.index.db_path, self.store.root, self.loop
+
+        def work() -> None:
+            import io
+
+            from dsh.resume.agent_rows import conversation_titles
+            from dsh.store.index import SessionIndex
+
+            titles: dict[str, str] = {}
+            try:
+                index = SessionIndex(db_path, root, progress=io.StringIO())
+                try:
+                    refresher(index)
+                    titles = index.read(lambda conn: conversation_titles(conn, keys))
+                finally:
+                    index.close()
+            except Exception:  # a broken index must not break the session; /resume and the listing say so
+                pass
+            if not self.closing:
+                loop.call_soon_threadsafe(self._agent_titles_arrived, titles)
+
+        loop.run_in_executor(self.worker, work)
+
+    def _agent_titles_arrived(self, titles: dict[str, str]) -> None:
+        self._agent_titles_busy = False
+        if titles != self.agent_titles:
+            self.agent_titles = titles
+            self.observer.on_changed()
 
     def reload_config(self) -> list[str]:
         """Read the config again (the same -o flags on top); its warnings. Panes started from now on
@@ -281,6 +356,8 @@ class Session:
         pane.started_at = time.time()
         pane.terminal.start()
         self.log_event("pane_opened", pane_id=pane.id, argv=pane.argv)
+        if pane.agent is not None and pane.agent.session_id:
+            self.note_agent(pane.id, pane.agent.kind, pane.agent.session_id)
         self.scheduler.structural_change()
 
     def open_tab(self, argv: list[str] | None, cwd: str | None = None) -> Pane:
@@ -438,20 +515,24 @@ class Session:
             return
         if not pane.is_tombstone:
             pane.state = PaneState.EXITED  # ended in this session: a fresh shell, like a restored one
-        # The saved argv is untrusted disk input: the adapter rebuilds the resume command.
-        resume = resume_argv_for(pane.agent) if pane.state is PaneState.RESUMABLE else None
-        argv = resume or self.default_shell_argv()
-        cwd = pane.cwd
-        if not os.path.isdir(cwd):
-            self.announce(f"{pane.id}: saved directory {cwd} is gone; starting in {self.cwd}", error=True)
-            cwd = self.cwd
+        # The saved argv is untrusted disk input: the adapter rebuilds the resume command, which runs the
+        # program that ran, in the directory the agent worked in (dsh.agents.resumable).
+        plan = plan_pane_start(
+            pane_id=pane.id, state=pane.state, agent=pane.agent, saved_cwd=pane.cwd, session_cwd=self.cwd,
+            shell_argv=self.default_shell_argv(),
+        )
+        if plan.message:
+            self.announce(plan.message, error=plan.error)
+        if plan.argv is None:
+            return
+        argv, cwd = plan.argv, plan.cwd
         previous = pane.state
         rows, cols = pane.terminal.rows, pane.terminal.cols
         tail = pane.terminal.tail()
         env = self.spawn_env(pane.id, cwd)
         terminal = self.make_terminal(pane.id, argv, cwd, env, rows, cols)
         if tail:
-            terminal.feed(tail)
+            terminal.replay(tail)  # without the modes the program before set (focus reports, mouse…)
             terminal.feed(b"\r\n")
         pane.terminal = terminal
         pane.argv = argv
@@ -460,12 +541,14 @@ class Session:
         pane.started_from = previous
         pane.state = PaneState.LIVE
         pane.saved_title = None  # the new program names itself
+        pane.agent = plan.agent
         self.start_pane(pane)
         self.observer.on_structure_changed(pane)
 
     # -- lines from the prompt ---------------------------------------------------------------
     def record_input(self, line: str) -> None:
         self.log_event("input", text=line)
+        self.titles.add_input(line)
 
     def send_line(self, text: str) -> Pane | None:
         """Type `text` and Enter into the active pane, starting it first if it is a tombstone.
@@ -498,6 +581,9 @@ class Session:
         self.loop = asyncio.get_running_loop()
         self.ended = self.loop.create_future()
         self.apply_read_budgets()
+        branch = git_branch(self.cwd)
+        if branch:
+            self.log_event("git", branch=branch)
         if self.auto_resume:
             saving.auto_resume_panes(self)
         self.scheduler.structural_change()
@@ -534,6 +620,8 @@ class Session:
         for pane in self.panes.values():
             self._poll_program(pane)
         agents.probe_agents(self)
+        if time.monotonic() >= self._agent_titles_due:
+            self.refresh_agent_titles_in_background()
         try:
             self.scheduler.tick()
         except Exception as exc:
@@ -595,6 +683,17 @@ class Session:
                 os.waitpid(pid, os.WNOHANG)
             except OSError:
                 pass
+
+
+def _seed_titles(log: SessionLog) -> TitleState:
+    """What the log says of the title so far (read a batch at a time, never whole)."""
+    state = TitleState()
+    try:
+        with open_read(log.path) as handle:
+            scan_log(log.path, handle, state.add_events)
+    except (LogError, OSError, AttributeError):
+        pass
+    return state
 
 
 def _in_sessions(sessions: set[int]) -> list[int]:

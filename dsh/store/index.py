@@ -8,6 +8,7 @@ on SQLite's write lock (WAL mode: readers are never blocked) and each re-checks 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import sqlite3
@@ -15,12 +16,14 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from stat import S_ISDIR, S_ISLNK, S_ISREG
 from typing import TextIO, TypeVar
 
 from dsh.safefile import UnsafePathError, folder_problem, open_append, open_read, refuse_special
+from dsh.store import agent_table, textsearch
 from dsh.store.ids import InvalidSessionId, is_valid_session_id, validate_session_id
 from dsh.store.log import LOG_SUFFIX, live_pid, scan_log
-from dsh.store.summary import Digester, Summary, session_state
+from dsh.store.summary import Digester, Summary, agent_json, session_state
 from dsh.store.workspace import NO_WORKSPACE, home_dir, workspace_label, workspace_partition
 
 # 2: preview stored as escaped lines (not JSON); an index on cwd for the picker's workspace rows.
@@ -29,7 +32,11 @@ from dsh.store.workspace import NO_WORKSPACE, home_dir, workspace_label, workspa
 # 5: text that is not UTF-8 (a lone surrogate: a byte of a directory name or of typed input that was
 #    not UTF-8) is stored as a BLOB of its bytes, and the row's `raw` flag says to decode it back.
 # 6: `attached` (the last attach/detach event), for the attached/detached/closed/crashed states.
-SCHEMA_VERSION = 6
+# 7: branch, agents, agent_key, auto_title, preview_json, agents_json columns; typed lines and agent
+#    prompts in an FTS5 trigram index (`lines`, `lines_fts`); agent conversations (`agent_conversations`,
+#    `agent_sources`); a covering index for the refresh's (path, size, mtime) check, which otherwise
+#    read every wide row.
+SCHEMA_VERSION = 7
 BUSY_TIMEOUT_SECONDS = 30.0
 WARNINGS_PER_FILE = 5
 
@@ -53,6 +60,12 @@ _COLUMNS = (
     "archived",
     "unresumable_reason",
     "preview",
+    "branch",
+    "agents",
+    "agent_key",
+    "auto_title",
+    "preview_json",
+    "agents_json",
     "attached",
     "raw",
 )
@@ -78,6 +91,12 @@ CREATE TABLE sessions (
     archived INTEGER NOT NULL,
     unresumable_reason TEXT,
     preview TEXT,
+    branch TEXT,
+    agents TEXT,
+    agent_key TEXT,
+    auto_title TEXT,
+    preview_json TEXT,
+    agents_json TEXT,
     attached INTEGER NOT NULL DEFAULT 1,
     raw INTEGER NOT NULL DEFAULT 0
 );
@@ -86,6 +105,8 @@ CREATE INDEX sessions_by_workspace ON sessions (root, workspace, archived);
 CREATE INDEX sessions_by_cwd ON sessions (root, cwd);
 CREATE INDEX sessions_by_archived ON sessions (root, archived);
 CREATE INDEX sessions_by_id ON sessions (id);
+CREATE INDEX sessions_by_agent ON sessions (agent_key);
+CREATE INDEX sessions_stat ON sessions (root, path, size, mtime_ns);
 PRAGMA user_version = {SCHEMA_VERSION};
 """
 
@@ -121,6 +142,9 @@ class SessionIndex:
         self.changed = False
         # Why the last refresh could not write the index (a full disk, an I/O error); None once one did.
         self.write_error: str | None = None
+        # Lines typed in each log parsed by the refresh under way, for the transcript search.
+        self._typed: dict[str, tuple[str, tuple[tuple[int, str], ...]]] = {}
+        self._sync_search = True
 
     # -- connection, schema, recovery ------------------------------------------------------------
 
@@ -189,6 +213,8 @@ class SessionIndex:
             for statement in _SCHEMA.split(";"):
                 if statement.strip():
                     conn.execute(statement)
+            for statement in (*textsearch.STATEMENTS, *agent_table.STATEMENTS):
+                conn.execute(statement)
 
     @staticmethod
     def _has_table(conn: sqlite3.Connection) -> bool:
@@ -223,10 +249,34 @@ class SessionIndex:
 
     # -- refresh -----------------------------------------------------------------------------------
 
-    def refresh(self) -> list[str]:
-        """Bring the index up to date with the logs; returns warnings (each names its file)."""
+    def sync_search(self, batch: int = 200_000) -> None:
+        """Make every stored line searchable, a batch per transaction (others may write in between)."""
+        while self.write(lambda conn: textsearch.sync(conn, batch)):
+            pass
+
+    def read(self, action: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `action` with this index's connection (for the derived tables other modules keep here).
+        A damaged index is rebuilt once; sqlite3.Error otherwise reaches the caller."""
+        return self._retrying(action)
+
+    def write(self, action: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `action` in one write transaction (serialized with every other process's refresh)."""
+
+        def in_transaction(conn: sqlite3.Connection) -> T:
+            with _write(conn):
+                return action(conn)
+
+        return self._retrying(in_transaction)
+
+    def refresh(self, *, sync_search: bool = True) -> list[str]:
+        """Bring the index up to date with the logs; returns warnings (each names its file).
+
+        Lines typed are stored either way; with `sync_search` they are made searchable too (the
+        full-text indexing of a first build of 100k sessions takes many seconds: a listing skips it
+        and leaves it to `sync_search()` on a worker)."""
         warnings: list[str] = []
         self.changed = False
+        self._sync_search = sync_search
         try:
             self._retrying(lambda conn: self._refresh(conn, warnings))
         except sqlite3.Error as exc:
@@ -255,10 +305,19 @@ class SessionIndex:
         with _write(conn):
             # Another process may have done part of the work while we waited for the lock.
             known = self._known(conn)
+            self._typed = {}
             rows = self._parse_changed(changed, known, warnings)
+            typed_before = _input_counts(conn, [path for path in self._typed if path in known])
             conn.executemany(_UPSERT, rows)
-            gone = [(_to_db(path),) for path in removed if path in known and not os.path.lexists(path)]
-            conn.executemany("DELETE FROM sessions WHERE path = ?", gone)
+            gone = [path for path in removed if path in known and not os.path.lexists(path)]
+            conn.executemany("DELETE FROM sessions WHERE path = ?", [(_to_db(path),) for path in gone])
+            _index_typed_lines(conn, self._typed, typed_before)
+            for path in gone:
+                textsearch.remove_owner(conn, textsearch.session_owner(Path(path).name[: -len(LOG_SUFFIX)]))
+            if self._sync_search:
+                textsearch.sync(conn)
+            apply_agent_titles(conn, paths=list(self._typed))
+            self._typed = {}
 
     def _known(self, conn: sqlite3.Connection) -> dict[str, Stat]:
         rows = conn.execute("SELECT path, size, mtime_ns FROM sessions WHERE root = ?", (self._root_db,))
@@ -294,18 +353,18 @@ class SessionIndex:
                     warnings.append(f"{entry.path}: file name is not a valid session id; skipped")
                     continue
                 try:
-                    if entry.is_symlink():
-                        warnings.append(f"{entry.path}: a symbolic link where a session log should be; skipped")
-                        continue
-                    if entry.is_dir(follow_symlinks=False):
-                        warnings.append(f"{entry.path}: a directory where a session log should be; skipped")
-                        continue
-                    if not entry.is_file(follow_symlinks=False):
-                        warnings.append(f"{entry.path}: not a regular file; skipped")
-                        continue
+                    # One lstat answers what it is and (size, mtime): this loop runs 100k times.
                     st = entry.stat(follow_symlinks=False)
                 except OSError as exc:
                     warnings.append(f"{entry.path}: cannot stat: {exc.strerror or exc}")
+                    continue
+                if not S_ISREG(st.st_mode):
+                    if S_ISLNK(st.st_mode):
+                        warnings.append(f"{entry.path}: a symbolic link where a session log should be; skipped")
+                    elif S_ISDIR(st.st_mode):
+                        warnings.append(f"{entry.path}: a directory where a session log should be; skipped")
+                    else:
+                        warnings.append(f"{entry.path}: not a regular file; skipped")
                     continue
                 found[entry.path] = (st.st_size, st.st_mtime_ns)
         return found
@@ -354,6 +413,7 @@ class SessionIndex:
         if header_id is not None and header_id != sid:
             warnings.append(f"{path}:1: header id {header_id!r} differs from the file name; listed as {sid}")
         d = folder.finish(sid, log, scan.header, st.st_mtime)
+        self._typed[d.path] = (d.id, d.typed)
         # Stat taken before the read: if the log grew meanwhile, the next refresh sees a new size.
         row = (
             d.path,
@@ -375,6 +435,13 @@ class SessionIndex:
             int(d.archived),
             d.unresumable_reason,
             encode_lines(d.preview),
+            d.branch,
+            encode_lines(d.agents),
+            d.agents[0] if d.agents else None,
+            d.auto_title,
+            # The same, ready for `dsh sessions --json`, which SQLite writes itself (see json_listing).
+            json.dumps(list(d.preview)),
+            json.dumps([agent_json(key) for key in d.agents]),
             int(d.attached),
             0,
         )
@@ -392,6 +459,13 @@ class SessionIndex:
         self, workspace: str, cwds: Sequence[str], *, include_archived: bool = False
     ) -> list[Summary]:
         """Sessions newest first kept under the partition `workspace` or recorded with one of `cwds`."""
+        where, params = self.scope_where(workspace, cwds)
+        return self._query(where, params, include_archived)
+
+    def scope_where(self, workspace: str | None, cwds: Sequence[str] = ()) -> tuple[str, list[object]]:
+        """The WHERE clause of a listing: every session of the root, or those of one workspace."""
+        if workspace is None:
+            return "root = ?", [self._root_db]
         # Each arm searches its own index; an OR in one WHERE made SQLite walk every row by time instead.
         arms = ["SELECT rowid FROM sessions WHERE root = ? AND workspace = ?"]
         params: list[object] = [self._root_db, workspace]
@@ -400,7 +474,15 @@ class SessionIndex:
             arms.append(f"SELECT rowid FROM sessions WHERE root = ? AND cwd IN ({', '.join('?' for _ in cwds)})")
             params += [self._root_db, *map(_to_db, cwds)]
         # The arms check the root; the outer query must not, or SQLite walks the root's rows by time again.
-        return self._query(f"rowid IN ({' UNION '.join(arms)})", params, include_archived)
+        return f"rowid IN ({' UNION '.join(arms)})", params
+
+    def recent(self, limit: int) -> list[Summary]:
+        """The newest `limit` sessions of every workspace (one walk of the time index: a few ms at 100k)."""
+        return self._query("root = ?", [self._root_db], False, limit=limit)
+
+    def archived(self) -> list[Summary]:
+        """Every archived session, newest first."""
+        return self._query("root = ? AND archived = 1", [self._root_db], True)
 
     def count(self, *, include_archived: bool = False) -> int:
         """How many sessions `summaries(cwd=None)` would list, without listing them."""
@@ -417,11 +499,15 @@ class SessionIndex:
         out, self._pending = self._pending, []
         return out
 
-    def _query(self, where: str, params: list[object], include_archived: bool) -> list[Summary]:
+    def _query(
+        self, where: str, params: list[object], include_archived: bool, limit: int | None = None
+    ) -> list[Summary]:
         sql = _SELECT + " WHERE " + where
         if not include_archived:
             sql += " AND archived = 0"
         sql += " ORDER BY updated_at DESC, mtime_ns DESC, id DESC"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
         try:
             rows = self._retrying(lambda conn: conn.execute(sql, params).fetchall())
         except sqlite3.Error as exc:
@@ -446,6 +532,12 @@ class SessionIndex:
         return _summary(rows[0]) if rows else None
 
 
+def summary_at(conn: sqlite3.Connection, path: str) -> Summary | None:
+    """The listed session whose log is at `path` (for a listing that needs one row in full)."""
+    rows = conn.execute(_SELECT + " WHERE path = ?", (_to_db(path),)).fetchall()
+    return _summaries(rows)[0] if rows else None
+
+
 def _summaries(rows: list[tuple]) -> list[Summary]:  # type: ignore[type-arg]
     """Rows of `_SELECT` as Summaries. The hot loop of every listing: 100k rows must take well under 0.1 s."""
     home = home_dir()
@@ -458,7 +550,8 @@ def _summaries(rows: list[tuple]) -> list[Summary]:  # type: ignore[type-arg]
         if row[-2]:  # raw: some text was not UTF-8 and is stored as its bytes
             row = tuple(map(_from_db, row))
         (sid, cwd, workspace, title, explicit_title, first_input, created_at, updated_at, event_count,
-         input_count, pane_count, closed, archived, reason, preview, attached, _raw, path) = row
+         input_count, pane_count, closed, archived, reason, preview, branch, agents, _agent_key, _auto_title,
+         _preview_json, _agents_json, attached, _raw, path) = row
         label = labels.get(cwd)
         if label is None:
             label = labels[cwd] = workspace_label(cwd, home)
@@ -467,7 +560,7 @@ def _summaries(rows: list[tuple]) -> list[Summary]:  # type: ignore[type-arg]
         add(make(
             sid, path, cwd, workspace, label, title, explicit_title, first_input, created_at, updated_at,
             event_count, input_count, pane_count, pid, bool(archived), reason, lines(preview),
-            session_state(pid, bool(closed), bool(attached)),
+            session_state(pid, bool(closed), bool(attached)), branch, lines(agents),
         ))
     return out
 
@@ -509,6 +602,50 @@ def _db_row(row: tuple[object, ...]) -> tuple[object, ...]:
     if any(type(v) is bytes for v in out):
         out[-1] = 1
     return tuple(out)
+
+
+def _input_counts(conn: sqlite3.Connection, paths: Sequence[str]) -> dict[str, tuple[str, int]]:
+    """(id, lines typed) of logs as the index knew them before this refresh."""
+    out: dict[str, tuple[str, int]] = {}
+    for start in range(0, len(paths), 500):
+        chunk = [_to_db(p) for p in paths[start : start + 500]]
+        sql = f"SELECT path, id, input_count FROM sessions WHERE path IN ({', '.join('?' * len(chunk))})"
+        out.update({_from_db(path): (_from_db(sid), count) for path, sid, count in conn.execute(sql, chunk)})
+    return out
+
+
+def _index_typed_lines(
+    conn: sqlite3.Connection,
+    typed: dict[str, tuple[str, tuple[tuple[int, str], ...]]],
+    before: dict[str, tuple[str, int]],
+) -> None:
+    """Put the lines typed in changed logs into the transcript search. Logs are appended to, so a log that
+    grew only adds the lines typed since (by their ordinal); any other change replaces them."""
+    for path, (sid, lines) in typed.items():
+        owner = textsearch.session_owner(sid)
+        old = before.get(path)
+        if old is not None and old[0] == sid and (not lines or old[1] <= lines[-1][0] + 1):
+            textsearch.add_lines(conn, owner, (text for n, text in lines if n >= old[1]))
+        else:
+            textsearch.replace_lines(conn, owner, (text for _, text in lines))
+
+
+def apply_agent_titles(
+    conn: sqlite3.Connection, *, paths: Sequence[str] | None = None, keys: Sequence[str] | None = None
+) -> None:
+    """Title sessions with an agent after its conversation (rename, summary or first prompt) unless renamed
+    themselves; the first line typed worth a title otherwise. For the sessions at `paths`, or those whose
+    agent is one of `keys` (after the agent stores were read)."""
+    sql = (
+        "UPDATE sessions SET title = COALESCE(explicit_title,"
+        " (SELECT a.title FROM agent_conversations a WHERE a.key = sessions.agent_key"
+        "  ORDER BY a.updated_at DESC LIMIT 1), auto_title, 'untitled')"
+        " WHERE agent_key IS NOT NULL AND "
+    )
+    column, values = ("path", [_to_db(p) for p in paths]) if paths is not None else ("agent_key", list(keys or []))
+    for start in range(0, len(values), 500):
+        chunk = values[start : start + 500]
+        conn.execute(sql + f"{column} IN ({', '.join('?' * len(chunk))})", chunk)
 
 
 def _prepare_db_file(db_path: Path) -> None:

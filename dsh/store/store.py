@@ -27,7 +27,8 @@ class Store:
         self.warnings: list[str] = []
 
     def refresh(self) -> list[str]:
-        found = self.index.refresh()
+        # A listing does not wait for the transcript search's indexing; the app's workers do it.
+        found = self.index.refresh(sync_search=False)
         self.warnings.extend(found)
         return found
 

@@ -10,11 +10,15 @@ from typing import Any, NamedTuple
 
 from dsh.store.log import LogContents
 from dsh.store.timefmt import iso_from_epoch
+from dsh.store.titles import session_title, worth_a_title
 
 NO_WORKSPACE_REASON = "session has no recorded workspace"
 NO_HEADER_REASON = "log has no readable session header"
 UNTITLED = "untitled"
 PREVIEW_LINES = 5
+# Lines typed kept per refresh of one log for the transcript search (a log is read in batches; a
+# runaway one does not hold a million lines in memory).
+TYPED_MAX = 20_000
 # Titles and inputs are kept this long in the index; a 5 MB paste is not a title.
 TEXT_MAX = 500
 
@@ -38,6 +42,8 @@ JSON_KEYS = (
     "unresumable_reason",
     "preview",
     "state",
+    "branch",
+    "agents",
 )
 
 # A session's state, as listings show it: its host runs with a client attached, or detached; or the
@@ -73,11 +79,19 @@ class Summary(NamedTuple):
     unresumable_reason: str | None
     preview: tuple[str, ...]
     state: str = CLOSED
+    branch: str | None = None
+    agents: tuple[str, ...] = ()  # `kind:session_id` of the agents in its open panes, first learned first
 
     def to_json(self) -> dict[str, Any]:
         out = {key: getattr(self, key) for key in JSON_KEYS}
         out["preview"] = list(self.preview)
+        out["agents"] = [agent_json(key) for key in self.agents]
         return out
+
+
+def agent_json(key: str) -> dict[str, str]:
+    kind, _, session_id = key.partition(":")
+    return {"kind": kind, "session_id": session_id}
 
 
 @dataclass(frozen=True)
@@ -103,6 +117,11 @@ class Digest:
     # Whether a client was attached at the last attach/detach event (a session held in the
     # foreground by a dsh without a host, or just started, counts as attached).
     attached: bool = True
+    branch: str | None = None
+    agents: tuple[str, ...] = ()
+    auto_title: str | None = None  # the first line typed worth a title
+    # Lines typed, for the transcript search: (ordinal among all lines typed, text), the last TYPED_MAX.
+    typed: tuple[tuple[int, str], ...] = ()
 
 
 def _clip(text: str) -> str:
@@ -133,7 +152,11 @@ class Digester:
         self.inputs: collections.deque[str] = collections.deque(maxlen=PREVIEW_LINES)
         self.input_count = 0
         self.event_count = 0
-        self.panes: set[str] = set()
+        self.panes: dict[str, str | None] = {}  # open pane -> its agent's `kind:id`
+        self.learned: list[str] = []  # agent keys in the order they were learned
+        self.branch: str | None = None
+        self.auto_title: str | None = None
+        self.typed: collections.deque[tuple[int, str]] = collections.deque(maxlen=TYPED_MAX)
         self.closed = False
         self.archived = False
         self.attached = True  # a session just made, or held by a dsh without a host, is attached
@@ -153,15 +176,23 @@ class Digester:
                 text = _text(event.get("text"))
                 if text is not None:
                     self.inputs.append(text)
+                    self.typed.append((self.input_count, text))
                     self.input_count += 1
                     if self.first_input is None:
                         self.first_input = text
+                    if self.auto_title is None and worth_a_title(text):
+                        self.auto_title = text.strip()
             elif kind == "title":
                 self.explicit_title = _text(event.get("title")) or None
             elif kind == "pane_opened":
-                self.panes.add(str(event.get("pane_id")))
-            elif kind == "pane_exited":
-                self.panes.discard(str(event.get("pane_id")))
+                self.panes.setdefault(str(event.get("pane_id")), None)
+            elif kind in ("pane_exited", "pane_closed"):
+                # Panes count while open: one whose program ended, or that was closed, is gone.
+                self.panes.pop(str(event.get("pane_id")), None)
+            elif kind == "agent":
+                self._agent(event)
+            elif kind == "git":
+                self.branch = _text(event.get("branch")) or None
             elif kind == "close":
                 self.closed = True
             elif kind == "resume":
@@ -174,6 +205,18 @@ class Digester:
             elif kind == "archive":
                 self.archived = bool(event.get("archived", True))
 
+    def _agent(self, event: dict[str, Any]) -> None:
+        """Which conversation a pane's agent holds now (a null id: none)."""
+        pane_id = str(event.get("pane_id"))
+        kind, session_id = event.get("kind"), event.get("session_id")
+        if isinstance(kind, str) and isinstance(session_id, str) and kind and session_id:
+            key = _clip(f"{kind}:{session_id}")
+            self.panes[pane_id] = key
+            if key not in self.learned:
+                self.learned.append(key)
+        elif pane_id in self.panes:
+            self.panes[pane_id] = None
+
     def finish(self, session_id: str, path: Path, header: dict[str, Any] | None, mtime: float) -> Digest:
         cwd = header.get("cwd") if header is not None else None
         cwd = cwd if isinstance(cwd, str) and cwd else None
@@ -184,7 +227,7 @@ class Digester:
             path=str(path),
             cwd=cwd,
             workspace=path.parent.name,
-            title=self.explicit_title or self.first_input or UNTITLED,
+            title=session_title(self.explicit_title, None, self.auto_title),
             explicit_title=self.explicit_title,
             first_input=self.first_input,
             created_at=created_at,
@@ -197,6 +240,10 @@ class Digester:
             unresumable_reason=unresumable_reason(header),
             preview=tuple(self.inputs),
             attached=self.attached,
+            branch=self.branch,
+            agents=tuple(key for key in self.learned if key in set(self.panes.values())),
+            auto_title=self.auto_title,
+            typed=tuple(self.typed),
         )
 
 

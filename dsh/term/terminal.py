@@ -15,6 +15,7 @@ import ptyprocess
 
 from dsh.term.keys import key_to_bytes, paste_bytes
 from dsh.term.render import line_text
+from dsh.term.replay import strip_modes
 from dsh.term.screen import MODE_FOCUS_EVENTS, MODE_SYNCHRONIZED_OUTPUT, FrozenLine, Line, TermScreen
 from dsh.text import sanitize
 
@@ -494,6 +495,11 @@ class Terminal:
             _notify(self.on_bell)
         if screen.alternate_screen != alt and self.on_alt_screen is not None:
             _notify(self.on_alt_screen, screen.alternate_screen)
+
+    def replay(self, tail: bytes) -> None:
+        """Feed a saved tail (from a snapshot, or the program that ran here before) without the modes
+        its program set: they must not apply to the program that starts next."""
+        self.feed(strip_modes(tail))
 
     def tail(self) -> bytes:
         """The last `tail_bytes` of raw output, for snapshots."""

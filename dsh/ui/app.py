@@ -67,10 +67,12 @@ class Announcement:
 
 @dataclass
 class Switch:
-    """What the client should do after the view ended: attach another session (a /resume)."""
+    """What the client should do after the view ended: attach another session (a /resume), or, with no
+    id, start a new session in `cwd` whose first pane runs `first_argv` (an agent conversation)."""
 
-    session_id: str
+    session_id: str | None
     cwd: str
+    first_argv: list[str] | None = None
 
 
 @dataclass
@@ -116,6 +118,7 @@ class DshApp:
         self._pending_prompt_action: Callable[[str], None] | None = None
         self._prompt_label = "dsh› "
         self._on_switch = options.on_switch
+        self._transcripts: Any = None  # the picker's transcript searcher, made on first use
         self._last_search = ""
 
         self.registry: Registry = build_registry()
@@ -779,14 +782,16 @@ class DshApp:
     # -- sessions and resume ------------------------------------------------------------------------
     def open_picker(self) -> None:
         """Open /resume on this workspace's rows at once; every workspace's rows follow from a worker."""
+        from dsh.resume import picker_hooks
         from dsh.resume.loading import load_rest_and_refresh, open_picker
         from dsh.ui.picker_view import PickerView
 
         session = self.session
+        agents = bool(picker_hooks.agent_sources(self.config))
         try:
             model = open_picker(
                 session.store.index, cwd=session.cwd, current_session_id=session.log.id, own_pid=os.getpid(),
-                now=time.time(),
+                now=time.time(), agents=agents,
             )
         except Exception as exc:
             self.announce(f"cannot read the session store: {exc}", error=True)
@@ -802,6 +807,9 @@ class DshApp:
             on_archive=self._archive_candidate,
             on_message=lambda text: self.announce(text, error=True),
             get_app=lambda: self.application,
+            on_unarchive=self._unarchive_candidate,
+            load_archived=self._load_archived,
+            search_transcripts=self._search_transcripts,
         )
         self._remember_mode()
         self.mode = Mode.PICKER
@@ -811,6 +819,7 @@ class DshApp:
             return  # the worker from an earlier open is still going; its rows reach whichever view is open
         self._picker_loading = True
         loop, index, cwd, sid, pid = self.loop, session.store.index, session.cwd, session.log.id, os.getpid()
+        refresher, notes = picker_hooks.agent_refresher_for(self.config, cwd)
 
         def deliver(rows: Any) -> None:  # on the worker
             if not self._ended:
@@ -818,11 +827,13 @@ class DshApp:
 
         def work() -> None:
             try:
-                warnings = load_rest_and_refresh(index, cwd=cwd, current_session_id=sid, own_pid=pid, deliver=deliver)
+                warnings = load_rest_and_refresh(
+                    index, cwd=cwd, current_session_id=sid, own_pid=pid, deliver=deliver, refresh_agents=refresher
+                )
             except Exception as exc:  # a broken index is a message, never a crash
                 warnings = [f"session index: {exc}"]
             if not self._ended:
-                loop.call_soon_threadsafe(self._picker_refreshed, warnings)
+                loop.call_soon_threadsafe(self._picker_refreshed, warnings, list(notes))
 
         loop.run_in_executor(session.worker, work)
 
@@ -830,10 +841,39 @@ class DshApp:
         if self.mode == Mode.PICKER and self.picker_view is not None:
             self.picker_view.add_all(rows)
 
-    def _picker_refreshed(self, warnings: list[str]) -> None:
+    def _picker_refreshed(self, warnings: list[str], notes: list[str] | None = None) -> None:
         self._picker_loading = False
         for warning in warnings[:1]:
             self.announce(warning, error=True)
+        # An agent store that cannot be read is one line in the picker, not a message over the app.
+        if notes and self.mode == Mode.PICKER and self.picker is not None:
+            self.picker.set_note(notes[0])
+            self.invalidate()
+
+    def _search_transcripts(self, query: str, deliver: Callable[[str, dict[str, str]], None], owners: Any) -> bool:
+        if self._transcripts is None:
+            from dsh.resume.transcripts import TranscriptSearcher
+
+            self._transcripts = TranscriptSearcher(self.session.store.index.db_path, self.session.store.root)
+        return self._transcripts.ask(query, deliver, owners)
+
+    def _load_archived(self, deliver: Callable[[list[Any]], None]) -> None:
+        from dsh.resume.loading import load_archived
+
+        session = self.session
+        loop, index, cwd, sid, pid = self.loop, session.store.index, session.cwd, session.log.id, os.getpid()
+
+        def work() -> None:
+            try:
+                rows = load_archived(index, cwd=cwd, current_session_id=sid, own_pid=pid)
+            except Exception as exc:  # a broken index is a message, never a crash
+                why = f"session index: {exc}"
+                loop.call_soon_threadsafe(lambda: self.announce(why, error=True))
+                rows = []
+            if not self._ended:
+                loop.call_soon_threadsafe(deliver, rows)
+
+        loop.run_in_executor(session.worker, work)
 
     def refresh_index_in_background(self) -> None:
         """Bring the query index up to date on a worker thread (SQLite connections stay per thread)."""
@@ -845,7 +885,8 @@ class DshApp:
             try:
                 index = SessionIndex(db_path, root, progress=io.StringIO())
                 try:
-                    index.refresh()
+                    index.refresh(sync_search=False)
+                    index.sync_search()  # what was typed becomes searchable, a batch per transaction
                 finally:
                     index.close()
             except Exception:  # a broken index must not break the app; /resume and the listing say so
@@ -861,6 +902,10 @@ class DshApp:
             self.session.set_title(title)
             return True
         return self._append_to_listed(candidate, "cannot rename", "title", title=title)
+
+    def _unarchive_candidate(self, candidate: Any) -> bool:
+        """Bring an archived session back into the listings (its log gets `archive: false`)."""
+        return self._append_to_listed(candidate, "cannot bring back", "archive", archived=False)
 
     def _archive_candidate(self, candidate: Any) -> bool:
         """Archive (hide, never delete) a listed session; False (and a message) when that cannot be saved."""
@@ -889,6 +934,9 @@ class DshApp:
         from dsh.resume.preflight import PreflightError, preflight
         from dsh.store.log import read_header
 
+        if candidate.is_agent:
+            self._open_agent_candidate(candidate)
+            return
         try:
             resolved = preflight(
                 candidate, find_log=lambda sid: self.session.store.find_log(sid), read_header=read_header
@@ -901,6 +949,30 @@ class DshApp:
             self.announce("this dsh has no client to move: resume from a terminal", error=True)
             return
         self._on_switch(Switch(resolved.session_id, resolved.cwd))
+
+    def _open_agent_candidate(self, candidate: Any) -> None:
+        """An agent conversation from /resume: a new tab here when it is this workspace's, else a new dsh
+        session in its directory (the client starts its host), with a pane running the agent's resume."""
+        from dsh.resume.agent_open import plan_agent_open
+        from dsh.resume.preflight import PreflightError
+
+        try:
+            plan = plan_agent_open(
+                candidate.kind, candidate.id, candidate.cwd, candidate.home, current_cwd=self.session.cwd,
+                env=self.session.env,
+            )
+        except PreflightError as exc:
+            self.announce(str(exc), error=True)
+            return
+        if plan.here:
+            self.close_overlay()
+            self.session.open_tab(plan.argv)
+            self.announce(f"{plan.kind} conversation {plan.session_id} opened in a new tab")
+            return
+        if self._on_switch is None:
+            self.announce("this dsh has no client to move: open it from a terminal", error=True)
+            return
+        self._on_switch(Switch(None, plan.cwd, plan.argv))
 
     def switch_failed(self, reason: str) -> None:
         """The client could not move to the session asked for: say why; everything here stays."""
@@ -941,6 +1013,8 @@ class DshApp:
                                                       set_exception_handler=False)
         finally:
             self._ended = True
+            if self._transcripts is not None:
+                self._transcripts.close()
             session.detach(self)
             if self._child_focus is not None:
                 pane = session.panes.get(self._child_focus)

@@ -9,6 +9,7 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 from prompt_toolkit.styles import Style
 
+from dsh.agents.resumable import restart_hint
 from dsh.commands.keymap import key_display
 from dsh.persist.states import PaneState
 from dsh.session.pane import Pane
@@ -110,8 +111,9 @@ def pane_state_label(pane: Pane) -> str:
     return pane.state.name
 
 def pane_hint(pane: Pane) -> str:
-    if pane.state is PaneState.RESUMABLE and pane.agent is not None:
-        return f"Enter: resume {pane.agent.kind}"
+    hint = restart_hint(pane.state, pane.agent)
+    if hint is not None:
+        return hint
     if pane.startable:
         return "Enter: start a shell here"
     return ""
@@ -127,7 +129,7 @@ def status_fragments(app: DshApp) -> StyleAndTextTuples:
     }.get(app.mode, app.mode.upper())
     if app.prefix_pending:
         mode_label = f"{key_display(app.keymap.prefix)}…"
-    title = sanitize(app.session.title or "untitled", max_len=40)
+    title = sanitize(app.session.display_title, max_len=40)
     state = pane_state_label(pane) if pane else "-"
     hint = key_hint(app)
     place = sanitize(workspace_label(app.session.cwd))

@@ -24,6 +24,8 @@ RENAME_PROMPT = "Rename: "
 REFINE_SLICE = 0.015
 # After the picker is first drawn, the search indexes are built this much later (before a Tab, usually).
 PREPARE_DELAY = 0.3
+# The transcript search runs once typing pauses this long.
+TRANSCRIPT_PAUSE = 0.06
 
 
 class _PickerControl(UIControl):
@@ -71,6 +73,9 @@ class PickerView:
         on_rename: Callable[[Candidate, str], bool | None],
         on_archive: Callable[[Candidate], bool | None],
         on_message: Callable[[str], None],
+        on_unarchive: Callable[[Candidate], bool | None] | None = None,
+        load_archived: Callable[[Callable[[list[Candidate]], None]], None] | None = None,
+        search_transcripts: Callable[[str, Callable[[str, dict[str, str]], None], object], bool] | None = None,
         get_app: Callable[[], Application[object] | None] = get_app_or_none,
     ) -> None:
         # The app this view runs in: a host runs one per client, and callbacks from worker threads
@@ -82,6 +87,11 @@ class PickerView:
         self.on_rename = on_rename
         self.on_archive = on_archive
         self.on_message = on_message
+        self.on_unarchive = on_unarchive
+        self.load_archived = load_archived
+        self.search_transcripts = search_transcripts
+        self._archived_asked = False
+        self._search_generation = 0
         self.height = 20
         self.editing: tuple[Candidate, str] | None = None
         self._generation = 0
@@ -106,6 +116,47 @@ class PickerView:
     def set_query(self, text: str) -> None:
         self.model.set_query(text)
         self._refine_later()
+        self._search_later()
+
+    def _search_later(self) -> None:
+        """Search the transcripts for the query after a short pause in typing (off the loop)."""
+        self._search_generation += 1
+        if self.search_transcripts is None or not self.model.query.split():
+            return
+        app = self._get_app()
+        if app is None or not app.is_running:
+            return
+        generation, query = self._search_generation, self.model.query
+        loop = asyncio.get_running_loop()
+
+        def deliver(answered: str, hits: dict[str, str]) -> None:  # on the searcher's thread
+            loop.call_soon_threadsafe(self.transcript_hits, answered, hits)
+
+        async def later() -> None:
+            await asyncio.sleep(TRANSCRIPT_PAUSE)
+            if generation == self._search_generation and self.search_transcripts is not None:
+                self.search_transcripts(query, deliver, self.model.search_owners())
+
+        app.create_background_task(later())
+
+    def transcript_hits(self, query: str, hits: dict[str, str]) -> None:
+        if self.model.set_transcript_hits(query, hits):
+            app = self._get_app()
+            if app is not None and app.is_running:
+                app.invalidate()
+
+    def toggle_archived(self) -> None:
+        self._generation += 1
+        self.model.toggle_archived()
+        if self.model.show_archived and not self._archived_asked and self.load_archived is not None:
+            self._archived_asked = True
+            self.load_archived(self.archived_arrived)
+
+    def archived_arrived(self, rows: list[Candidate]) -> None:
+        self.model.set_archived(rows)
+        app = self._get_app()
+        if app is not None and app.is_running:
+            app.invalidate()
 
     def _refine_later(self) -> None:
         """Finish ranking between keystrokes; a newer query makes an older loop stop."""
@@ -154,6 +205,9 @@ class PickerView:
         if chosen is None:
             self.on_message("no session to rename here")
             return
+        if chosen.is_agent:
+            self.on_message(f"a {chosen.kind} conversation is renamed in {chosen.kind} itself (/rename there)")
+            return
         self.editing = (chosen, chosen.title)
 
     def finish_rename(self) -> None:
@@ -170,12 +224,18 @@ class PickerView:
         # A callback that could not persist the change returns False, and the row stays as it was.
         if self.on_rename(chosen, title) is False:  # type: ignore[func-returns-value]
             return
-        self.model.rename(chosen.id, title)
+        self.model.rename(chosen.key, title)
 
     def archive(self) -> None:
         chosen = self.model.selected
+        if self.model.show_archived:
+            self.unarchive(chosen)
+            return
         if chosen is None:
             self.on_message("no session to archive here")
+            return
+        if chosen.is_agent:
+            self.on_message(f"a {chosen.kind} conversation is archived or deleted with {chosen.kind} itself")
             return
         # A live session is still being written by its own dsh; archiving it under its feet would be lost.
         if chosen.unresumable_reason == CURRENT_SESSION or chosen.live_pid is not None:
@@ -190,7 +250,17 @@ class PickerView:
         self._archive_armed = None
         if self.on_archive(chosen) is False:  # type: ignore[func-returns-value]
             return
-        self.model.archive(chosen.id)
+        self.model.archive(chosen.key)
+
+    def unarchive(self, chosen: Candidate | None) -> None:
+        """Bring an archived session back (one key: it only shows something again)."""
+        if chosen is None:
+            self.on_message("no archived session here")
+            return
+        if self.on_unarchive is None or self.on_unarchive(chosen) is False:  # type: ignore[func-returns-value]
+            return
+        self.model.unarchive(chosen.key)
+        self.on_message(f"brought back {chosen.title}")
 
     # -- keys --------------------------------------------------------------------------------------
 
@@ -201,11 +271,16 @@ class PickerView:
         def rows() -> int:
             return max(1, model.rows_height(self.height))
 
+        # fzf's keys too: C-p/C-k up, C-n/C-j down (C-j is not Enter: terminals send C-m for Enter).
         @kb.add("up")
+        @kb.add("c-p")
+        @kb.add("c-k")
         def _up(event: KeyPressEvent) -> None:
             model.move(-1)
 
         @kb.add("down")
+        @kb.add("c-n")
+        @kb.add("c-j")
         def _down(event: KeyPressEvent) -> None:
             model.move(1)
 
@@ -254,6 +329,11 @@ class PickerView:
         def _archive(event: KeyPressEvent) -> None:
             if self.editing is None:
                 self.archive()
+
+        @kb.add("c-a")
+        def _archived(event: KeyPressEvent) -> None:
+            if self.editing is None:
+                self.toggle_archived()
 
         @kb.add("backspace")
         def _backspace(event: KeyPressEvent) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from dsh.protocol import PROTOCOL_VERSION
 from tests.e2e.hosts import alive, host_pid, kill_host, running
 from tests.e2e.ptydriver import PtyDriver
 
@@ -78,10 +79,11 @@ def test_detach_leaves_the_program_running_and_attach_shows_it_later(run, dsh_ho
     d.send("\x02d")  # C-b d
     assert d.wait_exit() == 0
     (sid,) = [p.stem for p in (dsh_home / "sessions").glob("*/*.jsonl")]
-    assert f"detached from untitled ({sid}) — dsh attach {sid}" in d.text().replace("\n", "")
+    # Titled by the first line typed, as dsh sessions titles it.
+    assert f"detached from {COUNTER} ({sid}) — dsh attach {sid}" in d.text().replace("\n", "")
     host = host_pid(dsh_home)
     assert alive(host) and children_of(host), "the host and its shell run on"
-    seen = last_tick(d.text()) if "tick-" in d.text() else 0
+    seen = last_tick(d.text()) if re.search(r"tick-\d", d.text()) else 0  # the title holds `tick-$i`
     time.sleep(1.0)
 
     a = run("attach")
@@ -256,8 +258,8 @@ def test_a_client_of_another_protocol_version_gets_one_clear_line(run, dsh_home:
     client.sendall(json.dumps({"dsh": "dsh", "protocol": 999, "rows": 24, "cols": 80}).encode() + b"\n")
     answer = json.loads(client.recv(65536).split(b"\n")[0])
     client.close()
-    assert answer["ok"] is False and answer["protocol"] == 1
-    assert "speaks dsh protocol 1" in answer["error"] and "dsh stop ID" in answer["error"]
+    assert answer["ok"] is False and answer["protocol"] == PROTOCOL_VERSION
+    assert f"speaks dsh protocol {PROTOCOL_VERSION}" in answer["error"] and "dsh stop ID" in answer["error"]
     d.type_line("echo unharmed")
     d.wait_for("unharmed")
 

@@ -124,6 +124,8 @@ def test_killed_session_restores_layout_tails_and_agent(run, agent_env, dsh_home
     d.wait_for("first-tab-tail")
     d.type_line("/agent claude")
     d.wait_for("fake-claude session")
+    d.send("a first prompt\r")  # the keyboard is in the agent's pane: its conversation begins
+    d.wait_for("claude> a first prompt")
     d.send("\x1d")  # back to the prompt
     d.wait_for("PROMPT")
     d.type_line("/new")
@@ -151,7 +153,8 @@ def test_killed_session_restores_layout_tails_and_agent(run, agent_env, dsh_home
     r.send("\r")
     r.wait_for(f"fake-claude resumed {claude_session[:8]}")
     resumed = invocations(agent_env)[-1]
-    assert resumed["argv"][-2:] == ["--resume", claude_session]
+    # The program that ran (by its absolute path), in the directory it worked in.
+    assert resumed["argv"] == [str(FAKES / "claude"), "--resume", claude_session]
     assert resumed["cwd"] == str(work)
     assert os.readlink(f"/proc/{host_pid(dsh_home)}/cwd") == str(work)
 
@@ -164,7 +167,9 @@ def test_auto_resume_starts_agents_in_opted_in_workspaces(run, agent_env, dsh_ho
     d.wait_for("PROMPT")
     d.type_line("/agent claude")
     d.wait_for("fake-claude session")
-    time.sleep(2.5)  # past the snapshot debounce, so the tail is on disk
+    d.send("a first prompt\r")
+    d.wait_for("claude> a first prompt")
+    time.sleep(3.5)  # its conversation seen, and past the snapshot debounce, so the tail is on disk
     session_id = only_session_id(dsh_home)
     kill_host(dsh_home)
     d.wait_exit()
@@ -175,24 +180,53 @@ def test_auto_resume_starts_agents_in_opted_in_workspaces(run, agent_env, dsh_ho
 
 
 def test_missing_agent_binary_keeps_the_tombstone(run, agent_env, dsh_home: Path, tmp_path: Path) -> None:
-    work = tmp_path / "w"
+    work, bin_dir = tmp_path / "w", tmp_path / "own-bin"
+    work.mkdir()
+    bin_dir.mkdir()
+    (bin_dir / "claude").symlink_to(FAKES / "claude")
+    env = dict(agent_env)
+    env["PATH"] = os.pathsep.join([str(bin_dir), *(p for p in agent_env["PATH"].split(os.pathsep) if p != str(FAKES))])
+    d = run(cwd=work, env=env)
+    d.wait_for("PROMPT")
+    d.type_line("/agent claude")
+    d.wait_for("fake-claude session")
+    d.send("a first prompt\r")
+    d.wait_for("claude> a first prompt")
+    time.sleep(3.5)  # its conversation seen, and past the snapshot debounce, so the tail is on disk
+    session_id = only_session_id(dsh_home)
+    kill_host(dsh_home)
+    d.wait_exit()
+
+    (bin_dir / "claude").unlink()  # the program that ran is gone, and no other claude is on PATH
+    r = run(f"--resume={session_id}", cwd=work, env=env)
+    r.wait_for("RESUMABLE")
+    r.send("\r")
+    r.wait_for("claude")
+    r.wait_until(lambda s: "RESUMABLE" in s and "fake-claude session" in s, what="tombstone and tail kept")
+
+
+def test_an_agent_never_prompted_restores_as_a_fresh_start(run, agent_env, dsh_home: Path, tmp_path: Path) -> None:
+    work = tmp_path / "unprompted"
     work.mkdir()
     d = run(cwd=work, env=agent_env)
     d.wait_for("PROMPT")
     d.type_line("/agent claude")
     d.wait_for("fake-claude session")
-    time.sleep(2.5)  # past the snapshot debounce, so the tail is on disk
+    time.sleep(2.5)  # past the snapshot debounce
     session_id = only_session_id(dsh_home)
     kill_host(dsh_home)
     d.wait_exit()
+    injected = invocations(agent_env)[0]["argv"][-1]
 
-    no_agents = dict(agent_env)
-    no_agents["PATH"] = os.pathsep.join(p for p in agent_env["PATH"].split(os.pathsep) if p != str(FAKES))
-    r = run(f"--resume={session_id}", cwd=work, env=no_agents)
-    r.wait_for("RESUMABLE")
+    r = run(f"--resume={session_id}", cwd=work, env=agent_env, cols=140)
+    screen = r.wait_for("Enter: start claude afresh")
+    assert "RESUMABLE" not in screen
     r.send("\r")
-    r.wait_for("claude")
-    r.wait_until(lambda s: "RESUMABLE" in s and "fake-claude session" in s, what="tombstone and tail kept")
+    r.wait_for("no conversation to resume")
+    r.wait_until(lambda s: len(invocations(agent_env)) == 2, what="claude started again")
+    started = invocations(agent_env)[-1]
+    assert "--resume" not in started["argv"] and injected not in started["argv"]
+    assert started["argv"][0] == str(FAKES / "claude") and started["cwd"] == str(work)
 
 
 def test_dsh_sessions_json_lists_pane_states(run, dsh_cmd, agent_env, dsh_home: Path, tmp_path: Path) -> None:
@@ -202,7 +236,9 @@ def test_dsh_sessions_json_lists_pane_states(run, dsh_cmd, agent_env, dsh_home: 
     d.wait_for("PROMPT")
     d.type_line("/agent claude")
     d.wait_for("fake-claude session")
-    time.sleep(2.5)  # past the snapshot debounce, so the tail is on disk
+    d.send("a first prompt\r")
+    d.wait_for("claude> a first prompt")
+    time.sleep(3.5)  # its conversation seen, and past the snapshot debounce, so the tail is on disk
     kill_host(dsh_home)
     d.wait_exit()
     out = subprocess.run(
@@ -212,6 +248,10 @@ def test_dsh_sessions_json_lists_pane_states(run, dsh_cmd, agent_env, dsh_home: 
     rows = json.loads(out.stdout)
     states = sorted(p["state"] for p in rows[0]["panes"])
     assert states == ["RESTORED", "RESUMABLE"]
+    claude_session = next(r for r in invocations(agent_env) if r["agent"] == "claude")["argv"][-1]
+    agents = sorted((p["agent"] or {}).get("session_id") or "" for p in rows[0]["panes"])
+    assert agents == ["", claude_session]
+    assert {(p["agent"] or {}).get("kind") for p in rows[0]["panes"]} == {None, "claude"}
 
     # Resumed and live, the panes not started yet still say so; the one started says LIVE.
     r = run(f"--resume={rows[0]['id']}", cwd=work, env=agent_env)
@@ -337,3 +377,99 @@ def test_a_line_typed_at_a_restored_pane_starts_it_and_runs(run, dsh_env, dsh_ho
     r.type_line("echo typed-$((6*7))")
     r.wait_for("typed-42")
     assert "PROMPT" in r.text()  # the keyboard stays on the prompt the line came from
+
+
+def test_a_typed_agent_resumes_with_its_own_store_and_program(run, agent_env, dsh_home: Path, tmp_path: Path) -> None:
+    """`export CLAUDE_CONFIG_DIR=…` and a `claude` found first on the shell's own PATH: a restore resumes that
+    program, with that store, in the directory the agent worked in (not where the pane started)."""
+    work, own_bin, exported = tmp_path / "typed", tmp_path / "own-bin", tmp_path / "exp"
+    sub = work / "sub"
+    sub.mkdir(parents=True)
+    own_bin.mkdir()
+    (own_bin / "claude").symlink_to(FAKES / "claude")
+    d = run(cwd=work, env=agent_env)
+    d.wait_for("PROMPT")
+    d.type_line(f"export CLAUDE_CONFIG_DIR={exported} PATH={own_bin}:$PATH; cd sub")
+    d.type_line("claude")
+    d.wait_for("fake-claude session")
+    d.type_line("hello from the prompt")
+    d.wait_for("claude> hello from the prompt")
+    assert list((exported / "projects").glob("*/*.jsonl"))  # the agent's store is the exported one
+    time.sleep(4)  # noticed as the foreground program, its session learned, and the snapshot written
+    session_id = only_session_id(dsh_home)
+    kill_host(dsh_home)
+    d.wait_exit()
+
+    r = run(f"--resume={session_id}", cwd=work, env=agent_env)
+    r.wait_for("Enter: resume claude")
+    r.send("\r")
+    r.wait_for("fake-claude resumed")
+    resumed = invocations(agent_env)[-1]
+    assert resumed["argv"][0] == str(own_bin / "claude") and resumed["argv"][1] == "--resume"
+    assert resumed["cwd"] == str(sub)
+
+
+def test_a_replayed_tail_sends_no_focus_reports_to_the_next_program(run, dsh_env, dsh_home: Path, tmp_path) -> None:
+    d = run(cwd=tmp_path, env=dsh_env)
+    d.wait_for("PROMPT")
+    d.type_line("printf '\\033[?1004hfocus-mode-on\\n'")
+    d.wait_for("focus-mode-on\n")
+    time.sleep(2.5)
+    session_id = only_session_id(dsh_home)
+    kill_host(dsh_home)
+    d.wait_exit()
+
+    r = run(f"--resume={session_id}", cwd=tmp_path, env=dsh_env)
+    r.wait_for("RESTORED")
+    r.type_line("cat -v")  # starts a fresh shell in the pane and runs cat there
+    time.sleep(0.5)
+    r.send("\x1d")  # into the pane: a focus-in report would reach cat
+    r.wait_for("IN PANE")
+    r.send("typed\r")
+    r.wait_for("typed\n")
+    r.send("\x1d")  # and out again
+    r.wait_for("PROMPT")
+    assert "^[[I" not in r.text() and "^[[O" not in r.text()
+
+
+def test_two_codex_panes_in_one_folder_get_their_own_ids(run, agent_env, dsh_home: Path, tmp_path: Path) -> None:
+    """Codex ties no file to its process: the store scan must not give both panes the newest session."""
+    work = tmp_path / "two"
+    work.mkdir()
+    d = run(cwd=work, env=agent_env, cols=240)
+    d.wait_for("PROMPT")
+    d.type_line("/agent codex")
+    d.wait_for("fake-codex session")
+    d.send("\x1d")
+    d.wait_for("PROMPT")
+    time.sleep(1.0)
+    d.type_line("/agent codex")
+    d.wait_until(lambda s: s.count("fake-codex session") == 2, what="two codex panes")
+    d.send("second first\r")  # the keyboard is in the second pane
+    d.wait_for("codex> second first")
+    time.sleep(2.0)  # the second pane's session is in the store before the first pane has one
+    d.send("\x1d")
+    d.wait_for("PROMPT")
+    d.type_line("/focus left")
+    d.wait_for("▶ p2")
+    d.type_line("/pane")
+    d.wait_for("IN PANE")
+    d.send("then first\r")
+    d.wait_for("codex> then first")
+    time.sleep(5)  # learned, and the snapshot written
+    session_id = only_session_id(dsh_home)
+    runs = [r for r in invocations(agent_env) if r["agent"] == "codex"]
+    kill_host(dsh_home)
+    d.wait_exit()
+    rollouts = sorted((tmp_path / "codex-home" / "sessions").glob("*/*/*/rollout-*.jsonl"))
+    ids_by_pid = {}
+    for path in rollouts:
+        meta = json.loads(path.read_text().splitlines()[0])["payload"]
+        ids_by_pid[meta["id"]] = meta["timestamp"]
+    snapshot = json.loads((dsh_home / "state" / session_id / "snapshot.json").read_text())
+    learned = sorted(str(p["agent"]["session_id"]) for p in snapshot["panes"] if p.get("agent"))
+    assert len(runs) == 2 and len(set(learned)) == 2 and set(learned) == set(ids_by_pid)
+    # Each pane holds the session its own codex began: the first pane the earlier one.
+    panes = {p["id"]: p["agent"]["session_id"] for p in snapshot["panes"] if p.get("agent")}
+    first, second = sorted(panes)
+    assert ids_by_pid[panes[first]] < ids_by_pid[panes[second]]

@@ -1,0 +1,1 @@
+"""Agent conversations for /resume and `dsh sessions --agents`: each agent store's reader and their refresh."""

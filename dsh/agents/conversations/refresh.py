@@ -1,0 +1,346 @@
+"""Bringing the index's agent conversations up to date with the agents' stores, incrementally.
+
+A transcript is read on from where the last refresh stopped (they are appended to); one that shrank is
+read again from the start. A refresh reads at most `budget` bytes and says whether more is left, so a
+first look at a big store never holds anything up: the caller shows what is there and calls again. A
+store that is missing is not installed (nothing to say); one that cannot be read, or holds files in a
+format this dsh does not know, is one warning line.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dsh.agents.base import uuid_like
+from dsh.agents.conversations import claude as claude_reader
+from dsh.agents.conversations import codex as codex_reader
+from dsh.agents.conversations.model import Fold, one_line
+from dsh.safefile import open_foreign
+from dsh.store import agent_table, textsearch
+from dsh.store.agent_table import ConversationRow
+from dsh.store.index import SessionIndex, apply_agent_titles
+from dsh.store.timefmt import iso_from_epoch
+
+CHUNK_BYTES = 32 * 1024 * 1024  # of one transcript per refresh
+BUDGET_BYTES = 128 * 1024 * 1024  # of all transcripts per refresh
+_ROWS_AT_ONCE = 500
+SOURCES = ("claude", "codex", "opencode")
+
+
+@dataclass(frozen=True)
+class Source:
+    """One agent store to list: `name` is also the agent's kind and its config switch."""
+
+    name: str
+    home: Path
+
+    @property
+    def key(self) -> str:
+        """What the index files its rows under: one store of one agent (two homes are two stores)."""
+        return f"{self.name}:{self.home}"
+
+
+def sources(enabled: Mapping[str, object], env: Mapping[str, str]) -> list[Source]:
+    """The stores to read, where the environment puts them; a source switched off in config is left out."""
+    from dsh.agents.registry import adapter_by_kind
+
+    out: list[Source] = []
+    for name in SOURCES:
+        if enabled.get(name, True) is False:
+            continue
+        adapter = adapter_by_kind(name)
+        if adapter is not None:
+            out.append(Source(name, adapter.home(env)))
+    return out
+
+
+@dataclass
+class AgentRefresh:
+    warnings: list[str] = field(default_factory=list)
+    changed: bool = False
+    more: bool = False  # the budget ran out before every store was read: call again
+
+
+@dataclass
+class _Parsed:
+    row: ConversationRow
+    prompts: list[str]
+    replace: bool
+
+
+# -- scanning ---------------------------------------------------------------------------------------------
+
+
+def _scan(
+    folders: Iterator[str], keep: Callable[[str], bool], warnings: list[str], what: str
+) -> dict[str, tuple[int, int]]:
+    found: dict[str, tuple[int, int]] = {}
+    for folder in folders:
+        try:
+            entries = list(os.scandir(folder))
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            warnings.append(f"{what}: cannot read {folder}: {exc.strerror or exc}")
+            continue
+        for entry in entries:
+            if not keep(entry.name):
+                continue
+            try:
+                st = entry.stat()
+            except OSError:
+                continue
+            if entry.is_file():
+                found[entry.path] = (st.st_size, st.st_mtime_ns)
+    return found
+
+
+def _subfolders(folder: str, warnings: list[str], what: str) -> list[str]:
+    try:
+        return [entry.path for entry in os.scandir(folder) if entry.is_dir()]
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        warnings.append(f"{what}: cannot read {folder}: {exc.strerror or exc}")
+        return []
+
+
+def claude_files(home: Path, warnings: list[str]) -> dict[str, tuple[int, int]]:
+    projects = str(home / "projects")
+    return _scan(iter(_subfolders(projects, warnings, "claude")),
+                 lambda name: name.endswith(".jsonl") and uuid_like(name[: -len(".jsonl")]), warnings, "claude")
+
+
+def codex_files(home: Path, warnings: list[str]) -> dict[str, tuple[int, int]]:
+    days: list[str] = []
+    for year in _subfolders(str(home / "sessions"), warnings, "codex"):
+        for month in _subfolders(year, warnings, "codex"):
+            days += _subfolders(month, warnings, "codex")
+    return _scan(iter(days), lambda name: name.startswith("rollout-") and name.endswith(".jsonl"), warnings, "codex")
+
+
+def _codex_id(path: str) -> str | None:
+    from dsh.agents.codex import _ROLLOUT
+
+    found = _ROLLOUT.fullmatch(os.path.basename(path))
+    return found[1] if found else None
+
+
+def _claude_id(path: str) -> str | None:
+    stem = os.path.basename(path)[: -len(".jsonl")]
+    return stem if uuid_like(stem) else None
+
+
+# -- reading ----------------------------------------------------------------------------------------------
+
+
+def _read_chunk(path: str, start: int, size: int) -> tuple[bytes, int] | None:
+    """Complete lines from `start` (at most CHUNK_BYTES), and where they end."""
+    try:
+        with open_foreign(path) as handle:  # never blocks on a FIFO; only a regular file is read
+            handle.seek(start)
+            data = handle.read(min(CHUNK_BYTES, max(0, size - start)))
+    except OSError:
+        return None
+    end = data.rfind(b"\n")
+    if end < 0:
+        # No complete line yet (a line being written), or one line longer than a chunk: skip past it only
+        # when the chunk is full, so a torn last line is read again once it is whole.
+        return (b"", start) if len(data) < CHUNK_BYTES else (b"", start + len(data))
+    return data[: end + 1], start + end + 1
+
+
+def _parse_file(
+    source: Source, path: str, stat: tuple[int, int], old: ConversationRow | None, names: Mapping[str, str]
+) -> tuple[_Parsed | None, int, bool]:
+    """(what to store, bytes read, whether the file was in a known format)."""
+    size, mtime_ns = stat
+    session_id = _claude_id(path) if source.name == "claude" else _codex_id(path)
+    if session_id is None:
+        return None, 0, True
+    resume = old is not None and old.id == session_id and size >= old.parsed_to
+    start = old.parsed_to if resume and old is not None else 0
+    fold = Fold.from_row(old) if resume and old is not None else Fold(source.name, session_id)
+    chunk = _read_chunk(path, start, size)
+    if chunk is None:
+        return None, 0, True
+    data, parsed_to = chunk
+    lines = data.splitlines()
+    if source.name == "claude":
+        prompts, known = claude_reader.read_lines(fold, lines)
+        known = known or not lines or start > 0
+    else:
+        known = True
+        if start == 0:
+            if not lines:
+                return None, 0, True  # the first line is still being written
+            known = codex_reader.read_meta(fold, lines[0])
+            lines = lines[1:]
+        prompts = codex_reader.read_lines(fold, lines) if known else []
+        fold.custom_title = names.get(session_id, fold.custom_title)
+    if not known:
+        return None, len(data), False
+    done = parsed_to >= size
+    # A file read only part way is stored with a size it does not have, so the next refresh goes on.
+    row = fold.to_row(path=path, source=source.key, size=size if done else parsed_to, mtime_ns=mtime_ns,
+                      parsed_to=parsed_to, home=str(source.home))
+    return _Parsed(row, prompts, replace=start == 0), len(data), True
+
+
+def _file_source(index: SessionIndex, source: Source, budget: int, result: AgentRefresh) -> int:
+    """Refresh one file-backed store; returns the bytes read."""
+    warnings: list[str] = []
+    files = claude_files(source.home, warnings) if source.name == "claude" else codex_files(source.home, warnings)
+    result.warnings += warnings[:1]
+    names: dict[str, str] = {}
+    names_stamp = None
+    if source.name == "codex":
+        names_stamp = _stamp([source.home / "session_index.jsonl"])
+
+    def load(conn: sqlite3.Connection) -> tuple[dict[str, tuple[int, int]], str | None]:
+        # Only (size, mtime) of every row: whole rows are read for the few files that changed.
+        return agent_table.known(conn, source.key), agent_table.stamp(conn, f"{source.key}:names")
+
+    known, old_names_stamp = index.read(load)
+    names_changed = names_stamp is not None and names_stamp != old_names_stamp
+    changed = [p for p, stat in files.items() if known.get(p) != stat]
+    removed = [p for p in known if p not in files]
+    if not changed and not removed and not names_changed:
+        return 0
+    if names_stamp is not None:
+        names = codex_reader.thread_names(source.home)
+    changed.sort(key=lambda p: files[p][1], reverse=True)  # newest first
+    olds = index.read(lambda conn: agent_table.rows_at(conn, [*changed[:_ROWS_AT_ONCE], *removed]))
+    parsed: list[_Parsed] = []
+    spent, unknown = 0, 0
+    for n, path in enumerate(changed):
+        if spent >= budget:
+            result.more = True
+            break
+        if n and n % _ROWS_AT_ONCE == 0:
+            olds.update(index.read(lambda conn, n=n: agent_table.rows_at(conn, changed[n : n + _ROWS_AT_ONCE])))
+        found, read, recognized = _parse_file(source, path, files[path], olds.get(path), names)
+        spent += read
+        unknown += not recognized
+        if found is not None:
+            parsed.append(found)
+    if unknown:
+        where = source.home / ("projects" if source.name == "claude" else "sessions")
+        result.warnings.append(
+            f"{source.name}: {unknown} file{'s' if unknown != 1 else ''} in a format this dsh does not know,"
+            f" skipped ({where})"
+        )
+    if not parsed and not removed and not names_changed:
+        return spent
+
+    def write(conn: sqlite3.Connection) -> None:
+        agent_table.upsert(conn, [p.row for p in parsed])
+        for p in parsed:
+            owner = textsearch.agent_owner(p.row.kind, p.row.id)
+            (textsearch.replace_lines if p.replace else textsearch.add_lines)(conn, owner, p.prompts)
+        gone = [olds[p] for p in removed if p in olds]
+        agent_table.delete(conn, removed)
+        for row in gone:
+            textsearch.remove_owner(conn, textsearch.agent_owner(row.kind, row.id))
+        keys = [p.row.key for p in parsed]
+        if names_changed and names_stamp is not None:
+            for session_id, name in names.items():
+                conn.execute(
+                    "UPDATE agent_conversations SET custom_title = ?, title = ? WHERE key = ?",
+                    (name, name, f"codex:{session_id}"),
+                )
+                keys.append(f"codex:{session_id}")
+            agent_table.set_stamp(conn, f"{source.key}:names", names_stamp)
+        apply_agent_titles(conn, keys=keys)
+
+    index.write(write)
+    result.changed = True
+    return spent
+
+
+def _stamp(paths: Sequence[Path]) -> str:
+    parts = []
+    for path in paths:
+        try:
+            st = path.stat()
+            parts.append(f"{st.st_size}:{st.st_mtime_ns}")
+        except OSError:
+            parts.append("-")
+    return ",".join(parts)
+
+
+def _opencode_source(
+    index: SessionIndex, source: Source, cwds: Sequence[str], env: Mapping[str, str], result: AgentRefresh,
+    lister: Callable[[str], list[dict[str, object]] | None] | None,
+) -> None:
+    """opencode keeps SQLite behind its CLI: ask `opencode session list` (in each folder given, since it
+    lists the project it runs in) when its database changed since the last ask."""
+    from dsh.agents.opencode import OpencodeAdapter, _epoch
+
+    adapter = OpencodeAdapter()
+    if lister is None:
+        if not source.home.is_dir() or shutil.which(adapter.binary, path=env.get("PATH")) is None:
+            return  # not installed (its store may outlive it): nothing to list, nothing to say
+
+        def lister(cwd: str) -> list[dict[str, object]] | None:
+            return adapter.list_sessions_or_none(cwd, env, timeout=15.0)
+    folders = list(dict.fromkeys([*cwds, env.get("HOME") or str(Path.home())]))
+    stamp = _stamp([source.home / "opencode.db", source.home / "opencode.db-wal"]) + "|" + "|".join(folders)
+    if index.read(lambda conn: agent_table.stamp(conn, source.key)) == stamp:
+        return
+    found: dict[str, ConversationRow] = {}
+    for folder in folders:
+        listed = lister(folder)
+        if listed is None:
+            result.warnings.append("opencode: `opencode session list` gave no list; its conversations are not shown")
+            return
+        for item in listed:
+            session_id, directory, title = item.get("id"), item.get("directory"), item.get("title")
+            if not adapter.valid_session_id(session_id) or not isinstance(directory, str):
+                continue
+            assert isinstance(session_id, str)
+            created, updated = _epoch(item.get("created")), _epoch(item.get("updated"))
+            fold = Fold("opencode", session_id, cwd=directory)
+            fold.summary = one_line(title, 200) if isinstance(title, str) and title.strip() else None
+            fold.created_at = iso_from_epoch(created) if created is not None else None
+            fold.updated_at = iso_from_epoch(updated) if updated is not None else fold.created_at
+            found[session_id] = fold.to_row(path=f"opencode:{session_id}", source=source.key, size=0,
+                                            mtime_ns=int((updated or 0) * 1e9), parsed_to=0, home=str(source.home))
+
+    def write(conn: sqlite3.Connection) -> None:
+        old = [row.path for row in agent_table.conversations(conn, sources=[source.key])]
+        agent_table.delete(conn, [p for p in old if p.removeprefix("opencode:") not in found])
+        agent_table.upsert(conn, found.values())
+        agent_table.set_stamp(conn, source.key, stamp)
+        apply_agent_titles(conn, keys=[row.key for row in found.values()])
+
+    index.write(write)
+    result.changed = True
+
+
+def refresh_agents(
+    index: SessionIndex,
+    stores: Sequence[Source],
+    *,
+    cwds: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
+    budget: int = BUDGET_BYTES,
+    opencode_lister: Callable[[str], list[dict[str, object]] | None] | None = None,
+) -> AgentRefresh:
+    """Read what changed in each store into the index (blocking: run it on a worker thread)."""
+    env = os.environ if env is None else env
+    result = AgentRefresh()
+    for source in stores:
+        try:
+            if source.name == "opencode":
+                _opencode_source(index, source, cwds, env, result, opencode_lister)
+            else:
+                budget -= _file_source(index, source, max(0, budget), result)
+        except sqlite3.Error as exc:
+            result.warnings.append(f"{source.name}: conversations not indexed: {exc}")
+    return result

@@ -1,0 +1,111 @@
+"""Opening an agent conversation from /resume: which directory, which program, which argv, and whether
+it opens as a new tab of the session at hand or as a new session in the conversation's directory.
+
+The decision is a pure function of the conversation and the machine (PATH, directories), so the same
+plan serves the picker today (`dsh --open-agent KIND:ID` after a handoff) and a session host later.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from dsh.agents.base import same_dir
+from dsh.agents.registry import adapter_by_kind
+from dsh.resume.candidates import clean
+from dsh.resume.preflight import PreflightError
+
+OPEN_AGENT_OPTION = "--open-agent"
+
+
+@dataclass(frozen=True)
+class AgentOpen:
+    """Run `argv` in `cwd`: in a new tab of the current session when `here`, else in a new session there."""
+
+    kind: str
+    session_id: str
+    cwd: str
+    argv: list[str]
+    here: bool
+
+    @property
+    def key(self) -> str:
+        return f"{self.kind}:{self.session_id}"
+
+
+def plan_agent_open(
+    kind: str,
+    session_id: str,
+    cwd: str | None,
+    home: str | None,
+    *,
+    current_cwd: str | None,
+    env: Mapping[str, str] | None = None,
+    which: Callable[[str], str | None] | None = None,
+    isdir: Callable[[str], bool] = os.path.isdir,
+) -> AgentOpen:
+    """The plan for one conversation, after the same checks /resume makes for a session (PreflightError
+    with the reason otherwise): a known agent, an id in its format, a directory that is there, the CLI
+    installed. The store it came from is passed on when it is not the one the CLI finds by itself."""
+    env = os.environ if env is None else env
+    adapter = adapter_by_kind(kind)
+    if adapter is None:
+        raise PreflightError(f"unknown agent {clean(kind, 40)!r}")
+    if not adapter.valid_session_id(session_id):
+        raise PreflightError(f"{kind}: {clean(session_id, 80)!r} is not a valid session id")
+    if not cwd or "\x00" in cwd or not os.path.isabs(cwd):
+        raise PreflightError(f"the {kind} conversation has no recorded directory")
+    if not isdir(cwd):
+        raise PreflightError(f"cannot open the {kind} conversation: its directory {clean(cwd)} is gone")
+    find = which if which is not None else (lambda name: shutil.which(name, path=env.get("PATH")))
+    program = find(adapter.binary)
+    if program is None:
+        raise PreflightError(f"cannot open the {kind} conversation: {adapter.binary} is not on PATH")
+    prefix: list[str] = []
+    if home and Path(home) != adapter.home(env):
+        prefix = ["env", *(f"{name}={value}" for name, value in adapter.store_env_for(home).items())]
+    argv = [*prefix, *adapter.resume_argv(session_id, program)]
+    return AgentOpen(kind, session_id, cwd, argv, here=bool(current_cwd) and same_dir(cwd, current_cwd or ""))
+
+
+def parse_open_agent(value: str) -> tuple[str, str]:
+    """`KIND:ID` of `--open-agent`; ValueError for anything else."""
+    kind, sep, session_id = value.partition(":")
+    if not sep or not kind or not session_id:
+        raise ValueError(f"{OPEN_AGENT_OPTION} wants KIND:ID (e.g. claude:0b7e4c1a-…), not {clean(value, 80)!r}")
+    return kind, session_id
+
+
+def plan_from_index(index: object, value: str, *, current_cwd: str | None) -> AgentOpen:
+    """`dsh --open-agent KIND:ID`: the conversation looked up in the index, then planned as the picker would.
+    PreflightError (or ValueError for a malformed value) says why not."""
+    import sqlite3
+
+    from dsh.resume.agent_rows import find_conversation
+
+    kind, session_id = parse_open_agent(value)
+    try:
+        row = index.read(lambda conn: find_conversation(conn, kind, session_id))  # type: ignore[attr-defined]
+    except sqlite3.Error as exc:
+        raise PreflightError(f"cannot read the session index: {exc}") from exc
+    if row is None:
+        raise PreflightError(
+            f"no {clean(kind, 40)} conversation {clean(session_id, 80)} in the index"
+            " (dsh sessions --agents --all lists them)"
+        )
+    return plan_agent_open(kind, session_id, row.cwd, row.home, current_cwd=current_cwd)
+
+
+def describe(argv: list[str]) -> str:
+    """`claude --resume ID` for a plan's argv (its `env VAR=…` prefix and the program's folder left out)."""
+    rest = list(argv)
+    if rest and rest[0] == "env":
+        rest = rest[1:]
+        while rest and "=" in rest[0]:
+            rest = rest[1:]
+    if rest:
+        rest[0] = os.path.basename(rest[0])
+    return " ".join(rest)

@@ -1,0 +1,96 @@
+"""Agent conversations as picker rows (and `dsh sessions --agents` rows), from the index's table of them.
+
+A conversation that a dsh session holds in an open pane is that session's row, not a row of its own.
+A conversation with no message (an id given at launch and never prompted, a `/clear` with nothing
+after it) cannot be resumed, so it is not listed.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Collection, Sequence
+from typing import Any
+
+from dsh.resume.candidates import Candidate, _label, clean
+from dsh.store import agent_table
+from dsh.store.agent_table import ConversationRow
+from dsh.store.index import SessionIndex, decode_lines
+
+NO_DIRECTORY = "conversation has no recorded directory"
+RECENT_ROWS = 300
+
+
+def open_agent_keys(conn: sqlite3.Connection) -> set[str]:
+    """`kind:id` of every conversation held in an open pane of a dsh session that is not archived."""
+    keys: set[str] = set()
+    # agent_key is set exactly when agents is, and is indexed: a few rows, not a walk of every session.
+    sql = "SELECT agents FROM sessions WHERE agent_key > '' AND archived = 0"
+    for (agents,) in conn.execute(sql):
+        keys.update(decode_lines(agents))
+    return keys
+
+
+def listable(row: ConversationRow) -> bool:
+    return row.message_count > 0 or row.kind == "opencode"  # opencode's listing carries no counts
+
+
+def candidate(row: ConversationRow) -> Candidate:
+    """One conversation as a picker row; every text escaped for the screen."""
+    cwd = row.cwd if row.cwd and row.cwd.startswith("/") else None
+    first = clean(row.first_prompt) if row.first_prompt else ""
+    preview = (first,) if first and first != clean(row.title) else ()
+    return Candidate(
+        clean(row.id, 64),
+        cwd,
+        clean(_label(cwd)),
+        clean(row.title) or first or "(no prompt yet)",
+        first,
+        row.created_at,
+        row.updated_at,
+        0,
+        None,
+        None if cwd else NO_DIRECTORY,
+        preview,
+        None,
+        "",
+        clean(row.kind, 20),
+        clean(row.branch, 80) or None if row.branch else None,
+        row.message_count,
+        (),
+        False,
+        row.home,
+    )
+
+
+def agent_candidates(
+    conn: sqlite3.Connection,
+    *,
+    cwds: Sequence[str] | None = None,
+    limit: int | None = None,
+    kinds: Collection[str] | None = None,
+) -> list[Candidate]:
+    """Conversations newest first (of `cwds`, or every directory), less those open in a dsh pane."""
+    hidden = open_agent_keys(conn)
+    rows = agent_table.conversations(conn, cwds=cwds, limit=limit)
+    return [
+        candidate(row) for row in rows
+        if row.key not in hidden and listable(row) and (kinds is None or row.kind in kinds)
+    ]
+
+
+def read_agent_candidates(index: SessionIndex, **kw: Any) -> tuple[list[Candidate], list[str]]:
+    """`agent_candidates` through an index, never raising: ([], [why]) when the index cannot be read."""
+    try:
+        return index.read(lambda conn: agent_candidates(conn, **kw)), []
+    except sqlite3.Error as exc:
+        return [], [f"agent conversations: {exc}"]
+
+
+def conversation_titles(conn: sqlite3.Connection, keys: Sequence[str]) -> dict[str, str]:
+    """`kind:id` -> the conversation's title (for a live session's status line)."""
+    return {key: row.title for key, row in agent_table.by_keys(conn, keys).items() if listable(row)}
+
+
+def find_conversation(conn: sqlite3.Connection, kind: str, session_id: str) -> ConversationRow | None:
+    found = agent_table.by_keys(conn, [f"{kind}:{session_id}"])
+    return found.get(f"{kind}:{session_id}")

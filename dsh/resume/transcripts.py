@@ -1,0 +1,70 @@
+"""The picker's transcript search, on a thread of its own: one query at a time, the newest asked for wins."""
+
+from __future__ import annotations
+
+import io
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Collection
+
+from dsh.store.index import SessionIndex
+from dsh.store.textsearch import match_expression, search
+
+Deliver = Callable[[str, dict[str, str]], None]
+HITS = 200
+
+
+class TranscriptSearcher:
+    """Runs `textsearch.search` for the latest query on one worker thread with its own connection, and
+    hands the hits (owner -> matching line) to `deliver` (on that thread: it must pass them to the loop).
+    A query asked for while another runs replaces any query still waiting; nothing queues up."""
+
+    def __init__(self, db_path: os.PathLike[str] | str, root: os.PathLike[str] | str) -> None:
+        self._db_path, self._root = db_path, root
+        self._lock = threading.Condition()
+        self._waiting: tuple[str, frozenset[str] | None, Deliver] | None = None
+        self._closed = False
+        self._thread: threading.Thread | None = None
+        self.errors: list[str] = []
+
+    def ask(self, query: str, deliver: Deliver, owners: Collection[str] | None = None) -> bool:
+        """Search for `query` soon; False (and nothing done) when no term is long enough to search for."""
+        if match_expression(query) is None:
+            return False
+        with self._lock:
+            if self._closed:
+                return False
+            self._waiting = (query, frozenset(owners) if owners is not None else None, deliver)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="dsh-transcripts", daemon=True)
+                self._thread.start()
+            self._lock.notify()
+        return True
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            self._waiting = None
+            self._lock.notify()
+
+    def _run(self) -> None:
+        index = SessionIndex(self._db_path, self._root, progress=io.StringIO())  # type: ignore[arg-type]
+        try:
+            while True:
+                with self._lock:
+                    while self._waiting is None and not self._closed:
+                        self._lock.wait()
+                    if self._closed:
+                        return
+                    assert self._waiting is not None
+                    query, owners, deliver = self._waiting
+                    self._waiting = None
+                try:
+                    hits = index.read(lambda conn, q=query, o=owners: search(conn, q, limit=HITS, owners=o))
+                except sqlite3.Error as exc:
+                    self.errors.append(f"transcript search: {exc}")
+                    continue
+                deliver(query, {hit.owner: hit.line for hit in hits})
+        finally:
+            index.close()

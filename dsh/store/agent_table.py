@@ -1,0 +1,133 @@
+"""Agent conversations in the derived index: one row per conversation of an agent's store (Claude Code,
+Codex, opencode), refreshed by (path, size, mtime) and read on from where the last read stopped."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+STATEMENTS = [
+    """CREATE TABLE agent_conversations (
+        path TEXT PRIMARY KEY,
+        source TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        mtime_ns INTEGER NOT NULL,
+        parsed_to INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        id TEXT NOT NULL,
+        key TEXT NOT NULL,
+        cwd TEXT,
+        title TEXT NOT NULL,
+        first_prompt TEXT,
+        custom_title TEXT,
+        summary TEXT,
+        message_count INTEGER NOT NULL,
+        prompt_count INTEGER NOT NULL,
+        branch TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        home TEXT
+    )""",
+    "CREATE INDEX agent_by_key ON agent_conversations (key)",
+    "CREATE INDEX agent_by_cwd ON agent_conversations (cwd)",
+    "CREATE INDEX agent_by_time ON agent_conversations (updated_at DESC)",
+    "CREATE TABLE agent_sources (source TEXT PRIMARY KEY, stamp TEXT NOT NULL)",
+]
+
+COLUMNS = (
+    "path", "source", "size", "mtime_ns", "parsed_to", "kind", "id", "key", "cwd", "title", "first_prompt",
+    "custom_title", "summary", "message_count", "prompt_count", "branch", "created_at", "updated_at", "home",
+)
+_UPSERT = f"INSERT OR REPLACE INTO agent_conversations ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
+_SELECT = f"SELECT {', '.join(COLUMNS)} FROM agent_conversations"
+
+
+class ConversationRow(NamedTuple):
+    """One stored conversation, column for column."""
+
+    path: str
+    source: str
+    size: int
+    mtime_ns: int
+    parsed_to: int
+    kind: str
+    id: str
+    key: str  # `kind:id`
+    cwd: str | None
+    title: str
+    first_prompt: str | None
+    custom_title: str | None
+    summary: str | None
+    message_count: int
+    prompt_count: int
+    branch: str | None
+    created_at: str
+    updated_at: str
+    home: str | None
+
+
+def known(conn: sqlite3.Connection, source: str) -> dict[str, tuple[int, int]]:
+    rows = conn.execute("SELECT path, size, mtime_ns FROM agent_conversations WHERE source = ?", (source,))
+    return {path: (size, mtime) for path, size, mtime in rows}
+
+
+def row_at(conn: sqlite3.Connection, path: str) -> ConversationRow | None:
+    found = conn.execute(_SELECT + " WHERE path = ?", (path,)).fetchone()
+    return ConversationRow(*found) if found else None
+
+
+def rows_at(conn: sqlite3.Connection, paths: Sequence[str]) -> dict[str, ConversationRow]:
+    out: dict[str, ConversationRow] = {}
+    for start in range(0, len(paths), 500):
+        chunk = list(paths[start : start + 500])
+        for row in conn.execute(_SELECT + f" WHERE path IN ({', '.join('?' * len(chunk))})", chunk):
+            out[row[0]] = ConversationRow(*row)
+    return out
+
+
+def upsert(conn: sqlite3.Connection, rows: Iterable[ConversationRow]) -> None:
+    conn.executemany(_UPSERT, rows)
+
+
+def delete(conn: sqlite3.Connection, paths: Sequence[str]) -> None:
+    conn.executemany("DELETE FROM agent_conversations WHERE path = ?", ((p,) for p in paths))
+
+
+def stamp(conn: sqlite3.Connection, source: str) -> str | None:
+    found = conn.execute("SELECT stamp FROM agent_sources WHERE source = ?", (source,)).fetchone()
+    return found[0] if found else None
+
+
+def set_stamp(conn: sqlite3.Connection, source: str, value: str) -> None:
+    conn.execute("INSERT OR REPLACE INTO agent_sources (source, stamp) VALUES (?, ?)", (source, value))
+
+
+def conversations(
+    conn: sqlite3.Connection, *, cwds: Sequence[str] | None = None, limit: int | None = None,
+    sources: Sequence[str] | None = None,
+) -> list[ConversationRow]:
+    """Conversations newest first: those recorded in one of `cwds`, or all; of `sources`, or of every one."""
+    where: list[str] = []
+    params: list[object] = []
+    if cwds is not None:
+        where.append(f"cwd IN ({', '.join('?' * len(cwds))})")
+        params += list(cwds)
+    if sources is not None:
+        where.append(f"source IN ({', '.join('?' * len(sources))})")
+        params += list(sources)
+    sql = _SELECT + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY updated_at DESC, id DESC"
+    if limit is not None:
+        sql += " LIMIT ?"
+        params.append(limit)
+    return [ConversationRow(*row) for row in conn.execute(sql, params)]
+
+
+def by_keys(conn: sqlite3.Connection, keys: Sequence[str]) -> dict[str, ConversationRow]:
+    out: dict[str, ConversationRow] = {}
+    for start in range(0, len(keys), 500):
+        chunk = list(keys[start : start + 500])
+        sql = _SELECT + f" WHERE key IN ({', '.join('?' * len(chunk))}) ORDER BY updated_at"
+        for row in conn.execute(sql, chunk):
+            out[row[7]] = ConversationRow(*row)
+    return out

@@ -1,0 +1,86 @@
+"""Opening an agent conversation from /resume: the plan (directory, program, argv, tab or session), and
+the transcript searcher the picker asks on its own thread."""
+
+from __future__ import annotations
+
+import io
+import threading
+from pathlib import Path
+
+import pytest
+
+from dsh.resume.agent_open import parse_open_agent, plan_agent_open
+from dsh.resume.preflight import PreflightError
+from dsh.resume.transcripts import TranscriptSearcher
+from dsh.store import textsearch
+from dsh.store.index import SessionIndex
+
+SID = "0b7e4c1a-9a49-4a4a-9d0f-2f1f1e3b9a11"
+
+
+def which(name: str) -> str:
+    return f"/opt/bin/{name}"
+
+
+def test_a_conversation_of_this_workspace_opens_here_with_the_cli_on_path(tmp_path: Path) -> None:
+    env = {"HOME": str(tmp_path)}
+    plan = plan_agent_open("claude", SID, str(tmp_path), str(tmp_path / ".claude"), current_cwd=str(tmp_path),
+                           env=env, which=which)
+    assert plan.here and plan.cwd == str(tmp_path) and plan.argv == ["/opt/bin/claude", "--resume", SID]
+    assert plan.key == f"claude:{SID}"
+
+
+def test_another_directory_and_another_store_open_as_a_new_session(tmp_path: Path) -> None:
+    env = {"HOME": str(tmp_path)}
+    plan = plan_agent_open("codex", SID, str(tmp_path), "/work/codex-home", current_cwd="/elsewhere", env=env,
+                           which=which)
+    assert not plan.here
+    assert plan.argv == ["env", "CODEX_HOME=/work/codex-home", "/opt/bin/codex", "resume", SID]
+    plan = plan_agent_open("opencode", "ses_abc123", str(tmp_path), "/d/opencode", current_cwd=None, env=env,
+                           which=which)
+    assert plan.argv == ["env", "XDG_DATA_HOME=/d", "/opt/bin/opencode", "--session", "ses_abc123"]
+
+
+@pytest.mark.parametrize(
+    ("kind", "sid", "cwd", "found", "why"),
+    [
+        ("vim", SID, "/", which, "unknown agent"),
+        ("claude", "../x", "/", which, "not a valid session id"),
+        ("claude", SID, None, which, "no recorded directory"),
+        ("claude", SID, "/no/such/dir", which, "is gone"),
+        ("claude", SID, "/", lambda name: None, "claude is not on PATH"),
+    ],
+)
+def test_what_cannot_be_opened_says_why(kind: str, sid: str, cwd: str | None, found, why: str) -> None:
+    with pytest.raises(PreflightError, match=why):
+        plan_agent_open(kind, sid, cwd, None, current_cwd="/", env={"HOME": "/h"}, which=found)
+
+
+def test_open_agent_values() -> None:
+    assert parse_open_agent(f"claude:{SID}") == ("claude", SID)
+    for bad in ("claude", ":x", "claude:"):
+        with pytest.raises(ValueError, match="KIND:ID"):
+            parse_open_agent(bad)
+
+
+def test_the_searcher_answers_the_newest_query_on_its_thread(tmp_path: Path) -> None:
+    index = SessionIndex(tmp_path / "q.db", tmp_path / "sessions", progress=io.StringIO())
+    def add(conn) -> None:
+        textsearch.add_lines(conn, "s:abc", ["python -m http.server", "make test"])
+        textsearch.sync(conn)
+
+    index.write(add)
+    index.close()
+    searcher = TranscriptSearcher(tmp_path / "q.db", tmp_path / "sessions")
+    got: list[tuple[str, dict[str, str], str]] = []
+    done = threading.Event()
+
+    def deliver(query: str, hits: dict[str, str]) -> None:
+        got.append((query, hits, threading.current_thread().name))
+        done.set()
+
+    assert not searcher.ask("ht", deliver)  # too short for the trigram index: nothing asked
+    assert searcher.ask("http.server", deliver)
+    assert done.wait(10)
+    assert got == [("http.server", {"s:abc": "python -m http.server"}, "dsh-transcripts")]
+    searcher.close()

@@ -1,0 +1,332 @@
+"""Exact agent ids from process evidence: the CLI tables, /proc facts, Claude's sessions/<pid>.json, the
+fallback that never gives two panes one id, the program and directory a resume runs with."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from dsh.agents.base import StoreCandidate, choose_candidate
+from dsh.agents.claude import ClaudeAdapter
+from dsh.agents.cli_table import CLAUDE as CLAUDE_CLI
+from dsh.agents.cli_table import CODEX as CODEX_CLI
+from dsh.agents.cli_table import parse_args
+from dsh.agents.codex import CodexAdapter
+from dsh.agents.evidence import learn_session, program_of
+from dsh.agents.opencode import OpencodeAdapter
+from dsh.agents.probe import Neighbour, make_request, process_facts, run_probe, typed_agent, updated_agent
+from dsh.agents.process import ProcessFacts, parse_environ, parse_stat_start, read_process, resolve_program
+from dsh.persist.records import AgentInfo
+
+FAKES = Path(__file__).resolve().parent / "fakes" / "bin"
+CLAUDE, CODEX, OPENCODE = ClaudeAdapter(), CodexAdapter(), OpencodeAdapter()
+A, B = "0b7e4c1a-9a49-4a4a-9d0f-2f1f1e3b9a11", "1c8f5d2b-0b5a-4b5b-8e10-3020f2f4ab22"
+
+
+# --- the CLI tables -----------------------------------------------------------------------------------------
+
+
+def test_options_are_read_before_the_subcommand() -> None:
+    parsed = parse_args(CLAUDE_CLI, ["--model", "opus", "mcp", "list"])
+    assert parsed.subcommand == "mcp" and parsed.positionals == ["list"] and parsed.value("--model") == "opus"
+    parsed = parse_args(CLAUDE_CLI, ["-r", A, "fix", "it"])
+    assert parsed.subcommand is None and parsed.value("--resume") == A and parsed.positionals == ["fix", "it"]
+    # An optional value is not taken when the next word is an option.
+    parsed = parse_args(CLAUDE_CLI, ["--resume", "--model", "opus"])
+    assert parsed.has("--resume") and parsed.value("--resume") is None and parsed.value("--model") == "opus"
+    # Many-valued options take words up to the next option; `--` ends options.
+    parsed = parse_args(CLAUDE_CLI, ["--add-dir", "a", "b", "--", "mcp"])
+    assert parsed.options["--add-dir"] == ["a", "b"] and parsed.subcommand is None and parsed.positionals == ["mcp"]
+    parsed = parse_args(CODEX_CLI, ["-mgpt-5", "exec", "-C", "/w", "do it"])
+    assert (parsed.subcommand, parsed.value("--model"), parsed.value("--cd")) == ("exec", "gpt-5", "/w")
+
+
+def test_each_table_names_the_version_it_was_checked_against() -> None:
+    assert CLAUDE_CLI.checked == "claude 2.1.197" and CODEX_CLI.checked == "codex-cli 0.171.0"
+    assert {"auto-mode", "gateway", "plugins", "project", "ultrareview"} <= CLAUDE_CLI.subcommands
+    assert not {"config", "migrate-installer", "api-key"} & CLAUDE_CLI.subcommands
+
+
+@pytest.mark.parametrize(
+    ("adapter", "argv", "expected"),
+    [
+        (CODEX, ["codex", "exec", "-C", "../other", "task"], "/w/other"),
+        (CODEX, ["codex", "--cd=/abs"], "/abs"),
+        (OPENCODE, ["opencode", "sub/dir"], "/w/here/sub/dir"),
+        (OPENCODE, ["opencode", "run", "hello"], "/w/here"),
+        (CLAUDE, ["claude", "-w", "feature"], "/w/here"),
+    ],
+)
+def test_the_directory_an_agent_is_started_for(adapter, argv: list[str], expected: str) -> None:
+    assert adapter.work_dir(argv, "/w/here") == expected
+
+
+def test_launch_ids_named_on_the_command_line() -> None:
+    assert CODEX.launch_id(["codex", "resume", A]) == A
+    assert CODEX.launch_id(["codex", "--model", "o3", "resume", A, "go on"]) == A
+    assert CODEX.launch_id(["codex", "resume", "--last"]) is None
+    assert OPENCODE.launch_id(["opencode", "-s", "ses_abc123"]) == "ses_abc123"
+    assert OPENCODE.launch_id(["opencode", "-s", "ses_abc123", "--fork"]) is None
+    assert CLAUDE.launch_id(["claude", "--session-id", A]) == A
+
+
+# --- /proc ----------------------------------------------------------------------------------------------------
+
+
+def test_proc_parsers() -> None:
+    assert parse_environ(b"A=1\0B=x=y\0junk\0=z\0") == {"A": "1", "B": "x=y"}
+    stat = b"42 (my (odd) name) S 1 42 42 0 -1 4194304 0 0 0 0 0 0 0 0 20 0 1 0 51109 0 0"
+    assert parse_stat_start(stat) == 51109
+    assert parse_stat_start(b"garbage") is None
+
+
+def test_read_process_sees_the_child_as_the_kernel_does(tmp_path: Path) -> None:
+    env = {"PATH": "/usr/bin:/bin", "CLAUDE_CONFIG_DIR": str(tmp_path / "cfg")}
+    held = tmp_path / "held.jsonl"
+    held.write_text("x\n")
+    child = subprocess.Popen(
+        [sys.executable, "-c", f"f = open({str(held)!r}); import time; time.sleep(30)"], cwd=tmp_path, env=env
+    )
+    try:
+        deadline = time.time() + 10
+        facts = read_process(child.pid)
+        while facts is not None and str(held) not in facts.open_files and time.time() < deadline:
+            time.sleep(0.05)
+            facts = read_process(child.pid)
+        assert facts is not None
+        assert facts.cwd == str(tmp_path) and facts.env["CLAUDE_CONFIG_DIR"] == str(tmp_path / "cfg")
+        assert str(held) in facts.open_files and facts.exe is not None and facts.start_ticks
+        assert facts.started_at is not None and abs(facts.started_at - time.time()) < 30
+        assert [f.pid for f in process_facts(child.pid)] == [child.pid]
+    finally:
+        child.kill()
+        child.wait()
+    assert read_process(child.pid) is None
+
+
+def test_resolve_program_uses_the_process_path_and_cwd(tmp_path: Path) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    tool = bin_dir / "claude"
+    tool.write_text("#!/bin/sh\n")
+    tool.chmod(0o755)
+    assert resolve_program("claude", path=f"/nonexistent:{bin_dir}", cwd="/") == str(tool)
+    assert resolve_program("claude", path="bin", cwd=str(tmp_path)) == str(tool)
+    assert resolve_program("./bin/claude", path=None, cwd=str(tmp_path)) == str(tool)
+    assert resolve_program("claude", path="/nonexistent", cwd="/") is None
+
+
+# --- Claude's own record of its process -------------------------------------------------------------------------
+
+
+def claude_pid_file(config: Path, pid: int, sid: str, cwd: str, proc_start: int | None = 51109) -> None:
+    """As Claude Code 2.1.197 writes it."""
+    folder = config / "sessions"
+    folder.mkdir(parents=True, exist_ok=True)
+    record = {"pid": pid, "sessionId": sid, "cwd": cwd, "startedAt": 1796085920336, "version": "2.1.197",
+              "peerProtocol": 1, "kind": "interactive", "entrypoint": "cli", "name": "proj-77",
+              "nameSource": "derived", "status": "idle", "updatedAt": 1796085920279}
+    if proc_start is not None:
+        record["procStart"] = str(proc_start)
+    (folder / f"{pid}.json").write_text(json.dumps(record))
+
+
+def test_claude_sessions_file_names_the_process_session(tmp_path: Path) -> None:
+    env = {"CLAUDE_CONFIG_DIR": str(tmp_path)}
+    claude_pid_file(tmp_path, 4242, A, "/w")
+    assert CLAUDE.id_from_process(4242, 51109, env) == (A, "/w")
+    # A file left by a process whose pid was reused names another process.
+    assert CLAUDE.id_from_process(4242, 99999, env) is None
+    assert CLAUDE.id_from_process(4343, 51109, env) is None
+    (tmp_path / "sessions" / "4242.json").write_text("{not json")
+    assert CLAUDE.id_from_process(4242, 51109, env) is None
+
+
+def facts(pid: int = 4242, **kw) -> ProcessFacts:
+    base = {"argv": ("claude",), "cwd": "/w", "start_ticks": 51109, "started_at": time.time()}
+    base.update(kw)
+    return ProcessFacts(pid=pid, **base)
+
+
+def test_process_evidence_wins_over_the_injected_id_and_follows_clear(tmp_path: Path) -> None:
+    env = {"CLAUDE_CONFIG_DIR": str(tmp_path)}
+    claude_pid_file(tmp_path, 4242, A, "/w")
+    seen = learn_session(CLAUDE, facts=[facts(env=env)], argv=["claude"], pane_env={}, pane_cwd="/w",
+                         started_at=0.0, known_id=A)
+    assert (seen.session_id, seen.exact, seen.cwd) == (A, True, "/w")
+    claude_pid_file(tmp_path, 4242, B, "/w")  # `/clear`
+    seen = learn_session(CLAUDE, facts=[facts(env=env)], argv=["claude"], pane_env={}, pane_cwd="/w",
+                         started_at=0.0, known_id=A)
+    assert seen.session_id == B and seen.exact
+
+
+def test_the_store_is_read_where_the_process_keeps_it(tmp_path: Path) -> None:
+    """`export CLAUDE_CONFIG_DIR=…; claude` in a shell pane: the pane's env does not have it, the agent's does."""
+    mine = tmp_path / "exported"
+    claude_pid_file(mine, 4242, A, "/w")
+    seen = learn_session(CLAUDE, facts=[facts(env={"CLAUDE_CONFIG_DIR": str(mine)})], argv=["claude"],
+                         pane_env={"HOME": str(tmp_path / "home")}, pane_cwd="/w", started_at=0.0)
+    assert seen.session_id == A and seen.env == {"CLAUDE_CONFIG_DIR": str(mine)}
+
+
+def test_an_open_transcript_names_the_session(tmp_path: Path) -> None:
+    home = tmp_path / "codex"
+    rollout = home / "sessions" / "2026" / "12" / "01" / f"rollout-2026-12-01T00-49-42-{A}.jsonl"
+    env = {"CODEX_HOME": str(home)}
+    seen = learn_session(CODEX, facts=[facts(env=env, open_files=("/etc/x", str(rollout)))], argv=["codex"],
+                         pane_env={}, pane_cwd="/w", started_at=0.0, taken={A})
+    assert (seen.session_id, seen.exact, seen.transcript) == (A, True, None)
+
+
+def test_an_injected_id_without_a_transcript_has_no_conversation(tmp_path: Path) -> None:
+    env = {"CLAUDE_CONFIG_DIR": str(tmp_path)}
+    seen = learn_session(CLAUDE, facts=[], argv=["claude", "--session-id", A], pane_env=env, pane_cwd="/w",
+                         started_at=0.0, known_id=A)
+    assert seen.session_id == A and seen.conversation is False
+    transcript = tmp_path / "projects" / "-w" / f"{A}.jsonl"
+    transcript.parent.mkdir(parents=True)
+    # What Claude 2.1.197 leaves when a session with no prompt exits: opening records only.
+    transcript.write_text(json.dumps({"type": "mode", "mode": "normal", "sessionId": A}) + "\n")
+    seen = learn_session(CLAUDE, facts=[], argv=["claude"], pane_env=env, pane_cwd="/w", started_at=0.0, known_id=A)
+    assert seen.transcript == str(transcript) and seen.conversation is False
+    with transcript.open("a") as out:
+        out.write(json.dumps({"type": "user", "cwd": "/w", "sessionId": A, "message": {"content": "hi"}}) + "\n")
+    seen = learn_session(CLAUDE, facts=[], argv=["claude"], pane_env=env, pane_cwd="/w", started_at=0.0, known_id=A)
+    assert seen.conversation is True
+
+
+# --- the fallback: the store scan ----------------------------------------------------------------------------
+
+
+def test_choose_candidate_never_takes_a_held_id_and_respects_rivals() -> None:
+    found = [StoreCandidate(A, "/w", 100.0), StoreCandidate(B, "/w", 200.0), StoreCandidate("c", "/x", 150.0)]
+    assert choose_candidate(found, cwd="/w", since=90.0).session_id == A
+    assert choose_candidate(found, cwd="/w", since=90.0, taken={A}).session_id == B
+    assert choose_candidate(found, cwd="/w", since=150.0).session_id == B
+    # Another pane started this agent here at 180: what began after that is that pane's.
+    assert choose_candidate(found, cwd="/w", since=150.0, rivals=[180.0]) is None
+    assert choose_candidate(found, cwd="/w", since=90.0, rivals=[180.0]).session_id == A
+
+
+def rollout(home: Path, sid: str, cwd: str, started: float) -> None:
+    """A rollout as codex-cli 0.171.0 writes it (its session_meta line dated when the thread began)."""
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(started))
+    path = home / "sessions" / "2026" / "12" / "01" / f"rollout-2026-12-01T00-00-00-{sid}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    meta = {"timestamp": stamp, "ordinal": 0, "type": "session_meta",
+            "payload": {"session_id": sid, "id": sid, "timestamp": stamp, "cwd": cwd, "originator": "codex-tui",
+                        "cli_version": "0.171.0", "source": "vscode"}}
+    path.write_text(json.dumps(meta) + "\n")
+
+
+def test_two_codex_panes_in_one_folder_get_their_own_ids(tmp_path: Path) -> None:
+    """The second pane's conversation is written first; the first pane must not take it."""
+    env = {"CODEX_HOME": str(tmp_path)}
+    now = time.time()
+    first = Neighbour("codex", None, "/w", now - 100)
+    second = Neighbour("codex", None, "/w", now - 50)
+    rollout(tmp_path, B, "/w", now - 48)  # the second pane's, prompted first
+    request = make_request(CODEX, agent=AgentInfo("codex"), pid=None, argv=["codex"], env=env, cwd="/w",
+                           started_at=first.started_at, others=[second])
+    assert run_probe(request).session_id is None
+    request = make_request(CODEX, agent=AgentInfo("codex"), pid=None, argv=["codex"], env=env, cwd="/w",
+                           started_at=second.started_at, others=[first])
+    assert run_probe(request).session_id == B
+    rollout(tmp_path, A, "/w", now - 98)
+    held = Neighbour("codex", B, "/w", second.started_at)
+    request = make_request(CODEX, agent=AgentInfo("codex"), pid=None, argv=["codex"], env=env, cwd="/w",
+                           started_at=first.started_at, others=[held])
+    assert run_probe(request).session_id == A
+
+
+# --- the program a resume runs ---------------------------------------------------------------------------------
+
+
+def test_program_is_argv0_on_the_agents_own_path(tmp_path: Path) -> None:
+    old, new = tmp_path / "old", tmp_path / "new"
+    for folder in (old, new):
+        folder.mkdir()
+        (folder / "claude").write_text("#!/bin/sh\n")
+        (folder / "claude").chmod(0o755)
+    assert program_of(CLAUDE, ["claude", "--model", "x"], path=f"{old}:{new}", cwd="/") == str(old / "claude")
+    # An interpreter running the CLI's script (codex's npm launcher is `node …/bin/codex`).
+    script = tmp_path / "codex"
+    script.write_text("#!/usr/bin/env node\n")
+    script.chmod(0o755)
+    assert program_of(CODEX, ["node", str(script)], path="", cwd="/") == str(script)
+    # Something not named like the CLI is never the program.
+    assert program_of(CLAUDE, ["claude"], path="", cwd="/", exe="/usr/bin/node") is None
+
+
+def test_the_real_cli_fakes_are_found_by_their_own_path() -> None:
+    assert program_of(CLAUDE, ["claude"], path=str(FAKES), cwd="/") == str(FAKES / "claude")
+
+
+def test_updated_agent_keeps_what_is_known_and_reports_no_change() -> None:
+    agent = CLAUDE.agent_info(["claude", "--model", "opus"], A, cwd="/w", conversation=True)
+    from dsh.agents.evidence import Learned
+
+    same = Learned(A, "/w", True, None, {}, None, True)
+    assert updated_agent(CLAUDE, ["claude", "--model", "opus"], agent, same) is None
+    moved = updated_agent(CLAUDE, ["claude", "--model", "opus"], agent, Learned(B, "/w", True, None, {}, None, False))
+    assert moved is not None and moved.session_id == B and moved.model == "opus" and moved.conversation is False
+
+
+def test_typed_agent_skips_subcommands_and_reads_interpreters() -> None:
+    assert typed_agent(["claude", "mcp", "list"], "/w") is None
+    seen = typed_agent(["node", "/x/bin/codex", "-C", "sub"], "/w")
+    assert seen is not None and seen.kind == "codex" and seen.cwd == "/w/sub"
+    seen = typed_agent(["claude", "--resume", A], "/w")
+    assert seen is not None and seen.session_id == A
+
+
+
+# --- against the fake CLIs (which write what the real versions write) ------------------------------------------
+
+
+def wait_for(check, what: str, timeout: float = 10.0):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        found = check()
+        if found:
+            return found
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def test_the_fake_claude_records_its_process_and_switches_ids_on_clear(tmp_path: Path) -> None:
+    config, work = tmp_path / "cfg", tmp_path / "work"
+    work.mkdir()
+    env = {"PATH": f"{FAKES}:/usr/bin:/bin", "HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": str(config)}
+    child = subprocess.Popen(["claude"], cwd=work, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert child.stdin is not None
+    try:
+        pid_file = config / "sessions" / f"{child.pid}.json"
+        wait_for(pid_file.exists, "sessions/<pid>.json")
+
+        def learned():
+            return learn_session(CLAUDE, facts=process_facts(child.pid), argv=["claude"], pane_env={},
+                                 pane_cwd=str(work), started_at=time.time() - 60)
+
+        first = learned()
+        assert first.exact and first.cwd == str(work) and first.env == {"CLAUDE_CONFIG_DIR": str(config)}
+        assert first.conversation is False  # nothing typed yet: no transcript
+        assert first.program == str(FAKES / "claude")
+        child.stdin.write("hello\n")
+        child.stdin.flush()
+        wait_for(lambda: learned().conversation, "a conversation")
+        child.stdin.write("/clear\n")
+        child.stdin.flush()
+        second = wait_for(lambda: (s := learned()).session_id != first.session_id and s, "the id after /clear")
+        assert second.exact and second.session_id == json.loads(pid_file.read_text())["sessionId"]
+        child.stdin.close()
+        child.wait(timeout=10)
+        assert not pid_file.exists()  # removed when the CLI exits, as the real one does
+    finally:
+        child.kill()
+        child.wait()

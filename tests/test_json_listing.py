@@ -1,0 +1,57 @@
+"""`dsh sessions --json` as SQLite writes it equals Summary.to_json() (plus panes), key for key, in order,
+for every kind of row: live, crashed, archived, no workspace, under home, non-ASCII and control text."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from dsh.store.index import SessionIndex
+from dsh.store.json_listing import json_listing
+from dsh.store.log import SessionLog, append_event
+from dsh.store.summary import JSON_KEYS
+from dsh.store.workspace import workspace_partition
+
+
+def test_sql_json_equals_the_python_summaries(tmp_path: Path, monkeypatch) -> None:
+    home = str(tmp_path / "home")
+    monkeypatch.setenv("HOME", home)
+    root = tmp_path / "sessions"
+    index = SessionIndex(tmp_path / "q.db", root, progress=io.StringIO())
+    live = SessionLog.create(root, f"{home}/src/app")  # held open: live
+    live.append("input", text="make test")
+    crashed = SessionLog.create(root, "/srv/x")
+    crashed.append("input", text="caf\u00e9 \u0085 \x1b[31m red \\ \"quoted\"")
+    crashed.append("pane_opened", pane_id="p1", argv=["claude"])
+    crashed.append("agent", pane_id="p1", kind="claude", session_id="0b7e4c1a-9a49-4a4a-9d0f-2f1f1e3b9a11")
+    crashed.append("git", branch="main")
+    archived = SessionLog.create(root, home)
+    archived.append("title", title="\u65e5\u672c\u8a9e")
+    archived.close()
+    append_event(archived.path, "archive", archived=True)
+    nowhere = root / workspace_partition("/n") / "nocwd1.jsonl"
+    nowhere.parent.mkdir(parents=True)
+    nowhere.write_text(json.dumps({"type": "session", "version": 1, "id": "nocwd1",
+                                   "created_at": "2026-01-01T00:00:00.000Z"}) + "\n")
+    crashed.close()
+    # Closed cleanly above; make it look crashed by writing its log again without the close event.
+    lines = crashed.path.read_text().splitlines()
+    crashed.path.write_text("\n".join(line for line in lines if '"close"' not in line) + "\n")
+    index.refresh()
+    expected = {s.id: {**s.to_json(), "panes": []} for s in index.summaries(cwd=None, include_archived=True)}
+    where, params = index.scope_where(None)
+    got = index.read(lambda conn: list(json_listing(conn, where, params, include_archived=True,
+                                                    panes=lambda sid, live: None, raw_row=lambda path: None)))
+    assert len(got) == len(expected) == 4
+    for text in got:
+        assert text.isascii()
+        data = json.loads(text)
+        assert list(data) == [*JSON_KEYS, "panes"]
+        assert data == expected[data["id"]], data["id"]
+    states = {json.loads(t)["id"]: json.loads(t)["state"] for t in got}
+    assert states[live.id] == "attached" and states[crashed.id] == "crashed" and states[archived.id] == "closed"
+    assert json.loads(next(t for t in got if crashed.id in t))["agents"] == [
+        {"kind": "claude", "session_id": "0b7e4c1a-9a49-4a4a-9d0f-2f1f1e3b9a11"}]
+    live.close()
+    index.close()
