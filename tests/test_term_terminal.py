@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dsh.term.render import line_text
+from dsh.term.rows import row_text as line_text
 from dsh.term.terminal import Terminal
 
 

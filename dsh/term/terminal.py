@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING
 import ptyprocess
 
 from dsh.term.keys import key_to_bytes, paste_bytes
-from dsh.term.render import line_text
-from dsh.term.screen import MODE_FOCUS_EVENTS, MODE_SYNCHRONIZED_OUTPUT, FrozenLine, Line, TermScreen
+from dsh.term.rows import AnyRow, row_text
+from dsh.term.screen import TermScreen
+from dsh.term.sequences import FOCUS_EVENTS, SYNCHRONIZED_OUTPUT
 from dsh.text import sanitize
 
 if TYPE_CHECKING:
@@ -454,7 +455,7 @@ class Terminal:
 
     def set_focus(self, focused: bool) -> None:
         """Tell a child that asked for focus events (mode 1004) that its pane gained or lost focus."""
-        if self.screen.has_private_mode(MODE_FOCUS_EVENTS):
+        if self.screen.has_private_mode(FOCUS_EVENTS):
             self.write(b"\x1b[I" if focused else b"\x1b[O")
 
     def resize(self, rows: int, cols: int) -> None:
@@ -509,7 +510,7 @@ class Terminal:
     def _output_changed(self) -> None:
         """Report new output, except in the middle of a synchronized update (mode 2026), which is
         shown when it ends (or after SYNC_TIMEOUT, if the child never ends it)."""
-        if not self.screen.has_private_mode(MODE_SYNCHRONIZED_OUTPUT):
+        if not self.screen.has_private_mode(SYNCHRONIZED_OUTPUT):
             self._changed()
         elif self._sync_timer is None and self._loop is not None:
             self._sync_timer = self._loop.call_later(SYNC_TIMEOUT, self._changed)
@@ -530,22 +531,22 @@ class Terminal:
     def _view_top(self, height: int) -> int:
         return len(self.screen.history) + self.screen.lines - self.scroll_offset - height
 
-    def visible_lines(self, height: int) -> list[Line | FrozenLine]:
+    def visible_lines(self, height: int) -> list[AnyRow]:
         """The `height` rows to draw: history and screen with `scroll_offset` applied."""
         history = self.screen.history
-        buf = self.screen.buffer
+        buf = self.screen.screen_rows()
         n_hist = len(history)
         top = self._view_top(height)
-        out: list[Line | FrozenLine] = []
+        out: list[AnyRow] = []
         for i in range(top, top + height):
             if i < 0:
-                out.append(Line())
+                out.append("")
             elif i < n_hist:
                 out.append(history[i])
             elif i - n_hist < len(buf):
                 out.append(buf[i - n_hist])
             else:
-                out.append(Line())
+                out.append("")
         return out
 
     def cursor_in_view(self, height: int) -> tuple[int, int] | None:
@@ -566,7 +567,7 @@ class Terminal:
     def text_lines(self) -> list[str]:
         """History then screen, as plain text without trailing blanks."""
         cols = self.cols
-        return [line_text(line, cols) for line in self.screen.all_lines()]
+        return [row_text(line, cols) for line in self.screen.all_lines()]
 
     def search(self, text: str, *, backwards: bool = True) -> bool:
         """Scroll to the next match of `text` (case-insensitive unless it has capitals) above

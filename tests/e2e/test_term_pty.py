@@ -227,18 +227,21 @@ def test_synchronized_update_is_drawn_when_it_ends(tmp_path: Path, monkeypatch: 
 
 
 def test_history_is_compacted_once_output_is_quiet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from dsh.term.screen import FrozenLine
+    from dsh.term.cells import Row
 
-    monkeypatch.setattr("dsh.term.terminal.COMPACT_IDLE", 0.05)
+    monkeypatch.setattr("dsh.term.terminal.COMPACT_IDLE", 1.0)  # (after the exit is seen)
     monkeypatch.setattr("dsh.term.terminal.COMPACT_BATCH", 100)
+    # one row at a time with cursor addressing, so the rows reach history with cells
+    script = "for i in $(seq 1 300); do printf '\\033[24;1H%d\\n' $i; done"
 
     async def main() -> None:
-        term, exits = make(["seq", "1", "1000"], tmp_path)
+        term, exits = make(["sh", "-c", script], tmp_path)
         term.start()
         await until(lambda: exits, "exit")
-        await until(lambda: all(isinstance(line, FrozenLine) for line in term.screen.history), "compaction")
+        assert any(type(line) is Row for line in term.screen.history)
+        await until(lambda: not any(type(line) is Row for line in term.screen.history), "compaction")
         numbers = [line for line in term.text_lines() if line.isdigit()]
-        assert numbers == [str(i) for i in range(1, 1001)]
+        assert numbers == [str(i) for i in range(1, 301)]
     run(main())
 
 
@@ -258,7 +261,7 @@ def test_relative_command_runs_from_the_pane_cwd(tmp_path: Path) -> None:
 
 def test_demo_pane_runs_a_shell_end_to_end(tmp_path: Path) -> None:
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "TERM": "xterm-256color", "PS1": "demo$ "}
-    driver = PtyDriver([sys.executable, "-m", "dsh.term.demo", "sh"], env=env, cwd=tmp_path, rows=12, cols=60)
+    driver = PtyDriver([sys.executable, "-m", "dsh.ui.demo", "sh"], env=env, cwd=tmp_path, rows=12, cols=60)
     try:
         driver.wait_for("demo$")
         driver.type_line("printf 'a\\033[32mgreen\\033[0m\\n'; stty size")
