@@ -104,6 +104,7 @@ class Terminal:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._tail = bytearray()
         self._out = bytearray()
+        self._held_keys = bytearray()  # an Escape waiting to go out with the key after it
         self._killed = False
         # Bytes read per event-loop callback before yielding; the app lowers it for background panes so a
         # flood there leaves the loop free for keys.
@@ -136,6 +137,10 @@ class Terminal:
     @property
     def app_cursor(self) -> bool:
         return self.screen.app_cursor
+
+    @property
+    def app_keypad(self) -> bool:
+        return self.screen.app_keypad
 
     @property
     def mouse_tracking(self) -> bool:
@@ -340,6 +345,9 @@ class Terminal:
         """Send bytes to the child; what the PTY cannot take now is queued, never blocking."""
         if isinstance(data, str):
             data = data.encode("utf-8", "replace")
+        if self._held_keys:
+            data = bytes(self._held_keys) + data
+            self._held_keys.clear()
         fd = self._fd
         if fd is None or not data:
             return
@@ -373,13 +381,27 @@ class Terminal:
             self._loop.remove_writer(fd)
 
     def send_key(self, key: str, data: str = "") -> None:
-        out = key_to_bytes(key, data, app_cursor=self.app_cursor)
-        if out:
-            self.scroll_to_bottom()
-            self.write(out)
+        """Send one key press. An Escape waits for the rest of the keys handled in the same loop
+        iteration: Alt-x comes from prompt_toolkit as Escape then x, and a child must read the
+        two in one read (ESC x), not as a lone Escape followed by x."""
+        out = key_to_bytes(key, data, app_cursor=self.app_cursor, app_keypad=self.app_keypad)
+        if not out:
+            return
+        self.scroll_to_bottom()
+        if out == b"\x1b" and self._loop is not None and self._fd is not None:
+            if not self._held_keys:
+                self._loop.call_soon(self._flush_keys)
+            self._held_keys += out
+            return
+        self.write(out)
+
+    def _flush_keys(self) -> None:
+        if self._held_keys:
+            self.write(b"")
 
     def paste(self, text: str) -> None:
         self.scroll_to_bottom()
+        self._flush_keys()
         self.write(paste_bytes(text, bracketed=self.bracketed_paste))
 
     def send_mouse(self, button: int, x: int, y: int, *, release: bool = False, motion: bool = False) -> None:
@@ -452,6 +474,16 @@ class Terminal:
         except (OSError, termios.error):
             return False
         return not lflag & termios.ECHO and bool(lflag & termios.ICANON)
+
+    def reset_program_modes(self) -> None:
+        """Undo the modes a previous program left set (mouse and focus reporting, bracketed paste,
+        application cursor and keypad keys, synchronized output, a hidden cursor, the alternate
+        screen), as a new program in the pane should start without them."""
+        alt = self.screen.alternate_screen
+        self.screen.reset_program_modes()
+        if alt and self.on_alt_screen is not None:
+            _notify(self.on_alt_screen, False)
+        self._changed()
 
     def set_focus(self, focused: bool) -> None:
         """Tell a child that asked for focus events (mode 1004) that its pane gained or lost focus."""

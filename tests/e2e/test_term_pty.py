@@ -293,3 +293,24 @@ def test_path_that_is_not_executable_says_so(tmp_path: Path) -> None:
             assert exits == [127]
             assert message in text(term)
     run(main())
+
+
+def test_keys_reach_the_child_as_a_terminal_sends_them(tmp_path: Path) -> None:
+    """Alt-x in one read, C-h as BS, the keypad in application mode after the child asks for it."""
+    script = ("import os, tty; tty.setraw(0); os.write(1, b'\\x1b=ready\\r\\n'); "
+              "got = [os.read(0, 100) for _ in range(3)]; os.write(1, repr(got).encode() + b'\\r\\n')")
+
+    async def main() -> None:
+        term, exits = make([sys.executable, "-c", script], tmp_path)
+        term.start()
+        await until(lambda: "ready" in text(term), "ready")
+        assert term.app_keypad
+        term.send_key("escape", "\x1b")
+        term.send_key("<any>", "x")
+        await asyncio.sleep(0.2)
+        term.send_key("c-h", "\x08")
+        await asyncio.sleep(0.2)
+        term.send_key("kp-1")
+        await until(lambda: exits, "exit")
+        assert r"[b'\x1bx', b'\x08', b'\x1bOq']" in text(term)
+    run(main())
