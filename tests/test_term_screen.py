@@ -421,3 +421,51 @@ def test_narrow_then_widen_gives_back_the_same_screen() -> None:
         s.resize(columns=cols)
         after = (texts([*s.history, *s.buffer]), s.cursor.x, s.cursor.y)
         assert after == before
+
+
+def test_reset_program_modes_undoes_what_a_program_left_set() -> None:
+    s = make()
+    s.feed(b"main\x1b[?1000;1002;1006;1004;2004;1;66;2026h\x1b=\x1b[?25l\x1b[?1049halt")
+    assert s.mouse_tracking and s.bracketed_paste and s.app_cursor and s.app_keypad and s.alternate_screen
+    s.reset_program_modes()
+    assert not (s.mouse_tracking or s.mouse_sgr or s.bracketed_paste or s.app_cursor or s.app_keypad)
+    assert not s.has_private_mode(1004) and not s.has_private_mode(2026)
+    assert not s.alternate_screen and s.cursor_visible
+    assert row(s, 0) == "main"
+    assert (s.cursor.x, s.cursor.y) == (4, 0)
+    s.feed(b"\x1b[?7l")  # modes that are the screen's own, not a program's, stay as set
+    s.reset_program_modes()
+    assert not s.has_private_mode(7)
+
+
+def test_colour_queries_are_answered_with_the_colours_drawn() -> None:
+    replies: list[str] = []
+    s = make(write_process_input=replies.append)
+    s.feed(b"\x1b]10;?\x07\x1b]11;?\x1b\\\x1b]4;1;?;196;?\x07\x1b]10;?;?\x07")
+    assert replies == [
+        "\x1b]10;rgb:e5e5/e5e5/e5e5\x07",  # the palette's default foreground, same terminator as asked
+        "\x1b]11;rgb:0000/0000/0000\x1b\\",
+        "\x1b]4;1;rgb:cdcd/0000/0000\x07",
+        "\x1b]4;196;rgb:ffff/0000/0000\x07",  # 16-255 are drawn as exact #rrggbb: this is exact
+        "\x1b]10;rgb:e5e5/e5e5/e5e5\x07", "\x1b]11;rgb:0000/0000/0000\x07",
+    ]
+    replies.clear()
+    s.palette.background = "fdf6e3"  # what the view learned of the user's terminal
+    s.feed(b"\x1b]11;?\x07\x1b]11;rgb:1/2/3\x07")
+    assert replies == ["\x1b]11;rgb:fdfd/f6f6/e3e3\x07"]  # setting is not supported: no reply, no change
+
+
+def test_rewrap_reaches_all_of_history() -> None:
+    s = make(cols=10, rows=3, scrollback=5000)
+    s.feed(b"".join(b"%04d" % i + b"x" * 12 + b"\r\n" for i in range(2000)))  # 16 characters: 2 rows each
+    assert len(s.history) == 3998
+    s.resize(columns=20)
+    assert texts(s.history)[0] == "0000xxxxxxxxxxxx"  # the oldest line, rejoined
+    assert len(s.history) == 1998
+    s.resize(columns=6)
+    assert len(s.history) == 5000  # 6,000 rows now: the oldest are gone, as scrollback holds 5,000
+    assert texts(s.history)[1:4] == ["0333xx", "xxxxxx", "xxxx"]
+    assert texts(s.history)[-4:] == ["1998xx", "xxxxxx", "xxxx", "1999xx"]
+    s.resize(columns=10)
+    assert texts(s.history)[1:3] == ["0333xxxxxx", "xxxxxx"]
+    assert s.display == ["1999xxxxxx", "xxxxxx    ", " " * 10]
