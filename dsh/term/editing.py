@@ -27,6 +27,7 @@ class Editing:
     history_pushed: int
     tabstops: set[int]
     _newline_mode: bool
+    _iso_protect: bool
 
     if TYPE_CHECKING:  # provided by TermScreen and Drawing
         def _alternate(self) -> bool: ...
@@ -195,11 +196,17 @@ class Editing:
         cols = self.columns
         x = min(cursor.x, cols - 1)
         count = min(count or 1, cols - x)
-        self._cursor_row()[x:x + count] = [blank_for(cursor.attrs)] * count
+        row = self._cursor_row()
+        blank = blank_for(cursor.attrs)
+        if self._iso_protect:
+            row[x:x + count] = [cell if cell.protected else blank for cell in row[x:x + count]]
+        else:
+            row[x:x + count] = [blank] * count
 
     # -- erasing ---------------------------------------------------------------------------------------
     def erase_in_line(self, how: int = 0, *_: int, selective: bool = False) -> None:
-        """EL (DECSEL when selective: protected cells stay)."""
+        """EL (DECSEL when selective: protected cells stay; after SPA they stay for EL too)."""
+        selective = selective or self._iso_protect
         cursor = self.cursor
         cols = self.columns
         if how == 0:
@@ -222,7 +229,9 @@ class Editing:
             row.wrapped = False  # its end is gone: it no longer runs on into the next row
 
     def erase_in_display(self, how: int = 0, *_: int, selective: bool = False) -> None:
-        """ED (DECSED when selective). ED 3 clears the history only, as xterm."""
+        """ED (DECSED when selective; after SPA, ED leaves protected cells too). ED 3 clears the
+        history only, as xterm."""
+        selective = selective or self._iso_protect
         cursor = self.cursor
         if how == 0:
             rows = range(cursor.y + 1, self.lines)

@@ -80,6 +80,8 @@ ESC_METHODS: dict[str, str] = {
     sq.DECRC: "restore_cursor",
     sq.DECKPAM: "keypad_application",
     sq.DECKPNM: "keypad_numeric",
+    sq.SPA: "start_protected_area",
+    sq.EPA: "end_protected_area",
     sq.DECALN: "alignment_display",
     sq.DECSWL: "single_width_line",
     sq.DECDWL: "double_width_line",

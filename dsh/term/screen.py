@@ -80,6 +80,7 @@ class TermScreen(Drawing, Editing, Replies):
         self.attention = False
         self.bell_count = 0
         self.palette = Palette()
+        self.allow_column_mode = False  # DECCOLM resizes (a pane's size is its layout's: off there)
         self._reply = write_process_input
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
         self._parser = Parser(self)
@@ -101,6 +102,7 @@ class TermScreen(Drawing, Editing, Replies):
         self._gl = 0
         self._single_shift: int | None = None
         self._join = False
+        self._iso_protect = False  # SPA was used last: plain erasing leaves protected cells
         self._saved: _Saved | None = None
         self.title = ""
         self.icon_name = ""
@@ -133,7 +135,7 @@ class TermScreen(Drawing, Editing, Replies):
     def _update_plain(self) -> None:
         self._gl_table = self._charset_table(self._gl)
         self._plain = (self._autowrap and not self._insert and self._gl_table is None
-                       and self._single_shift is None)
+                       and self._single_shift is None and not self._iso_protect)
 
     def _alternate(self) -> bool:
         return self._main is not None
@@ -277,9 +279,21 @@ class TermScreen(Drawing, Editing, Replies):
         self._mode_flags()
 
     def set_protection(self, mode: int = 0, *_: int) -> None:
-        """DECSCA: 1 protects the characters drawn from now on against selective erase."""
-        attrs = self.cursor.attrs._replace(protected=mode == 1)
-        self.cursor.attrs = canonical(attrs)
+        """DECSCA: 1 protects the characters drawn from now on against selective erase (DECSED,
+        DECSEL); plain erasing still erases them."""
+        self._protect(mode == 1, iso=False)
+
+    def start_protected_area(self) -> None:
+        """SPA: what is drawn from now on is protected against erasing of any kind (ISO 6429)."""
+        self._protect(True, iso=True)
+
+    def end_protected_area(self) -> None:
+        self._protect(False, iso=True)
+
+    def _protect(self, on: bool, *, iso: bool) -> None:
+        self.cursor.attrs = canonical(self.cursor.attrs._replace(protected=on))
+        self._iso_protect = iso
+        self._update_plain()
 
     # -- modes --------------------------------------------------------------------------------------
     def set_mode(self, *modes: int) -> None:
@@ -300,7 +314,7 @@ class TermScreen(Drawing, Editing, Replies):
                 self.cursor.hidden = False
             self.private_modes.add(mode)
             if mode == sq.DECCOLM:
-                self._column_mode()
+                self._column_mode(wide=True)
             elif mode == sq.DECOM:
                 self.cursor_position()
         self._mode_flags()
@@ -315,14 +329,17 @@ class TermScreen(Drawing, Editing, Replies):
                 self.cursor.hidden = True
             self.private_modes.discard(mode)
             if mode == sq.DECCOLM:
-                self._column_mode()
+                self._column_mode(wide=False)
             elif mode == sq.DECOM:
                 self.cursor_position()
         self._mode_flags()
 
-    def _column_mode(self) -> None:
-        """DECCOLM: a pane keeps the size its layout gives it, but the screen is cleared, the
-        margins reset and the cursor homed, as the mode change does on a VT100."""
+    def _column_mode(self, *, wide: bool) -> None:
+        """DECCOLM: a pane keeps the size its layout gives it (unless `allow_column_mode`, as
+        xterm's allowColumnMode: then 132 or 80 columns), but the screen is cleared, the margins
+        reset and the cursor homed, as the mode change does on a VT100."""
+        if self.allow_column_mode:
+            self.resize(self.lines, 132 if wide else 80)
         self.margins = None
         self.erase_in_display(2)
         self.cursor.x = self.cursor.y = 0

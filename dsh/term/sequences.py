@@ -43,6 +43,8 @@ DECSC = "7"  # save cursor
 DECRC = "8"  # restore cursor
 DECKPAM = "="  # keypad application mode
 DECKPNM = ">"  # keypad numeric mode
+SPA = "V"  # start of protected area (ISO protection: plain erasing leaves it)
+EPA = "W"  # end of protected area
 LS2 = "n"  # G2 into GL
 LS3 = "o"  # G3 into GL
 # ESC with intermediates: the intermediates are part of the name
