@@ -110,7 +110,7 @@ class Drawing:
         tail = run[end + 3:]
         if tail and SEGMENT.sub("", tail):
             return False  # text after the EL
-        text = SEGMENT.sub("", run)
+        text = SEGMENT.sub("", run[:end])
         width = len(text)
         cols = self.columns
         if width > cols or not (text.isascii() or NARROW_TEXT.fullmatch(text)):
@@ -118,14 +118,20 @@ class Drawing:
             if width > cols or text[:1] == ZWJ or (text and wcwidth(text[0]) == 0):
                 return False
         cursor = self.cursor
+        buf = self._buffer
         y = cursor.y
-        if self._row_size(y) != SINGLE:
+        old = buf[y]
+        if type(old) is Row and old.size != SINGLE:
             return False
         attrs = cursor.attrs
-        self._buffer[y] = Raw(run, attrs, BLANK, width)
+        buf[y] = Raw(run, attrs, BLANK, width)
         self._compact_rows = True
         cursor.x = width
-        cursor.attrs = self._attrs_after(run, attrs)
+        k = run.rfind("\x1b[", 0, end)  # the rendition after it: most such lines end in a reset
+        if (run.startswith("\x1b[0m", k) or run.startswith("\x1b[m", k)) and not tail and not attrs.protected:
+            cursor.attrs = BLANK
+        else:
+            cursor.attrs = self._attrs_after(run, attrs)
         self.last_char = ""
         return True
 

@@ -112,9 +112,13 @@ _RUN_BREAK = re.compile(r"[\x00-\x09\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f]")
 # A run the screen draws in one call: text (no C0, DEL or C1), SGR, a bare EL, CR LF (CR CR LF is
 # what a tty's onlcr makes of CR LF).
 _RUN = r"(?P<run>(?:[^\x00-\x1f\x7f-\x9f]+|\x1b\[[0-9;:]*m|\x1b\[K|\r+\n)+)"
+# A full-screen program redrawing a row: CUP to its first column, the row's text and SGR, EL (and
+# nothing of the run after it). Possessive, so a near miss costs no backtracking.
+_ROW = (r"\x1b\[(?P<line_row>[0-9]{1,4});1H(?P<line>(?:[^\x00-\x1f\x7f-\x9f\x1b]++|\x1b\[[0-9;:]*+m)*+"
+        r"\x1b\[K(?:\x1b\[[0-9;:]*+m)*+)(?![^\x00-\x1f\x7f-\x9f\x1b]|\x1b\[K|\r)")
 _CUP = r"\x1b\[(?P<row>[0-9]{1,4});(?P<column>[0-9]{1,4})H"  # the most common CSI, taken directly
 _CSI = r"(?:\x1b\[|\x9b)(?P<params>[\x30-\x3f]*)(?P<inter>[\x20-\x2f]*)(?P<final>[\x40-\x7e])"
-_TOKEN = re.compile(f"{_RUN}|{_CUP}|{_CSI}")
+_TOKEN = re.compile(f"{_RUN}|{_ROW}|{_CUP}|{_CSI}")
 # A CSI that did not match cleanly: controls inside it, an unfinished one, or a bad final byte.
 _CSI_LOOSE = re.compile(r"(?:\x1b\[|\x9b)([\x07-\x0d\x30-\x3f]*)([\x20-\x2f]*)(.)?", re.S)
 _CSI_CONTROLS = re.compile(r"[\x07-\x0d]")
@@ -187,11 +191,12 @@ class Parser:
             if text[pos] != "\x1b":
                 # Plain lines (no control but CR LF up to the next escape or control) are found
                 # with C-level string searches, not the token pattern, which works line by line.
-                brk = breaks(text, pos)
-                stop = n if brk is None else brk.start()
-                esc = text.find("\x1b", pos, stop)
-                if esc >= 0:
-                    stop = esc
+                stop = text.find("\x1b", pos)
+                if stop < 0:
+                    stop = n
+                brk = breaks(text, pos, stop)
+                if brk is not None:
+                    stop = brk.start()
                 if stop > pos:
                     lf = text.count("\n", pos, stop)
                     if lf == text.count("\r", pos, stop) == text.count("\r\n", pos, stop):
@@ -213,11 +218,17 @@ class Parser:
                 if kind == "run":
                     write(m.group("run"))
                     continue
+                if kind == "line":
+                    cup(int(m.group("line_row")), 1)
+                    screen._join = False
+                    write(m.group("line"))
+                    continue
                 if kind == "column":
                     cup(int(m.group("row")), int(m.group("column")))
                 else:
                     self._csi(m.group("params"), m.group("inter"), m.group("final"), csi)
-                self._done()
+                screen.last_char = ""  # REP and ZWJ reach over no control
+                screen._join = False
             except Exception:  # a child's bytes must never stop the feed
                 logger.debug("sequence at %d failed", pos, exc_info=True)
                 if m is None:

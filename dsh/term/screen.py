@@ -127,6 +127,7 @@ class TermScreen(Drawing, Editing, Replies):
         self._autowrap = sq.DECAWM in self.private_modes
         self._insert = sq.IRM in self.modes
         self._newline_mode = sq.LNM in self.modes
+        self._origin_mode = sq.DECOM in self.private_modes
         self._update_plain()
 
     def _charset_table(self, slot: int) -> dict[int, str] | None:
@@ -220,16 +221,21 @@ class TermScreen(Drawing, Editing, Replies):
 
     def _origin(self) -> tuple[int, int]:
         """Rows a cursor address may reach: the scrolling region in origin mode, else the screen."""
-        if sq.DECOM in self.private_modes and self.margins is not None:
+        if self._origin_mode and self.margins is not None:
             return self.margins
         return 0, self.lines - 1
 
     def cursor_position(self, line: int = 0, column: int = 0, *_: int) -> None:
         """CUP/HVP: 1-based; in origin mode relative to the scrolling region and kept inside it."""
-        top, bottom = self._origin()
+        if self._origin_mode and self.margins is not None:
+            top, bottom = self.margins
+        else:
+            top, bottom = 0, self.lines - 1
         cursor = self.cursor
-        cursor.y = min(max(top + (line or 1) - 1, top), bottom)
-        cursor.x = min(max((column or 1) - 1, 0), self._limit() - 1)
+        y = cursor.y = min(max(top + (line or 1) - 1, top), bottom)
+        row = self._buffer[y]
+        limit = self.columns if type(row) is not Row or row.size == SINGLE else max(1, self.columns // 2)
+        cursor.x = min(max((column or 1) - 1, 0), limit - 1)
 
     def cursor_to_column(self, column: int = 0, *_: int) -> None:
         self.cursor.x = min(max((column or 1) - 1, 0), self._limit() - 1)
