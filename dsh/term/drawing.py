@@ -19,7 +19,7 @@ from dsh.term.cells import (
     glyphs_for,
     wcwidth,
 )
-from dsh.term.rows import SEGMENT, AnyRow, Packed, Raw, row_cells
+from dsh.term.rows import SEGMENT, AnyRow, Packed, Raw, row_cells, text_width
 from dsh.term.sgr import SGR_CACHE, sgr_step
 
 if TYPE_CHECKING:
@@ -35,18 +35,6 @@ CHARSETS: dict[str, dict[int, str]] = {"0": _DEC_GRAPHICS, "A": {ord("#"): "£"}
 
 _CR_LF = re.compile(r"\r+\n")
 _SGR_PARAMS = re.compile(r"\x1b\[([0-9;:]*)m")
-
-
-def _text_width(text: str) -> int:
-    width = 0
-    join = False
-    for ch in text:
-        w = wcwidth(ch)
-        if w <= 0 or join:
-            join = ch == ZWJ
-            continue
-        width += w
-    return width
 
 
 class Drawing:
@@ -114,7 +102,7 @@ class Drawing:
         width = len(text)
         cols = self.columns
         if width > cols or not (text.isascii() or NARROW_TEXT.fullmatch(text)):
-            width = _text_width(text)
+            width = text_width(text)
             if width > cols or text[:1] == ZWJ or (text and wcwidth(text[0]) == 0):
                 return False
         cursor = self.cursor
@@ -244,7 +232,7 @@ class Drawing:
                     text = SEGMENT.sub("", piece)
                     n = len(text)
                     if n > cols or not (text.isascii() or 2 * n <= cols or NARROW_TEXT.fullmatch(text)):
-                        n = _text_width(text)
+                        n = text_width(text)
                         if n > cols:
                             break
                 else:
@@ -252,7 +240,7 @@ class Drawing:
                 append(Raw(piece, attrs, BLANK if attrs is BLANK else blank_for(attrs), n))
                 attrs = self._attrs_after(piece, attrs)
             elif len(piece) <= cols and (piece.isascii() or 2 * len(piece) <= cols
-                                         or NARROW_TEXT.fullmatch(piece) or _text_width(piece) <= cols):
+                                         or NARROW_TEXT.fullmatch(piece) or text_width(piece) <= cols):
                 if attrs is BLANK:
                     append(piece)
                 else:

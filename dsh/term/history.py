@@ -12,7 +12,7 @@ from collections import deque
 from collections.abc import Sequence
 
 from dsh.term.cells import BLANK, NARROW_TEXT, Cell, Row, is_narrow
-from dsh.term.rows import AnyRow, Packed, _text_width, pack, row_cells, row_width
+from dsh.term.rows import AnyRow, Packed, pack, row_cells, row_width, text_width
 
 __all__ = ["compact", "reflow"]
 
@@ -22,7 +22,7 @@ def _unchanged(row: AnyRow, columns: int) -> bool:
     if type(row) is str:
         return len(row) <= columns and (row.isascii() or 2 * len(row) <= columns
                                         or NARROW_TEXT.fullmatch(row) is not None
-                                        or _text_width(row) <= columns)
+                                        or text_width(row) <= columns)
     if row.wrapped:  # type: ignore[union-attr]
         return False
     if type(row) is Row and len(row) <= columns:

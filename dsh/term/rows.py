@@ -18,7 +18,7 @@ from dsh.term.cells import BLANK, SINGLE, ZWJ, Cell, Row, blank_for, glyphs_for,
 from dsh.term.sgr import sgr_step
 
 __all__ = ["SEGMENT", "AnyRow", "Packed", "Raw", "pack", "pack_source", "row_cells", "row_runs", "row_text",
-           "row_width", "text_cells"]
+           "row_width", "text_cells", "text_width"]
 
 # Inside a line of output: SGR (final m) or a bare EL (final K) between pieces of text.
 SEGMENT = re.compile(r"\x1b\[([0-9;:]*)([mK])")
@@ -196,14 +196,15 @@ def row_width(row: AnyRow) -> int:
             row.width = row_width(row.packed())
         return row.width
     if isinstance(row, str):
-        return len(row) if is_narrow(row) else _text_width(row)
+        return len(row) if is_narrow(row) else text_width(row)
     if isinstance(row, Packed):
         text = row.text
-        return len(text) if is_narrow(text) else _text_width(text)
+        return len(text) if is_narrow(text) else text_width(text)
     return _trimmed(row)
 
 
-def _text_width(text: str) -> int:
+def text_width(text: str) -> int:
+    """Cells `text` takes when drawn (zero-width characters, and any after a ZWJ, take none)."""
     width = 0
     join = False
     for ch in text:
@@ -255,7 +256,7 @@ def row_runs(row: AnyRow, columns: int) -> list[tuple[Cell, str]]:
                 out.append((attrs, piece))
             start = end
         if row.fill is not BLANK:
-            width = len(text) if cut == columns else _text_width(text)
+            width = len(text) if cut == columns else text_width(text)
             if width < columns:
                 out.append((row.fill, " " * (columns - width)))
         return out
