@@ -81,3 +81,20 @@ def test_a_row_redrawn_whole_keeps_no_cells_until_read() -> None:
     assert s.display[1].rstrip() == "frame 49"
     assert s.buffer[1][0].bold and not s.buffer[1][6].bold
     assert (s.cursor.x, s.cursor.y) == (8, 1)
+
+
+def test_rewrapping_compact_rows_gives_what_rewrapping_cells_gives() -> None:
+    """History kept compact (as sent) and history kept as cells rewrap to the same rows."""
+    rnd = random.Random(5)
+    for _ in range(60):
+        cols, rows = rnd.randint(6, 30), rnd.randint(2, 8)
+        data = b"".join(_line(rnd, cols).encode() + b"\r\n" for _ in range(rnd.randint(5, 40)))
+        whole = TermScreen(cols, rows, scrollback=500)
+        whole.feed(data)
+        slow = TermScreen(cols, rows, scrollback=500)
+        for i in range(len(data)):
+            slow.feed(data[i:i + 1])
+        for width in (rnd.randint(3, 40), rnd.randint(3, 40), cols):
+            whole.resize(columns=width)
+            slow.resize(columns=width)
+            assert _state(whole) == _state(slow), (data, width)

@@ -19,7 +19,7 @@ from dsh.term.cells import (
     glyphs_for,
     wcwidth,
 )
-from dsh.term.rows import SEGMENT, AnyRow, Packed, Raw, row_cells, text_width
+from dsh.term.rows import SEGMENT, AnyRow, Packed, Raw, compact_row, row_cells, text_width
 from dsh.term.sgr import SGR_CACHE, sgr_step
 
 if TYPE_CHECKING:
@@ -112,7 +112,7 @@ class Drawing:
         if type(old) is Row and old.size != SINGLE:
             return False
         attrs = cursor.attrs
-        buf[y] = Raw(run, attrs, BLANK, width)
+        buf[y] = Raw(run, attrs, BLANK, -1 if text.endswith(" ") else width, cols)
         self._compact_rows = True
         cursor.x = width
         k = run.rfind("\x1b[", 0, end)  # the rendition after it: most such lines end in a reset
@@ -225,26 +225,24 @@ class Drawing:
             if "\x1b" in piece:
                 # kept as sent (a Raw row): only its width and the rendition after it are worked
                 # out now, each the cheapest way that is exact
-                n = len(piece)
-                escapes = piece.count("\x1b")
-                bound = n - 3 * escapes  # every escape here takes at least 3 characters
-                if bound > cols or (bound * 2 > cols and not piece.isascii()):
-                    text = SEGMENT.sub("", piece)
-                    n = len(text)
-                    if n > cols or not (text.isascii() or 2 * n <= cols or NARROW_TEXT.fullmatch(text)):
-                        n = text_width(text)
-                        if n > cols:
-                            break
+                bound = len(piece) - 3 * piece.count("\x1b")  # every escape here takes 3 characters or more
+                if bound <= cols and (bound * 2 <= cols or piece.isascii()):
+                    width = -1  # it fits; measured when it is read
                 else:
-                    n = -1  # fits; measured when it is read
-                append(Raw(piece, attrs, BLANK if attrs is BLANK else blank_for(attrs), n))
+                    text = SEGMENT.sub("", piece)
+                    width = len(text) if text.isascii() or NARROW_TEXT.fullmatch(text) else text_width(text)
+                    if width > cols:
+                        break
+                    if text.endswith(" "):
+                        width = -1  # (spaces at the end may be no content: measured when read)
+                append(Raw(piece, attrs, BLANK if attrs is BLANK else blank_for(attrs), width, cols))
                 attrs = self._attrs_after(piece, attrs)
             elif len(piece) <= cols and (piece.isascii() or 2 * len(piece) <= cols
                                          or NARROW_TEXT.fullmatch(piece) or text_width(piece) <= cols):
                 if attrs is BLANK:
                     append(piece)
-                else:
-                    append(Packed(piece, ((len(piece), attrs),), blank_for(attrs)))
+                else:  # over the line feed's blank
+                    append(compact_row(piece, ((len(piece), attrs),), blank_for(attrs), cols))
             elif piece.isascii() or NARROW_TEXT.fullmatch(piece):
                 # a long line: the terminal wraps it every `cols` characters
                 fill = blank_for(attrs)
@@ -252,7 +250,7 @@ class Drawing:
                 for x in range(0, len(piece) - cols, cols):
                     append(Packed(piece[x:x + cols], runs, fill, True))
                 tail = piece[(len(piece) - 1) // cols * cols:]
-                append(tail if attrs is BLANK else Packed(tail, ((len(tail), attrs),), fill))
+                append(tail if attrs is BLANK else compact_row(tail, ((len(tail), attrs),), fill, cols))
             else:
                 break
             i += 1

@@ -12,7 +12,7 @@ from collections import deque
 from collections.abc import Sequence
 
 from dsh.term.cells import BLANK, NARROW_TEXT, Cell, Row, is_narrow
-from dsh.term.rows import AnyRow, Packed, pack, row_cells, row_width, text_width
+from dsh.term.rows import AnyRow, Packed, Raw, compact_row, content, pack, row_cells, row_fill, row_width, text_width
 
 __all__ = ["compact", "reflow"]
 
@@ -42,12 +42,6 @@ def _slice_runs(runs: list[tuple[int, Cell]], start: int, stop: int) -> tuple[tu
     return tuple(out)
 
 
-def _compact_row(text: str, runs: tuple[tuple[int, Cell], ...], fill: Cell, wrapped: bool) -> AnyRow:
-    if fill is BLANK and not wrapped and all(attrs is BLANK for _, attrs in runs):
-        return text
-    return Packed(text, runs, fill, wrapped)
-
-
 def _rewrap_text(group: Sequence[AnyRow], old_cols: int, new_cols: int) -> list[AnyRow] | None:
     """A logical line of narrow compact rows rewrapped by slicing; None if any row is not one."""
     texts: list[str] = []
@@ -56,6 +50,8 @@ def _rewrap_text(group: Sequence[AnyRow], old_cols: int, new_cols: int) -> list[
     fill = BLANK
     last = len(group) - 1
     for k, row in enumerate(group):
+        if type(row) is Raw:
+            row = row.packed()
         if type(row) is str:
             text, row_runs, fill = row, ((len(row), BLANK),), BLANK
         elif type(row) is Packed:
@@ -64,6 +60,10 @@ def _rewrap_text(group: Sequence[AnyRow], old_cols: int, new_cols: int) -> list[
             return None
         if not is_narrow(text):
             return None
+        if k == last:
+            # spaces at the end are no content, but a row the line wrapped into holds at least
+            # the character that wrapped
+            text = text[:max(len(content(text, row_runs, fill)), 1 if k else 0)]
         texts.append(text)
         runs.extend((offset + end, attrs) for end, attrs in row_runs)
         offset += len(text)
@@ -76,12 +76,12 @@ def _rewrap_text(group: Sequence[AnyRow], old_cols: int, new_cols: int) -> list[
     line = "".join(texts)
     out: list[AnyRow] = []
     if not line:
-        return [_compact_row("", (), fill, False)]
+        return [compact_row("", (), fill, new_cols)]
     for start in range(0, len(line), new_cols):
         stop = min(start + new_cols, len(line))
         final = stop == len(line)
-        out.append(_compact_row(line[start:stop], _slice_runs(runs, start, stop), fill if final else BLANK,
-                                not final))
+        out.append(compact_row(line[start:stop], _slice_runs(runs, start, stop), fill if final else BLANK,
+                               new_cols, not final))
     return out
 
 
@@ -95,8 +95,10 @@ def _rewrap_cells(group: Sequence[AnyRow], old_cols: int, new_cols: int,
     last = len(group) - 1
     fill = BLANK
     for k, row in enumerate(group):
-        fill = row.fill if type(row) is Packed else BLANK
-        width = old_cols if k < last else row_width(row)
+        if type(row) is Raw:
+            row = row.packed()
+        fill = row.fill if type(row) is Packed else row_fill(row) if type(row) is Row else BLANK
+        width = old_cols if k < last else max(row_width(row), 1 if k else 0)
         if k == cursor_row:
             cursor_at = len(cells) + cursor_x
         cells.extend(row_cells(row, max(width, 1))[:width])

@@ -15,10 +15,24 @@ import re
 from collections.abc import Iterator
 
 from dsh.term.cells import BLANK, SINGLE, ZWJ, Cell, Row, blank_for, glyphs_for, is_narrow, wcwidth
-from dsh.term.sgr import sgr_step
+from dsh.term.sgr import canonical, sgr_step
 
-__all__ = ["SEGMENT", "AnyRow", "Packed", "Raw", "pack", "pack_source", "row_cells", "row_runs", "row_text",
-           "row_width", "text_cells", "text_width"]
+__all__ = [
+    "SEGMENT",
+    "AnyRow",
+    "Packed",
+    "Raw",
+    "content",
+    "pack",
+    "pack_source",
+    "row_cells",
+    "row_fill",
+    "row_runs",
+    "row_text",
+    "row_width",
+    "text_cells",
+    "text_width",
+]
 
 # Inside a line of output: SGR (final m) or a bare EL (final K) between pieces of text.
 SEGMENT = re.compile(r"\x1b\[([0-9;:]*)([mK])")
@@ -43,28 +57,30 @@ class Packed:
 
 class Raw:
     """A line as the program sent it (text with SGR and bare EL), drawn from column 0 on a new row
-    whose blank was `fill`, starting in rendition `attrs`; `width` cells of text (-1: not yet
-    measured, but it fits the row it was made for)."""
+    `span` cells wide whose blank was `fill`, starting in rendition `attrs`; `width` is its
+    `row_width` (-1 until measured; it fits the row)."""
 
-    __slots__ = ("attrs", "fill", "source", "width")
+    __slots__ = ("attrs", "fill", "source", "span", "width")
     wrapped = False
 
-    def __init__(self, source: str, attrs: Cell, fill: Cell, width: int) -> None:
+    def __init__(self, source: str, attrs: Cell, fill: Cell, width: int, span: int) -> None:
         self.source = source
         self.attrs = attrs
         self.fill = fill
         self.width = width
+        self.span = span
 
     def packed(self) -> str | Packed:
-        return pack_source(self.source, self.attrs, self.fill)
+        return pack_source(self.source, self.attrs, self.fill, self.span)
 
     def __repr__(self) -> str:
         return f"Raw({self.source!r})"
 
 
-def pack_source(source: str, attrs: Cell, fill: Cell) -> str | Packed:
-    """A line of text, SGR and bare EL drawn from column 0 on a new row (whose blank is `fill`)
-    in rendition `attrs`, as a compact row (a `str` when nothing in it is styled)."""
+def pack_source(source: str, attrs: Cell, fill: Cell, span: int) -> str | Packed:
+    """A line of text, SGR and bare EL drawn from column 0 on a new row `span` cells wide (whose
+    blank is `fill`) in rendition `attrs`, as a compact row (a `str` when nothing in it is
+    styled). The blank is kept only if some of it shows, after the text."""
     parts = SEGMENT.split(source)
     texts: list[str] = []
     runs: list[tuple[int, Cell]] = []
@@ -86,10 +102,29 @@ def pack_source(source: str, attrs: Cell, fill: Cell) -> str | Packed:
                 runs[-1] = (length, attrs)
             else:
                 runs.append((length, attrs))
-    line = "".join(texts)
-    if fill is BLANK and (not runs or (len(runs) == 1 and runs[0][1] is BLANK)):
-        return line
-    return Packed(line, tuple(runs), fill)
+    return compact_row("".join(texts), tuple(runs), fill, span)
+
+
+def compact_row(text: str, runs: tuple[tuple[int, Cell], ...], fill: Cell, span: int,
+                wrapped: bool = False) -> str | Packed:
+    """A compact row for `text` drawn from column 0 on a row `span` cells wide over `fill`, said
+    the way `pack` says the same cells: spaces at the end in a background alone are blanks (the
+    fill, when they reach the row's end), and the fill is kept only if some of it shows."""
+    width = len(text) if is_narrow(text) else text_width(text)
+    if fill is not BLANK and width >= span:
+        fill = BLANK  # the text covers the row: no blank of it shows
+    if text.endswith(" ") and runs:
+        last = runs[-1][1]
+        if last == blank_for(last) and (width >= span or last == fill):
+            start = runs[-2][0] if len(runs) > 1 else 0
+            kept = _unspaced(text, start)
+            if width >= span:
+                fill = blank_for(last)  # the spaces reach the row's end: they are its blank
+            runs = (*runs[:-1], (len(kept), last)) if len(kept) > start else runs[:-1]
+            text = kept
+    if fill is BLANK and not wrapped and (not runs or (len(runs) == 1 and runs[0][1] is BLANK)):
+        return text
+    return Packed(text, runs, fill, wrapped)
 
 
 AnyRow = Row | str | Packed | Raw
@@ -152,7 +187,7 @@ def row_cells(row: AnyRow, columns: int) -> Row:
         return row
     cells = Row(row[:columns])
     if len(cells) < columns:
-        cells.extend([BLANK] * (columns - len(cells)))
+        cells.extend([row_fill(row)] * (columns - len(cells)))  # a row erased in a colour stays so
     if row.wrapped:
         cells.wrapped = True
     if row.size != SINGLE:
@@ -189,18 +224,49 @@ def row_text(row: AnyRow, columns: int) -> str:
     return text.rstrip()
 
 
+def row_fill(row: Row) -> Cell:
+    """The blank a Row ends in when erasing left it there (in some background): what fills the
+    row past its text however wide it gets."""
+    last = row[-1] if row else BLANK
+    return last if last.data == " " and last == blank_for(last) else BLANK
+
+
+def _unspaced(text: str, start: int = 0) -> str:
+    """`text` without the spaces at its end (after `start`), but for one a ZWJ joins to the
+    character before it."""
+    end = start + len(text[start:].rstrip(" "))
+    if end < len(text) and end and text[end - 1] == ZWJ:
+        end += 1
+    return text[:end]
+
+
+def content(text: str, runs: tuple[tuple[int, Cell], ...], fill: Cell) -> str:
+    """A compact row's text without the spaces at its end that are the same as the blanks after
+    them (in the same rendition as the fill): they are no more content than those blanks."""
+    if not text.endswith(" ") or (runs[-1][1] if runs else BLANK) != fill:
+        return text
+    return _unspaced(text, runs[-2][0] if len(runs) > 1 else 0)
+
+
 def row_width(row: AnyRow) -> int:
-    """Cells a row's content takes (trailing default blanks not counted)."""
+    """Cells a row's content takes: trailing blanks, and trailing spaces that look like them, are
+    not content; nor are the blanks erasing left in a background colour (they are the row's fill)."""
     if type(row) is Raw:
         if row.width < 0:
             row.width = row_width(row.packed())
         return row.width
-    if isinstance(row, str):
-        return len(row) if is_narrow(row) else text_width(row)
-    if isinstance(row, Packed):
-        text = row.text
+    if type(row) is str:
+        text = _unspaced(row)
         return len(text) if is_narrow(text) else text_width(text)
-    return _trimmed(row)
+    if type(row) is Packed:
+        text = content(row.text, row.runs, row.fill)
+        return len(text) if is_narrow(text) else text_width(text)
+    n = _trimmed(row)
+    fill = row_fill(row)
+    if fill is not BLANK:
+        while n and row[n - 1] == fill:
+            n -= 1
+    return n
 
 
 def text_width(text: str) -> int:
@@ -284,8 +350,7 @@ def pack(row: Row) -> AnyRow:
     not what drawing their text would give (a broken wide character, a double-width row)."""
     if row.size != SINGLE:
         return row
-    last = row[-1] if row else BLANK
-    fill = last if last.bg != "default" and last == blank_for(last) else BLANK
+    fill = row_fill(row)
     n = len(row)
     while n and row[n - 1] == fill:
         n -= 1
@@ -313,7 +378,7 @@ def pack(row: Row) -> AnyRow:
         if key != key_prev:
             if texts and key_prev is not None:
                 runs.append((length, attrs))
-            attrs = cell._replace(data=" ")
+            attrs = canonical(cell._replace(data=" "))
             key_prev = key
         texts.append(ch)
         length += len(ch)
