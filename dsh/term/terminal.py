@@ -345,9 +345,6 @@ class Terminal:
         """Send bytes to the child; what the PTY cannot take now is queued, never blocking."""
         if isinstance(data, str):
             data = data.encode("utf-8", "replace")
-        if self._held_keys:
-            data = bytes(self._held_keys) + data
-            self._held_keys.clear()
         fd = self._fd
         if fd is None or not data:
             return
@@ -393,11 +390,16 @@ class Terminal:
                 self._loop.call_soon(self._flush_keys)
             self._held_keys += out
             return
+        if self._held_keys:
+            out = bytes(self._held_keys) + out
+            self._held_keys.clear()
         self.write(out)
 
     def _flush_keys(self) -> None:
         if self._held_keys:
-            self.write(b"")
+            out = bytes(self._held_keys)
+            self._held_keys.clear()
+            self.write(out)
 
     def paste(self, text: str) -> None:
         self.scroll_to_bottom()
