@@ -148,6 +148,22 @@ def memory_case(case: str) -> float:
     return rss_mb() - before
 
 
+def rewrap_times() -> list[tuple[str, float]]:
+    """Milliseconds to rewrap 10,000 rows of history when few rows change and when all do."""
+    out = []
+    for label, line in (("short lines (none changes)", b"short line of log text %d"),
+                        ("150-character lines (every one changes)", b"y" * 150 + b" %d")):
+        screen = TermScreen(COLS, ROWS, scrollback=MEMORY_ROWS)
+        screen.feed(b"".join(line % i + b"\r\n" for i in range(MEMORY_ROWS + ROWS)))
+        best = float("inf")
+        for columns in (COLS - 20, COLS + 20, COLS):
+            start = time.perf_counter()
+            screen.resize(columns=columns)
+            best = min(best, time.perf_counter() - start)
+        out.append((label, best * 1000))
+    return out
+
+
 MEMORY_CASES = {
     "as fed (kept as sent)": "fed",
     "every row drawn cell by cell": "cells",
@@ -197,6 +213,9 @@ def main() -> int:
                     row += f" {tmux_rate:7.2f} {dsh_rate / tmux_rate:8.2f}"
                 row += f" {'>= ' + format(TARGETS[name], 'g'):>7}"
             print(row, flush=True)
+    print(f"\nRewrap of {MEMORY_ROWS:,} rows of history on a width change (best of 3):", flush=True)
+    for label, ms in rewrap_times():
+        print(f"  {label:42} {ms:7.1f} ms", flush=True)
     if not args.no_memory:
         print(f"\nRSS a pane adds for {MEMORY_ROWS:,} rows of {MEMORY_COLS}-column coloured history "
               f"(target < {MEMORY_TARGET_MB:g} MB):", flush=True)
