@@ -95,10 +95,10 @@ class Drawing:
         end = run.rfind("\x1b[K")
         if end < 0 or not self._plain or self._join:
             return False
-        tail = run[end + 3:]
-        if tail and SEGMENT.sub("", tail):
+        tail = end + 3 < len(run)
+        if tail and SEGMENT.sub("", run[end + 3:]):
             return False  # text after the EL
-        text = SEGMENT.sub("", run[:end])
+        text = SEGMENT.sub("", run)  # (the tail has no text)
         width = len(text)
         cols = self.columns
         if width > cols or not (text.isascii() or NARROW_TEXT.fullmatch(text)):

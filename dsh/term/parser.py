@@ -186,6 +186,7 @@ class Parser:
         screen = self.screen
         write = screen.write
         cup = self.csi[sq.CUP]
+        row_start = screen.cursor_to_row_start
         csi = self.csi
         while pos < n:
             if text[pos] != "\x1b":
@@ -219,7 +220,7 @@ class Parser:
                     write(m.group("run"))
                     continue
                 if kind == "line":
-                    cup(int(m.group("line_row")), 1)
+                    row_start(int(m.group("line_row")))
                     screen._join = False
                     write(m.group("line"))
                     continue

@@ -237,6 +237,16 @@ class TermScreen(Drawing, Editing, Replies):
         limit = self.columns if type(row) is not Row or row.size == SINGLE else max(1, self.columns // 2)
         cursor.x = min(max((column or 1) - 1, 0), limit - 1)
 
+    def cursor_to_row_start(self, line: int) -> None:
+        """CUP to column 1 of row `line` (what a full-screen program sends before each row)."""
+        if self._origin_mode and self.margins is not None:
+            top, bottom = self.margins
+        else:
+            top, bottom = 0, self.lines - 1
+        cursor = self.cursor
+        cursor.y = min(max(top + (line or 1) - 1, top), bottom)
+        cursor.x = 0
+
     def cursor_to_column(self, column: int = 0, *_: int) -> None:
         self.cursor.x = min(max((column or 1) - 1, 0), self._limit() - 1)
 
