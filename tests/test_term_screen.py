@@ -486,3 +486,14 @@ def test_rewrap_reaches_all_of_history() -> None:
     s.resize(columns=10)
     assert texts(s.history)[1:3] == ["0333xxxxxx", "xxxxxx"]
     assert s.display == ["1999xxxxxx", "xxxxxx    ", " " * 10]
+
+
+def test_carriage_return_and_line_feed_on_their_own() -> None:
+    s = make()
+    s.feed(b"50%\r60%\r70%\r\nab\ncd\r\n\x1b[20hef\ngh")
+    assert [row(s, y) for y in range(4)] == ["70%", "ab", "  cd", "ef"]
+    assert row(s, 4) == "gh"  # LNM: a line feed also returns the carriage
+    s = make()
+    for chunk in (b"one\r", b"\ntwo\r", b"\r", b"\nthree"):  # CR LF split across reads
+        s.feed(chunk)
+    assert [row(s, y) for y in range(3)] == ["one", "two", "three"]

@@ -55,6 +55,7 @@ class Drawing:
     _autowrap: bool
     _insert: bool
     _join: bool  # a ZWJ ended the last text drawn: the next character joins its cell
+    _main: object  # the main screen while the alternate one shows (None otherwise)
     _gl: int
     charsets: list[str]
 
@@ -67,12 +68,30 @@ class Drawing:
 
     # -- runs ---------------------------------------------------------------------------------
     def write(self, run: str) -> None:
-        """Draw a run of text, SGR, bare EL and CR LF (the parser's `run`)."""
-        if "\n" not in run:
+        """Draw a run of text, SGR, bare EL, CR and LF (the parser's `run`)."""
+        if "\n" not in run and "\r" not in run:
             if self.cursor.x or not self._replace_row(run):
                 self._segment(run)
             return
-        pieces = _CR_LF.split(run) if "\r\r" in run else run.split("\r\n")
+        if "\r\r" in run:
+            run = _CR_LF.sub("\r\n", run)  # CR CR LF is what a tty's onlcr makes of CR LF
+        if not run.count("\r") == run.count("\n") == run.count("\r\n"):
+            # A CR or LF on its own. Where a read split a CR LF, at the ends of the run, the lines
+            # between still go the fast way; a progress bar or a raw-mode program goes the slow one.
+            end = len(run.rstrip("\r"))
+            start = 1 if run[0] == "\n" else 0
+            inner = run[start:end]
+            if (start or end < len(run)) and inner.count("\r") == inner.count("\n") == inner.count("\r\n"):
+                if start:
+                    self._write_controls("\n")
+                if inner:
+                    self.write(inner)
+                if end < len(run):
+                    self._write_controls("\r")
+            else:
+                self._write_controls(run)
+            return
+        pieces = run.split("\r\n")
         self._segment(pieces[0])
         last = len(pieces) - 1
         i = 1
@@ -87,6 +106,24 @@ class Drawing:
             cursor.x = 0
             self._segment(pieces[i])
             i += 1
+
+    def _write_controls(self, run: str) -> None:
+        """A run with CR and LF anywhere in it, each doing what it does on its own."""
+        cursor = self.cursor
+        lines = run.split("\n")
+        last = len(lines) - 1
+        for i, line in enumerate(lines):
+            parts = line.split("\r")
+            for j, part in enumerate(parts):
+                if j:
+                    cursor.x = 0
+                    self._join = False
+                self._segment(part)
+            if i < last:
+                self._join = False
+                self.index()
+                if self._newline_mode:
+                    cursor.x = 0
 
     def _replace_row(self, run: str) -> bool:
         """A whole row drawn at once, as full-screen programs redraw a line (text from column 0,
@@ -263,9 +300,16 @@ class Drawing:
         row, blank in the current background, where the cursor is. What leaves the top goes to
         history (on the main screen). Nothing here makes cells."""
         buf = self._buffer
+        history = self.history
+        if not rows:  # a line feed at the bottom: the common case on its own
+            top = buf.pop(0)
+            if history.maxlen and self._main is None:
+                history.append(top)
+                self.history_pushed += 1
+            buf.append(Row([blank_for(self.cursor.attrs)] * self.columns))
+            return
         count = self.lines
         leave = len(rows) + 1
-        history = self.history
         if not self._alternate() and history.maxlen:
             if leave <= count:
                 history.extend(buf[:leave])

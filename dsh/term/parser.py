@@ -109,13 +109,12 @@ C0_METHODS: dict[str, str] = {
 
 # Controls that end a run (everything but CR, LF and ESC, which a run may hold in CR LF and SGR).
 _RUN_BREAK = re.compile(r"[\x00-\x09\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f]")
-# A run the screen draws in one call: text (no C0, DEL or C1), SGR, a bare EL, CR LF (CR CR LF is
-# what a tty's onlcr makes of CR LF).
-_RUN = r"(?P<run>(?:[^\x00-\x1f\x7f-\x9f]+|\x1b\[[0-9;:]*m|\x1b\[K|\r+\n)+)"
+# A run the screen draws in one call: text (no C0, DEL or C1), SGR, a bare EL, CR and LF.
+_RUN = r"(?P<run>(?:[^\x00-\x1f\x7f-\x9f]+|\x1b\[[0-9;:]*m|\x1b\[K|\r|\n)+)"
 # A full-screen program redrawing a row: CUP to its first column, the row's text and SGR, EL (and
 # nothing of the run after it). Possessive, so a near miss costs no backtracking.
 _ROW = (r"\x1b\[(?P<line_row>[0-9]{1,4});1H(?P<line>(?:[^\x00-\x1f\x7f-\x9f\x1b]++|\x1b\[[0-9;:]*+m)*+"
-        r"\x1b\[K(?:\x1b\[[0-9;:]*+m)*+)(?![^\x00-\x1f\x7f-\x9f\x1b]|\x1b\[K|\r)")
+        r"\x1b\[K(?:\x1b\[[0-9;:]*+m)*+)(?![^\x00-\x1f\x7f-\x9f\x1b]|\x1b\[K|\r|\n)")
 _CUP = r"\x1b\[(?P<row>[0-9]{1,4});(?P<column>[0-9]{1,4})H"  # the most common CSI, taken directly
 _CSI = r"(?:\x1b\[|\x9b)(?P<params>[\x30-\x3f]*)(?P<inter>[\x20-\x2f]*)(?P<final>[\x40-\x7e])"
 _TOKEN = re.compile(f"{_RUN}|{_ROW}|{_CUP}|{_CSI}")
@@ -190,7 +189,7 @@ class Parser:
         csi = self.csi
         while pos < n:
             if text[pos] != "\x1b":
-                # Plain lines (no control but CR LF up to the next escape or control) are found
+                # Plain lines (no control but CR and LF up to the next escape or control) are found
                 # with C-level string searches, not the token pattern, which works line by line.
                 stop = text.find("\x1b", pos)
                 if stop < 0:
@@ -199,14 +198,12 @@ class Parser:
                 if brk is not None:
                     stop = brk.start()
                 if stop > pos:
-                    lf = text.count("\n", pos, stop)
-                    if lf == text.count("\r", pos, stop) == text.count("\r\n", pos, stop):
-                        try:
-                            write(text[pos:stop])
-                        except Exception:  # a child's bytes must never stop the feed
-                            logger.debug("text at %d failed", pos, exc_info=True)
-                        pos = stop
-                        continue
+                    try:
+                        write(text[pos:stop])
+                    except Exception:  # a child's bytes must never stop the feed
+                        logger.debug("text at %d failed", pos, exc_info=True)
+                    pos = stop
+                    continue
             m = match(text, pos)
             try:
                 if m is None:
