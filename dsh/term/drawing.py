@@ -361,11 +361,6 @@ class Drawing:
         return list(self._buffer)
 
     # -- text ---------------------------------------------------------------------------------
-    def draw(self, text: str) -> None:
-        """Draw text (no controls) at the cursor."""
-        if text:
-            self._draw(text)
-
     def _draw(self, text: str) -> None:
         if self._gl_table is not None or self._single_shift is not None:
             text = self._translate(text)
