@@ -120,6 +120,23 @@ def unicode(size: int, seed: int = 1) -> bytes:
     return b"".join(out)
 
 
+def wide_colour(rows: int, cols: int = 200, seed: int = 1) -> bytes:
+    """`rows` lines of coloured words filling `cols` columns each (16, 256 and 24-bit colours)."""
+    rnd = random.Random(seed)
+    out: list[bytes] = []
+    for _ in range(rows):
+        parts: list[str] = []
+        width = 0
+        while True:
+            word = rnd.choice(_WORDS)
+            if width + len(word) + 1 > cols:
+                break
+            parts.append(f"\x1b[{rnd.choice(_LS_STYLES)}m{word}\x1b[0m ")
+            width += len(word) + 1
+        out.append("".join(parts).encode() + b"\r\n")
+    return b"".join(out)
+
+
 STREAMS: dict[str, Callable[[int], bytes]] = {
     "plain": plain,
     "seq": seq,

@@ -1,18 +1,18 @@
-"""The fast TermScreen feed draws the same cells as stock pyte for the benchmark streams."""
+"""The fast TermScreen draws the same cells as stock pyte for the benchmark streams (less the two
+behaviours dsh corrects on purpose, see bench/reference.py)."""
 
 from __future__ import annotations
 
 import pyte
 import pytest
 
+from bench.reference import FIELDS, ReferenceScreen, differences
 from bench.streams import COLS, ROWS, STREAMS
 from dsh.term.screen import TermScreen
 
-_PYTE_FIELDS = len(pyte.screens.Char._fields)
-
 
 def _feed_both(data: bytes, chunk: int) -> tuple[pyte.Screen, TermScreen]:
-    ref = pyte.Screen(COLS, ROWS)
+    ref = ReferenceScreen(COLS, ROWS)
     stream = pyte.ByteStream(ref)
     mine = TermScreen(COLS, ROWS)
     for i in range(0, len(data), chunk):
@@ -29,14 +29,19 @@ def test_cells_and_cursor_match_stock_pyte(name: str, chunk: int) -> None:
         # Stock pyte has no alternate screen: compare while the frames are still showing.
         data = data[: data.rindex(b"\x1b[?25h\x1b[?1049l")]
     ref, mine = _feed_both(data, chunk)
-    diffs = [
-        (y, x, tuple(ref.buffer[y][x]), tuple(mine.buffer[y][x])[:_PYTE_FIELDS])
-        for y in range(ROWS)
-        for x in range(COLS)
-        if tuple(ref.buffer[y][x]) != tuple(mine.buffer[y][x])[:_PYTE_FIELDS]
-    ]
-    assert diffs == []
+    assert differences(ref, mine, ROWS, COLS) == []
     assert (mine.cursor.x, mine.cursor.y) == (ref.cursor.x, ref.cursor.y)
-    assert tuple(mine.cursor.attrs)[:_PYTE_FIELDS] == tuple(ref.cursor.attrs)
-    assert mine.display == ref.display
+    assert tuple(mine.cursor.attrs)[:FIELDS] == tuple(ref.cursor.attrs)
     assert any(line.strip() for line in mine.display)
+
+
+def test_the_reference_differs_from_pyte_only_where_dsh_corrects_it() -> None:
+    """The corrections are real: stock pyte paints a reverse tail after ESC[7m ESC[K, the
+    reference (and dsh) do not; everything else in the frames stream is identical."""
+    data = STREAMS["frames"](60_000)
+    data = data[: data.rindex(b"\x1b[?25h\x1b[?1049l")]
+    stock = pyte.Screen(COLS, ROWS)
+    pyte.ByteStream(stock).feed(data)
+    ref, _ = _feed_both(data, 65536)
+    diffs = differences(stock, ref, ROWS, COLS)
+    assert diffs and all(a[7] and not b[7] and a[0] == " " for _, _, a, b in diffs)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from prompt_toolkit.keys import Keys
 
-from dsh.term.keys import key_to_bytes, paste_bytes
+from dsh.term.keys import KEYPAD_SEQUENCES, key_to_bytes, paste_bytes
 
 TABLE: list[tuple[str, str, bool, bytes | None]] = [
     (Keys.Up, "", False, b"\x1b[A"),
@@ -43,6 +43,8 @@ TABLE: list[tuple[str, str, bool, bytes | None]] = [
     (Keys.ControlBackslash, "", False, b"\x1c"),
     (Keys.ControlSquareClose, "", False, b"\x1d"),
     (Keys.Backspace, "\x7f", False, b"\x7f"),
+    (Keys.Backspace, "", False, b"\x7f"),
+    (Keys.ControlH, "\x08", False, b"\x08"),  # C-h is BS; prompt_toolkit names both c-h
     (Keys.Enter, "\r", False, b"\r"),
     (Keys.ControlJ, "\n", False, b"\n"),
     (Keys.Tab, "\t", False, b"\t"),
@@ -65,6 +67,18 @@ def test_key_to_bytes(key: str, data: str, app_cursor: bool, expected: bytes | N
 
 def test_alt_combination_is_escape_then_key() -> None:
     assert (key_to_bytes(Keys.Escape) or b"") + (key_to_bytes(Keys.Any, "b") or b"") == b"\x1bb"
+
+
+def test_keypad_keys_follow_application_keypad_mode() -> None:
+    assert key_to_bytes("kp-1") == b"1"
+    assert key_to_bytes("kp-1", app_keypad=True) == b"\x1bOq"
+    assert key_to_bytes("kp-enter") == b"\r"
+    assert key_to_bytes("kp-enter", app_keypad=True) == b"\x1bOM"
+    assert key_to_bytes("kp--", app_keypad=True) == b"\x1bOm"
+    # the outer terminal's sequences name the same keys
+    assert KEYPAD_SEQUENCES["\x1bOq"] == "kp-1"
+    assert {key_to_bytes(name, app_keypad=True) for name in KEYPAD_SEQUENCES.values()} == \
+        {seq.encode() for seq in KEYPAD_SEQUENCES}
 
 
 def test_paste_plain_turns_newlines_into_cr() -> None:

@@ -1,13 +1,16 @@
-"""Rows to styled fragments: colours, attributes, wide characters, cursor column, highlight."""
+"""Rows to styled fragments (dsh/ui/cells.py): exact colours, renditions, wide characters, every
+row shape, cursor column, highlight, reverse video."""
 
 from __future__ import annotations
 
-from dsh.term.render import cell_style, cursor_column, line_fragments, line_text
-from dsh.term.screen import Cell, TermScreen
+from dsh.term.cells import Cell
+from dsh.term.rows import row_text
+from dsh.term.screen import TermScreen
+from dsh.ui.cells import cell_style, cursor_column, line_fragments
 
 
-def screen_with(data: bytes, cols: int = 12) -> TermScreen:
-    s = TermScreen(cols, 2)
+def screen_with(data: bytes, cols: int = 12, rows: int = 2) -> TermScreen:
+    s = TermScreen(cols, rows)
     s.feed(data)
     return s
 
@@ -17,7 +20,19 @@ def test_styles_for_colours_and_attributes() -> None:
     assert cell_style(Cell("x", fg="red", bg="blue")) == "fg:ansired bg:ansiblue"
     assert cell_style(Cell("x", fg="ff0000", bg="brightbrown")) == "fg:#ff0000 bg:ansibrightyellow"
     assert cell_style(Cell("x", bold=True, dim=True, italics=True, underscore=True, strikethrough=True,
-                           reverse=True, blink=True)) == "bold dim italic underline strike reverse blink"
+                           reverse=True, blink=True, hidden=True)) == \
+        "bold dim italic underline strike reverse blink hidden"
+
+
+def test_24_bit_and_256_colours_are_exact_and_palette_0_to_15_use_the_terminal_palette() -> None:
+    s = screen_with(b"\x1b[38;2;1;2;3ma\x1b[48;5;196mb\x1b[0m\x1b[38;5;1mc\x1b[38;5;9md\x1b[0m\x1b[31me")
+    styles = [style for style, _ in line_fragments(s.buffer[0], 12)]
+    assert styles == ["fg:#010203", "fg:#010203 bg:#ff0000", "fg:ansired", "fg:ansibrightred", "fg:ansired"]
+
+
+def test_underline_styles_draw_as_underline_and_hidden_text_is_hidden() -> None:
+    s = screen_with(b"\x1b[21ma\x1b[4:3mb\x1b[4:0m\x1b[8mc\x1b[28md\x1b[53me")
+    assert line_fragments(s.buffer[0], 12) == [("underline", "ab"), ("hidden", "c"), ("", "de")]
 
 
 def test_fragments_merge_runs_by_style() -> None:
@@ -30,7 +45,7 @@ def test_wide_characters_line_up() -> None:
     assert line_fragments(s.buffer[0], 12) == [("", "日本x")]
     assert cursor_column(s.buffer[0], 5, 12) == 3
     assert cursor_column(s.buffer[0], 2, 12) == 1
-    assert line_text(s.buffer[0], 12) == "日本x"
+    assert row_text(s.buffer[0], 12) == "日本x"
 
 
 def test_half_overwritten_wide_character_keeps_columns() -> None:
@@ -43,9 +58,36 @@ def test_half_overwritten_wide_character_keeps_columns() -> None:
 
 def test_row_is_clipped_to_columns() -> None:
     s = screen_with(b"0123456789")
-    assert line_text(s.buffer[0], 4) == "0123"
+    assert row_text(s.buffer[0], 4) == "0123"
+    assert line_fragments(s.buffer[0], 4) == [("", "0123")]
 
 
 def test_highlight_adds_a_style() -> None:
-    s = screen_with(b"find me")
-    assert line_fragments(s.buffer[0], 12, highlight=(5, 2)) == [("", "find "), ("reverse", "me")]
+    s = screen_with(b"find \x1b[1mme\x1b[0m now")
+    assert line_fragments(s.buffer[0], 12, highlight=(5, 2)) == [("", "find "), ("bold reverse", "me"),
+                                                                  ("", " now")]
+    assert line_fragments(s.buffer[0], 12, highlight=(3, 4)) == [("", "fin"), ("reverse", "d "),
+                                                                  ("bold reverse", "me"), ("", " now")]
+
+
+def test_compact_history_rows_draw_like_the_rows_they_were() -> None:
+    data = "\x1b[31mred\x1b[0m plain\r\n\x1b[44m\x1b[Kblue\x1b[0m\r\nplain 日本\r\n".encode() * 3 + b"end"
+    s = screen_with(data, cols=14, rows=2)
+    assert {type(row).__name__ for row in s.history} >= {"str", "Raw"}  # the bulk path made them
+    slow = TermScreen(14, 2)
+    for byte in data:  # one byte at a time: every row drawn cell by cell
+        slow.feed(bytes([byte]))
+    assert [line_fragments(row, 14) for row in s.history] == [line_fragments(row, 14) for row in slow.history]
+    assert line_fragments(s.history[1], 14) == [("bg:ansiblue", "blue" + " " * 10)]
+
+
+def test_reverse_video_flips_every_cell_and_pads_the_row() -> None:
+    s = screen_with(b"a\x1b[7mb\x1b[0m\x1b[?5h", cols=4)
+    assert line_fragments(s.buffer[0], 4, reverse_screen=s.reverse_video) == [("reverse", "a"), ("", "b"),
+                                                                              ("reverse", "  ")]
+
+
+def test_double_width_row_spaces_its_characters() -> None:
+    s = screen_with(b"\x1b#6abc", cols=8)
+    assert line_fragments(s.buffer[0], 8) == [("", "a b c ")]
+    assert cursor_column(s.buffer[0], 3, 8) == 6

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from dsh.term.render import line_text
 from dsh.term.replay import strip_modes
-from dsh.term.screen import MODE_BRACKETED_PASTE, MODE_FOCUS_EVENTS, MODE_MOUSE_NORMAL, MODE_MOUSE_SGR
+from dsh.term.rows import row_text as line_text
+from dsh.term.sequences import BRACKETED_PASTE as MODE_BRACKETED_PASTE
+from dsh.term.sequences import FOCUS_EVENTS as MODE_FOCUS_EVENTS
+from dsh.term.sequences import MOUSE_NORMAL as MODE_MOUSE_NORMAL
+from dsh.term.sequences import MOUSE_SGR as MODE_MOUSE_SGR
 from dsh.term.terminal import Terminal
 
 # What Claude Code 2.1.197 left in a pane's tail: focus reporting, bracketed paste, a hidden cursor.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dsh.term.rows import row_text
 from dsh.term.screen import TITLE_MAX, TermScreen
 
 
@@ -14,7 +15,7 @@ def row(screen: TermScreen, y: int) -> str:
 
 
 def texts(lines) -> list[str]:
-    return ["".join(line[x].data for x in sorted(line)).rstrip() for line in lines]
+    return [row_text(line, 1000) for line in lines]
 
 
 def test_plain_text_and_crlf() -> None:
@@ -67,7 +68,7 @@ def test_wide_and_combining_characters() -> None:
     s = make()
     s.feed("日本e\u0301x".encode())
     line = s.buffer[0]
-    assert [line[x].data for x in range(5)] == ["日", "", "本", "", "é"]
+    assert [line[x].data for x in range(5)] == ["日", "", "本", "", "e\u0301"]  # kept as sent
     assert line[5].data == "x"
     assert s.cursor.x == 6
     s.feed("中\u0301".encode())  # combining after a wide character joins the wide one
@@ -85,7 +86,7 @@ def _alt_round_trip(enter: bytes, leave: bytes) -> None:
     s = make(rows=3)
     s.feed(b"one\r\ntwo\r\nthree\r\nfour")
     history_before = texts(s.history)
-    cells_before = [dict(line) for line in s.buffer]
+    cells_before = [list(line) for line in s.buffer]
     cursor_before = (s.cursor.x, s.cursor.y)
     s.feed(enter)
     assert s.alternate_screen
@@ -94,7 +95,7 @@ def _alt_round_trip(enter: bytes, leave: bytes) -> None:
     assert row(s, 2) == "5"
     s.feed(leave)
     assert not s.alternate_screen
-    assert [dict(line) for line in s.buffer] == cells_before
+    assert [list(line) for line in s.buffer] == cells_before
     assert texts(s.history) == history_before  # the alternate screen never reaches history
     if enter == b"\x1b[?1049h":
         assert (s.cursor.x, s.cursor.y) == cursor_before
@@ -197,7 +198,7 @@ def test_malformed_and_unknown_sequences_never_stop_the_feed() -> None:
     s = make()
     s.feed(b"\x1b[1;2;3;4;5A\x1b[5;5;5;5;5;5H\x1b[?1;2;3;4mX\x1b[99999999999z\x1b[1\x18Y"
            b"\x1b[12$\x1b[!p\x1b[ q\x1bPq#0;2;0;0;0\x1b\\\x1b_apc\x1b\\\x1b[?2026$p\x1b%G\x1b(0Z\xc2\x9b5mW")
-    s.feed(b"\x1b[1;1H\x1b[2Khello")
+    s.feed(b"\x1b(B\x1b[1;1H\x1b[2Khello")  # (ESC ( 0 above chose line drawing: back to ASCII)
     assert row(s, 0) == "hello"
     assert s.cursor.x == 5
 
@@ -366,25 +367,27 @@ def test_mode_queries_are_answered() -> None:
     assert replies == ["\x1b[?2026;2$y", "\x1b[?2026;1$y", "\x1b[?4242;0$y", "\x1b[4;2$y"]
 
 
-def test_compacted_history_reads_the_same_and_thaws_on_resize() -> None:
-    from dsh.term.render import line_fragments, line_text
-    from dsh.term.screen import FrozenLine
+def test_compacted_history_reads_the_same_and_comes_back_on_resize() -> None:
+    from dsh.term.cells import Row
+    from dsh.term.rows import row_cells
 
     s = make(cols=12, rows=3)
-    s.feed("\x1b[31mred\x1b[0m 日本\r\nplain\r\n\r\nx\r\ny\r\nz".encode())
-    before = [(line_text(line, 12), line_fragments(line, 12)) for line in s.history]
+    # drawn a cell at a time (cursor addressing), so these rows reach history as cells
+    s.feed("\x1b[1;1H\x1b[31mred\x1b[0m 日本\x1b[2;1Hplain\x1b[3;1H\x1b[44m\x1b[2K\x1b[0m".encode())
+    s.feed(b"\x1b[3;1H\n\n\rx\ny\rz")
+    assert all(type(line) is Row for line in s.history)
+    before = [(row_text(line, 12), list(row_cells(line, 12))) for line in s.history]
     assert s.compact_history(2) == 1
     assert s.compact_history(100) == 0
-    assert all(isinstance(line, FrozenLine) for line in s.history)
-    assert [(line_text(line, 12), line_fragments(line, 12)) for line in s.history] == before
-    assert before[0][0] == "red 日本"
-    s.feed(b"\r\nw")
-    assert s.compact_history(100) == 0
-    assert isinstance(s.history[-1], FrozenLine)
+    assert not any(type(line) is Row for line in s.history)  # every one of them compact now
+    assert [(row_text(line, 12), list(row_cells(line, 12))) for line in s.history] == before
+    assert [text for text, _ in before] == ["red 日本", "plain", ""]
+    assert before[2][1][0].bg == "blue"  # an erased row keeps its background
     s.resize(lines=8)
-    assert [row(s, y) for y in range(7)] == ["red 日本", "plain", "", "x", "y", "z", "w"]
+    assert [row(s, y) for y in range(6)] == ["red 日本", "plain", "", "", "x", "zy"]
     s.feed(b"\x1b[1;1H!")
     assert row(s, 0) == "!ed 日本"
+    assert s.buffer[0][1].fg == "red"
 
 
 def test_extra_csi_parameters_are_ignored_not_fatal() -> None:
@@ -404,7 +407,23 @@ def test_resize_in_alternate_screen_rewraps_only_the_main_screen() -> None:
     assert (s.cursor.x, s.cursor.y) == (6, 1)
 
 
-def test_narrow_then_widen_gives_back_the_same_screen() -> None:
+def _logical_lines(s: TermScreen) -> list[str]:
+    """History and screen as the lines the program wrote: wrapped rows joined, spaces at the end
+    dropped (they look like blanks, and are kept as such)."""
+    from dsh.term.rows import row_cells
+
+    out: list[str] = []
+    line = ""
+    for r in [*s.history, *s.screen_rows()]:
+        if getattr(r, "wrapped", False):
+            line += "".join(cell.data for cell in row_cells(r, s.columns))
+        else:
+            out.append((line + row_text(r, s.columns)).rstrip())
+            line = ""
+    return out
+
+
+def test_narrow_then_widen_gives_back_the_same_lines() -> None:
     import random
 
     rnd = random.Random(3)
@@ -413,8 +432,68 @@ def test_narrow_then_widen_gives_back_the_same_screen() -> None:
         s = make(cols=cols, rows=rows, scrollback=1000)
         lines = ["".join(rnd.choice("abc xyz") for _ in range(rnd.randint(0, 2 * cols))) for _ in range(12)]
         s.feed("\r\n".join(lines).encode())
-        before = (texts([*s.history, *s.buffer]), s.cursor.x, s.cursor.y)
+        before = (_logical_lines(s), s.cursor.x, s.cursor.y)
+        assert before[0][-12:] == [line.rstrip() for line in lines][-len(before[0][-12:]):]
         s.resize(columns=rnd.randint(3, cols - 1))
         s.resize(columns=cols)
-        after = (texts([*s.history, *s.buffer]), s.cursor.x, s.cursor.y)
+        after = (_logical_lines(s), s.cursor.x, s.cursor.y)
         assert after == before
+
+
+def test_reset_program_modes_undoes_what_a_program_left_set() -> None:
+    s = make()
+    s.feed(b"main\x1b[?1000;1002;1006;1004;2004;1;66;2026h\x1b=\x1b[?25l\x1b[?1049halt")
+    assert s.mouse_tracking and s.bracketed_paste and s.app_cursor and s.app_keypad and s.alternate_screen
+    s.reset_program_modes()
+    assert not (s.mouse_tracking or s.mouse_sgr or s.bracketed_paste or s.app_cursor or s.app_keypad)
+    assert not s.has_private_mode(1004) and not s.has_private_mode(2026)
+    assert not s.alternate_screen and s.cursor_visible
+    assert row(s, 0) == "main"
+    assert (s.cursor.x, s.cursor.y) == (4, 0)
+    s.feed(b"\x1b[?7l")  # modes that are the screen's own, not a program's, stay as set
+    s.reset_program_modes()
+    assert not s.has_private_mode(7)
+
+
+def test_colour_queries_are_answered_with_the_colours_drawn() -> None:
+    replies: list[str] = []
+    s = make(write_process_input=replies.append)
+    s.feed(b"\x1b]10;?\x07\x1b]11;?\x1b\\\x1b]4;1;?;196;?\x07\x1b]10;?;?\x07")
+    assert replies == [
+        "\x1b]10;rgb:e5e5/e5e5/e5e5\x07",  # the palette's default foreground, same terminator as asked
+        "\x1b]11;rgb:0000/0000/0000\x1b\\",
+        "\x1b]4;1;rgb:cdcd/0000/0000\x07",
+        "\x1b]4;196;rgb:ffff/0000/0000\x07",  # 16-255 are drawn as exact #rrggbb: this is exact
+        "\x1b]10;rgb:e5e5/e5e5/e5e5\x07", "\x1b]11;rgb:0000/0000/0000\x07",
+    ]
+    replies.clear()
+    s.palette.background = "fdf6e3"  # what the view learned of the user's terminal
+    s.feed(b"\x1b]11;?\x07\x1b]11;rgb:1/2/3\x07")
+    assert replies == ["\x1b]11;rgb:fdfd/f6f6/e3e3\x07"]  # setting is not supported: no reply, no change
+
+
+def test_rewrap_reaches_all_of_history() -> None:
+    s = make(cols=10, rows=3, scrollback=5000)
+    s.feed(b"".join(b"%04d" % i + b"x" * 12 + b"\r\n" for i in range(2000)))  # 16 characters: 2 rows each
+    assert len(s.history) == 3998
+    s.resize(columns=20)
+    assert texts(s.history)[0] == "0000xxxxxxxxxxxx"  # the oldest line, rejoined
+    assert len(s.history) == 1998
+    s.resize(columns=6)
+    assert len(s.history) == 5000  # 6,000 rows now: the oldest are gone, as scrollback holds 5,000
+    assert texts(s.history)[1:4] == ["0333xx", "xxxxxx", "xxxx"]
+    assert texts(s.history)[-4:] == ["1998xx", "xxxxxx", "xxxx", "1999xx"]
+    s.resize(columns=10)
+    assert texts(s.history)[1:3] == ["0333xxxxxx", "xxxxxx"]
+    assert s.display == ["1999xxxxxx", "xxxxxx    ", " " * 10]
+
+
+def test_carriage_return_and_line_feed_on_their_own() -> None:
+    s = make()
+    s.feed(b"50%\r60%\r70%\r\nab\ncd\r\n\x1b[20hef\ngh")
+    assert [row(s, y) for y in range(4)] == ["70%", "ab", "  cd", "ef"]
+    assert row(s, 4) == "gh"  # LNM: a line feed also returns the carriage
+    s = make()
+    for chunk in (b"one\r", b"\ntwo\r", b"\r", b"\nthree"):  # CR LF split across reads
+        s.feed(chunk)
+    assert [row(s, y) for y in range(3)] == ["one", "two", "three"]

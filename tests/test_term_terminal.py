@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dsh.term.render import line_text
+from dsh.term.rows import row_text as line_text
 from dsh.term.terminal import Terminal
 
 
@@ -172,3 +172,30 @@ def test_one_callback_reads_no_more_than_the_read_budget() -> None:
         term._loop.close()
         _os.close(r)
         _os.close(w)
+
+
+def test_alt_key_reaches_the_child_in_one_write(monkeypatch) -> None:
+    import asyncio
+
+    writes: list[bytes] = []
+
+    def fake_write(fd: int, data: bytes) -> int:
+        writes.append(bytes(data))
+        return len(data)
+
+    monkeypatch.setattr("dsh.term.terminal.os.write", fake_write)
+
+    async def main() -> None:
+        term = make()
+        term._fd = 99  # as if a child were attached
+        term._loop = asyncio.get_running_loop()
+        term.send_key("escape", "\x1b")  # prompt_toolkit's Alt-x: Escape, then x, in one batch
+        term.send_key("<any>", "x")
+        assert writes == [b"\x1bx"]
+        term.send_key("escape", "\x1b")  # a lone Escape goes out on the next loop iteration
+        assert writes == [b"\x1bx"]
+        await asyncio.sleep(0)
+        assert writes == [b"\x1bx", b"\x1b"]
+        term._fd = None
+
+    asyncio.run(main())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["key_to_bytes", "paste_bytes"]
+__all__ = ["KEYPAD_SEQUENCES", "key_to_bytes", "paste_bytes"]
 
 # xterm modifier parameter: 1 + (shift 1, alt 2, ctrl 4)
 _MODIFIERS = {"": 1, "s-": 2, "c-": 5, "c-s-": 6}
@@ -21,7 +21,6 @@ _SPECIAL = {
     "escape": b"\x1b",
     "s-escape": b"\x1b",
     "c-@": b"\x00",
-    "c-h": b"\x7f",  # prompt_toolkit's Backspace: terminals send DEL
     "c-i": b"\t",
     "c-m": b"\r",
     "c-j": b"\n",
@@ -32,6 +31,18 @@ _SPECIAL = {
     "s-tab": b"\x1b[Z",
     "<sigint>": b"\x03",
 }
+
+# Keypad keys (named as the view reads them from an outer terminal in application keypad mode):
+# the SS3 final byte a child in application keypad mode (DECKPAM, ESC =) gets, and the text it
+# gets otherwise.
+_KEYPAD = {
+    **{f"kp-{n}": ("pqrstuvwxy"[n], str(n)) for n in range(10)},
+    "kp-.": ("n", "."), "kp-enter": ("M", "\r"), "kp-+": ("k", "+"), "kp--": ("m", "-"),
+    "kp-*": ("j", "*"), "kp-/": ("o", "/"), "kp-=": ("X", "="),
+}
+# What an outer terminal in application keypad mode sends for each keypad key: a view that puts
+# the outer terminal in that mode registers these with its input parser to get the keys above.
+KEYPAD_SEQUENCES = {f"\x1bO{final}": name for name, (final, _) in _KEYPAD.items()}
 
 _BRACKET_START = "\x1b[200~"
 _BRACKET_END = "\x1b[201~"
@@ -57,16 +68,24 @@ def _function_key(number: int, modifier: int) -> bytes | None:
     return None
 
 
-def key_to_bytes(key: str, data: str = "", *, app_cursor: bool = False) -> bytes | None:
+def key_to_bytes(key: str, data: str = "", *, app_cursor: bool = False, app_keypad: bool = False) -> bytes | None:
     """The bytes for one key press, or None for keys a child has no encoding for.
 
-    `key` is a prompt_toolkit `Keys` value ("up", "c-a", "f5", "<any>", ...); `data` is the text
-    the key produced (used for "<any>" and unknown keys). Alt-x arrives from prompt_toolkit as
-    "escape" then "x", which already makes the ESC-prefixed bytes the child expects.
+    `key` is a prompt_toolkit `Keys` value ("up", "c-a", "f5", "<any>", ...) or a keypad key
+    ("kp-1", "kp-enter": see KEYPAD_SEQUENCES); `data` is the text the key produced (used for
+    "<any>" and unknown keys, and to tell C-h, BS, from Backspace, DEL, which prompt_toolkit both
+    calls c-h). `app_cursor` is DECCKM, `app_keypad` DECKPAM. Alt-x arrives from prompt_toolkit as
+    "escape" then "x": the Terminal sends the two in one write.
     """
     key = str(getattr(key, "value", key))
     if key == "<any>":
         return data.encode("utf-8", "replace") if data else None
+    if key == "c-h":
+        return b"\x08" if data == "\x08" else b"\x7f"  # Backspace (no data: as terminals send it)
+    keypad = _KEYPAD.get(key)
+    if keypad is not None:
+        final, text = keypad
+        return f"\x1bO{final}".encode() if app_keypad else text.encode()
     special = _SPECIAL.get(key)
     if special is not None:
         return special

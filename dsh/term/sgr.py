@@ -1,19 +1,55 @@
-"""SGR parameters to cell attributes: pyte's rules, plus dim and colon sub-parameters."""
+"""SGR parameters to cell renditions: pyte's rules and names, plus what pyte lacks (dim, hidden,
+underline styles and colour, overline, colon sub-parameters, palette entries 0-15 kept as such)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 from pyte import graphics as g
 
-if TYPE_CHECKING:
-    from dsh.term.screen import Cell
+from dsh.term.cells import BLANK, UNDERLINE_DOUBLE, UNDERLINE_SINGLE, Cell, glyphs_for
 
-__all__ = ["apply_sgr"]
+__all__ = ["PALETTE_NAMES", "SGR_CACHE", "apply_sgr", "canonical", "sgr_step"]
+
+# Palette entries 0-15 by the names SGR 30-37 and 90-97 give them, so `38;5;1` is the same red as
+# `31` (the user's terminal palette draws both), not a fixed RGB value.
+PALETTE_NAMES = (*(g.FG_ANSI[30 + i] for i in range(8)), *(g.FG_AIXTERM[90 + i] for i in range(8)))
+
+_FLAGS = {  # SGR code -> (field, value)
+    1: ("bold", True), 2: ("dim", True), 3: ("italics", True), 5: ("blink", True), 6: ("blink", True),
+    7: ("reverse", True), 8: ("hidden", True), 9: ("strikethrough", True), 23: ("italics", False),
+    25: ("blink", False), 27: ("reverse", False), 28: ("hidden", False), 29: ("strikethrough", False),
+    53: ("overline", True), 55: ("overline", False),
+}
+_UNDERLINE_OFF = {"underscore": False, "underline_style": 0}
+
+
+def _underline(style: int) -> dict[str, Any]:
+    return {"underscore": True, "underline_style": style} if 1 <= style <= 5 else _UNDERLINE_OFF
+
+
+def _colour(sub: list[int | None]) -> str | None:
+    """The colour of an extended colour's sub-parameters after 38/48/58: [5, n] or [2, r, g, b]
+    (or [2, colourspace, r, g, b], the colon form's)."""
+    if not sub:
+        return None
+    if sub[0] == 5 and len(sub) >= 2 and sub[1] is not None and 0 <= sub[1] < 256:
+        n = sub[1]
+        return PALETTE_NAMES[n] if n < 16 else g.FG_BG_256[n]
+    if sub[0] == 2 and len(sub) >= 4:
+        rgb = sub[-3:] if len(sub) >= 5 else sub[1:4]
+        r, gr, b = (min(max(v or 0, 0), 255) for v in rgb)
+        return f"{r:02x}{gr:02x}{b:02x}"
+    return None
+
+
+_COLOUR_FIELD = {38: "fg", 48: "bg", 58: "underline_colour"}
 
 
 def apply_sgr(attrs: Cell, params: str, default: Cell) -> Cell:
-    """pyte's SGR rules, plus dim (2/22) and colon sub-parameters (38:2::r:g:b, 38:5:n, 4:3)."""
+    """`attrs` after SGR `params` (a CSI's parameter string). `default` is what SGR 0 gives; the
+    character protection (DECSCA) is not SGR's and survives it. Garbled parameters change nothing."""
     codes: list[int | list[int | None]] = []
     try:
         for p in params.split(";") if params else ["0"]:
@@ -24,56 +60,83 @@ def apply_sgr(attrs: Cell, params: str, default: Cell) -> Cell:
     except ValueError:
         return attrs
     if codes == [0]:
-        return default
+        return default._replace(protected=attrs.protected) if attrs.protected else default
     replace: dict[str, Any] = {}
     todo = list(reversed(codes))
     while todo:
         code = todo.pop()
         if isinstance(code, list):
-            _apply_colon(code, replace)
+            head = code[0]
+            if head in _COLOUR_FIELD:
+                colour = _colour(code[1:])
+                if colour is not None:
+                    replace[_COLOUR_FIELD[head]] = colour
+            elif head == 4:
+                replace.update(_underline(code[1] or 0) if len(code) >= 2 else _underline(UNDERLINE_SINGLE))
             continue
         if code == 0:
             replace.update(default._asdict())
+            replace["protected"] = attrs.protected
         elif code in g.FG_ANSI:
             replace["fg"] = g.FG_ANSI[code]
-        elif code in g.BG:
+        elif code in g.BG_ANSI:
             replace["bg"] = g.BG_ANSI[code]
-        elif code == 2:
-            replace["dim"] = True
-        elif code in g.TEXT:
-            name = g.TEXT[code]
-            replace[name[1:]] = name.startswith("+")
-            if code == 22:
-                replace["dim"] = False
+        elif code in _FLAGS:
+            field, value = _FLAGS[code]
+            replace[field] = value
+        elif code == 4:
+            replace.update(_underline(UNDERLINE_SINGLE))
+        elif code == 21:
+            replace.update(_underline(UNDERLINE_DOUBLE))
+        elif code == 24:
+            replace.update(_UNDERLINE_OFF)
+        elif code == 22:
+            replace["bold"] = replace["dim"] = False
         elif code in g.FG_AIXTERM:
             replace["fg"] = g.FG_AIXTERM[code]
         elif code in g.BG_AIXTERM:
             replace["bg"] = g.BG_AIXTERM[code]
-        elif code in (g.FG_256, g.BG_256):
-            key = "fg" if code == g.FG_256 else "bg"
-            try:
-                n = todo.pop()
-                if n == 5:
-                    m = todo.pop()
-                    replace[key] = g.FG_BG_256[m]  # type: ignore[index]
-                elif n == 2:
-                    replace[key] = f"{todo.pop():02x}{todo.pop():02x}{todo.pop():02x}"
-            except (IndexError, TypeError):
-                pass
-    return attrs._replace(**replace)
+        elif code in _COLOUR_FIELD:
+            # 38;5;n or 38;2;r;g;b (the same for 48 and 58): the sub-parameters are taken even when
+            # the colour is bad, so they are never read as attributes of their own.
+            sub: list[int | None] = []
+            if todo and todo[-1] in (2, 5):
+                kind = todo.pop()
+                sub = [kind]  # type: ignore[list-item]
+                for _ in range(3 if kind == 2 else 1):
+                    if todo and not isinstance(todo[-1], list):
+                        sub.append(todo.pop())  # type: ignore[arg-type]
+            colour = _colour(sub)
+            if colour is not None:
+                replace[_COLOUR_FIELD[code]] = colour
+        elif code == 59:
+            replace["underline_colour"] = "default"
+    return attrs._replace(**replace) if replace else attrs
 
 
-def _apply_colon(sub: list[int | None], replace: dict[str, Any]) -> None:
-    head = sub[0]
-    if head in (38, 48) and len(sub) >= 2:
-        key = "fg" if head == 38 else "bg"
-        if sub[1] == 5 and len(sub) >= 3 and sub[2] is not None and 0 <= sub[2] < 256:
-            replace[key] = g.FG_BG_256[sub[2]]
-        elif sub[1] == 2:
-            rgb = sub[3:6] if len(sub) >= 6 else sub[2:5]
-            if len(rgb) == 3:
-                r, gr, b = (min(max(v or 0, 0), 255) for v in rgb)
-                replace[key] = f"{r:02x}{gr:02x}{b:02x}"
-    elif head == 4:
-        replace["underscore"] = (sub[1] or 0) != 0 if len(sub) >= 2 else True
-    # 58 (underline colour) and others: accepted, not drawn
+# One entry per (rendition, SGR parameters) seen: the rendition before (so its id cannot be reused
+# while the entry lives), the rendition after, and the glyph getter of the one after. Keyed by id:
+# hashing a 15-field cell for every SGR would cost more than the rest of it.
+SgrEntry = tuple[Cell, Cell, Callable[[str], Cell]]
+SGR_CACHE: dict[tuple[int, str], SgrEntry] = {}
+_renditions: dict[Cell, Cell] = {BLANK: BLANK}  # one object per rendition
+_SGR_CACHE_MAX = 4096
+
+
+def canonical(attrs: Cell) -> Cell:
+    """The one object of this rendition (so renditions compare by identity in the hot paths)."""
+    return _renditions.setdefault(attrs, attrs)
+
+
+def sgr_step(attrs: Cell, params: str) -> SgrEntry:
+    """The rendition after SGR `params` from `attrs`, cached, with its glyph getter."""
+    hit = SGR_CACHE.get((id(attrs), params))
+    if hit is not None and hit[0] is attrs:
+        return hit
+    new = canonical(apply_sgr(attrs, params, BLANK))
+    if len(SGR_CACHE) > _SGR_CACHE_MAX:
+        SGR_CACHE.clear()
+        _renditions.clear()
+        _renditions[BLANK] = BLANK
+    entry = SGR_CACHE[(id(attrs), params)] = (attrs, new, glyphs_for(new).__getitem__)
+    return entry

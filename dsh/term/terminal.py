@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING
 import ptyprocess
 
 from dsh.term.keys import key_to_bytes, paste_bytes
-from dsh.term.render import line_text
 from dsh.term.replay import strip_modes
-from dsh.term.screen import MODE_FOCUS_EVENTS, MODE_SYNCHRONIZED_OUTPUT, FrozenLine, Line, TermScreen
+from dsh.term.screen import TermScreen
+from dsh.term.scrollback import Scrollback
+from dsh.term.sequences import FOCUS_EVENTS, SYNCHRONIZED_OUTPUT
 from dsh.text import sanitize
 
 if TYPE_CHECKING:
@@ -56,7 +57,7 @@ def _default_signals() -> None:
         signal.signal(sig, signal.SIG_DFL)
 
 
-class Terminal:
+class Terminal(Scrollback):
     """A PTY child and its screen. Event-loop driven: `start` adds a reader to the running
     loop, output is fed to `screen`, and `on_change` fires once per batch of output."""
 
@@ -104,6 +105,7 @@ class Terminal:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._tail = bytearray()
         self._out = bytearray()
+        self._held_keys = bytearray()  # an Escape waiting to go out with the key after it
         self._killed = False
         # Bytes read per event-loop callback before yielding; the app lowers it for background panes so a
         # flood there leaves the loop free for keys.
@@ -136,6 +138,10 @@ class Terminal:
     @property
     def app_cursor(self) -> bool:
         return self.screen.app_cursor
+
+    @property
+    def app_keypad(self) -> bool:
+        return self.screen.app_keypad
 
     @property
     def mouse_tracking(self) -> bool:
@@ -373,13 +379,32 @@ class Terminal:
             self._loop.remove_writer(fd)
 
     def send_key(self, key: str, data: str = "") -> None:
-        out = key_to_bytes(key, data, app_cursor=self.app_cursor)
-        if out:
-            self.scroll_to_bottom()
+        """Send one key press. An Escape waits for the rest of the keys handled in the same loop
+        iteration: Alt-x comes from prompt_toolkit as Escape then x, and a child must read the
+        two in one read (ESC x), not as a lone Escape followed by x."""
+        out = key_to_bytes(key, data, app_cursor=self.app_cursor, app_keypad=self.app_keypad)
+        if not out:
+            return
+        self.scroll_to_bottom()
+        if out == b"\x1b" and self._loop is not None and self._fd is not None:
+            if not self._held_keys:
+                self._loop.call_soon(self._flush_keys)
+            self._held_keys += out
+            return
+        if self._held_keys:
+            out = bytes(self._held_keys) + out
+            self._held_keys.clear()
+        self.write(out)
+
+    def _flush_keys(self) -> None:
+        if self._held_keys:
+            out = bytes(self._held_keys)
+            self._held_keys.clear()
             self.write(out)
 
     def paste(self, text: str) -> None:
         self.scroll_to_bottom()
+        self._flush_keys()
         self.write(paste_bytes(text, bracketed=self.bracketed_paste))
 
     def send_mouse(self, button: int, x: int, y: int, *, release: bool = False, motion: bool = False) -> None:
@@ -453,9 +478,19 @@ class Terminal:
             return False
         return not lflag & termios.ECHO and bool(lflag & termios.ICANON)
 
+    def reset_program_modes(self) -> None:
+        """Undo the modes a previous program left set (mouse and focus reporting, bracketed paste,
+        application cursor and keypad keys, synchronized output, a hidden cursor, the alternate
+        screen), as a new program in the pane should start without them."""
+        alt = self.screen.alternate_screen
+        self.screen.reset_program_modes()
+        if alt and self.on_alt_screen is not None:
+            _notify(self.on_alt_screen, False)
+        self._changed()
+
     def set_focus(self, focused: bool) -> None:
         """Tell a child that asked for focus events (mode 1004) that its pane gained or lost focus."""
-        if self.screen.has_private_mode(MODE_FOCUS_EVENTS):
+        if self.screen.has_private_mode(FOCUS_EVENTS):
             self.write(b"\x1b[I" if focused else b"\x1b[O")
 
     def resize(self, rows: int, cols: int) -> None:
@@ -515,92 +550,7 @@ class Terminal:
     def _output_changed(self) -> None:
         """Report new output, except in the middle of a synchronized update (mode 2026), which is
         shown when it ends (or after SYNC_TIMEOUT, if the child never ends it)."""
-        if not self.screen.has_private_mode(MODE_SYNCHRONIZED_OUTPUT):
+        if not self.screen.has_private_mode(SYNCHRONIZED_OUTPUT):
             self._changed()
         elif self._sync_timer is None and self._loop is not None:
             self._sync_timer = self._loop.call_later(SYNC_TIMEOUT, self._changed)
-
-    # -- scrollback and copy mode -----------------------------------------------------------
-    def _max_offset(self) -> int:
-        # History belongs to the main screen: a full-screen program's view does not scroll into it.
-        return 0 if self.screen.alternate_screen else len(self.screen.history)
-
-    def scroll_by(self, lines: int) -> None:
-        """Positive scrolls back into history, negative toward the live screen."""
-        self.scroll_offset = max(0, min(self.scroll_offset + lines, self._max_offset()))
-
-    def scroll_to_bottom(self) -> None:
-        self.scroll_offset = 0
-        self.search_match = None
-
-    def _view_top(self, height: int) -> int:
-        return len(self.screen.history) + self.screen.lines - self.scroll_offset - height
-
-    def visible_lines(self, height: int) -> list[Line | FrozenLine]:
-        """The `height` rows to draw: history and screen with `scroll_offset` applied."""
-        history = self.screen.history
-        buf = self.screen.buffer
-        n_hist = len(history)
-        top = self._view_top(height)
-        out: list[Line | FrozenLine] = []
-        for i in range(top, top + height):
-            if i < 0:
-                out.append(Line())
-            elif i < n_hist:
-                out.append(history[i])
-            elif i - n_hist < len(buf):
-                out.append(buf[i - n_hist])
-            else:
-                out.append(Line())
-        return out
-
-    def cursor_in_view(self, height: int) -> tuple[int, int] | None:
-        """The cursor as (cell x, row in the view), or None when scrolled out of sight."""
-        y = len(self.screen.history) + self.screen.cursor.y - self._view_top(height)
-        if 0 <= y < height:
-            return min(self.screen.cursor.x, self.cols - 1), y
-        return None
-
-    def match_in_view(self, height: int) -> tuple[int, int, int] | None:
-        """The current search match as (row in the view, column, length), if visible."""
-        if self.search_match is None:
-            return None
-        line, col, length = self.search_match
-        y = line - self._view_top(height)
-        return (y, col, length) if 0 <= y < height else None
-
-    def text_lines(self) -> list[str]:
-        """History then screen, as plain text without trailing blanks."""
-        cols = self.cols
-        return [line_text(line, cols) for line in self.screen.all_lines()]
-
-    def search(self, text: str, *, backwards: bool = True) -> bool:
-        """Scroll to the next match of `text` (case-insensitive unless it has capitals) above
-        (or below) the previous match of the same text, else the view; True if found."""
-        if not text:
-            return False
-        fold = text == text.lower()
-        needle = text.lower() if fold else text
-        lines = self.text_lines()
-        height = self.rows
-        top = self._view_top(height)
-        if self.search_match is not None and text == self._search_text:
-            start = self.search_match[0]
-        else:
-            start = top + height if backwards else top - 1
-        order = range(start - 1, -1, -1) if backwards else range(start + 1, len(lines))
-        for i in order:
-            hay = lines[i].lower() if fold else lines[i]
-            col = hay.find(needle)
-            if col < 0:
-                continue
-            self.search_match = (i, col, len(text))
-            self._search_text = text
-            n_hist = len(self.screen.history)
-            if i < top:
-                self.scroll_offset = n_hist - i
-            elif i >= top + height:
-                self.scroll_offset = n_hist + self.screen.lines - 1 - i
-            self.scroll_offset = max(0, min(self.scroll_offset, self._max_offset()))
-            return True
-        return False

@@ -9,8 +9,8 @@ from prompt_toolkit.data_structures import Point
 from prompt_toolkit.layout.controls import UIContent, UIControl
 from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
 
-from dsh.term.render import cursor_column, line_fragments
 from dsh.term.terminal import Terminal
+from dsh.ui.cells import cursor_column, line_fragments
 
 __all__ = ["WHEEL_LINES", "TerminalControl"]
 
@@ -61,6 +61,7 @@ class TerminalControl(UIControl):
         columns = term.cols
         match = term.match_in_view(height)
         selection = term.copy.view_rows(height) if term.copy is not None else None
+        reverse = term.screen.reverse_video
 
         drawn: dict[int, list[tuple[str, str]]] = {}  # prompt_toolkit may ask for a line twice
 
@@ -70,7 +71,7 @@ class TerminalControl(UIControl):
                 if not 0 <= i < len(lines):
                     return []
                 highlight = (match[1], match[2]) if match is not None and match[0] == i else None
-                fragments = line_fragments(lines[i], columns, highlight=highlight)
+                fragments = line_fragments(lines[i], columns, highlight=highlight, reverse_screen=reverse)
                 if selection is not None and selection[0] <= i <= selection[1]:
                     fragments = _marked(fragments, columns, cursor=i == selection[2])
                 drawn[i] = fragments

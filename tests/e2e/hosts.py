@@ -61,3 +61,28 @@ def running(home: Path, cmdline: str) -> list[int]:
         if argv == wanted and marker in environ and alive(int(entry)):
             found.append(int(entry))
     return found
+
+
+def wait_saved(home: Path, *needles: bytes, timeout: float = 15.0) -> None:
+    """Wait until the session's snapshot (and its tails) hold every one of `needles`: what a restore
+    will find, whatever the load on the machine (a fixed sleep past the debounce is not enough)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        saved = b""
+        for path in (home / "state").glob("*/snapshot.json"):
+            saved += _read(path)
+        for path in (home / "state").glob("*/history/*.tail"):
+            saved += _read(path)
+        if all(needle in saved for needle in needles):
+            return
+        if time.monotonic() > deadline:
+            missing = [n for n in needles if n not in saved]
+            raise AssertionError(f"the snapshot never held {missing!r}")
+        time.sleep(0.1)
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""

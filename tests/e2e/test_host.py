@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from dsh.protocol import PROTOCOL_VERSION
-from tests.e2e.hosts import alive, host_pid, kill_host, running
+from tests.e2e.hosts import alive, host_pid, kill_host, running, wait_saved
 from tests.e2e.ptydriver import PtyDriver
 
 pytestmark = pytest.mark.slow
@@ -174,7 +174,7 @@ def test_a_crashed_host_is_listed_crashed_and_restores(run, dsh_cmd, dsh_env, ds
     d.wait_for("PROMPT")
     d.type_line("echo before-the-crash")
     d.wait_for("before-the-crash")
-    time.sleep(2.5)  # past the snapshot debounce
+    wait_saved(dsh_home, b"before-the-crash")
     kill_host(dsh_home, signal.SIGKILL)
     assert d.wait_exit() == 1
     assert "ended unexpectedly" in d.text()
@@ -239,7 +239,7 @@ def test_a_stale_socket_is_removed_and_never_hangs_the_client(run, dsh_home: Pat
     d.wait_for("PROMPT")
     d.type_line("echo kept-in-the-snapshot")
     d.wait_for("kept-in-the-snapshot")
-    time.sleep(2.5)
+    wait_saved(dsh_home, b"kept-in-the-snapshot")
     kill_host(dsh_home, signal.SIGKILL)
     d.wait_exit()
     (sock,) = (dsh_home / "run").glob("*.sock")  # a host killed outright leaves its socket behind

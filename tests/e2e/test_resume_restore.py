@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.hosts import host_pid, kill_host
+from tests.e2e.hosts import host_pid, kill_host, wait_saved
 from tests.e2e.ptydriver import PtyDriver
 
 pytestmark = pytest.mark.slow
@@ -133,7 +133,7 @@ def test_killed_session_restores_layout_tails_and_agent(run, agent_env, dsh_home
     d.type_line("/split -h")
     d.type_line("echo second-tab-tail")
     d.wait_for("second-tab-tail")
-    time.sleep(3)  # past the snapshot debounce
+    wait_saved(dsh_home, b"second-tab-tail", b"first-tab-tail", b'"kind": "claude"')
     session_id = only_session_id(dsh_home)
     claude_runs = invocations(agent_env)
     assert claude_runs and "--session-id" in claude_runs[0]["argv"]
@@ -212,7 +212,7 @@ def test_an_agent_never_prompted_restores_as_a_fresh_start(run, agent_env, dsh_h
     d.wait_for("PROMPT")
     d.type_line("/agent claude")
     d.wait_for("fake-claude session")
-    time.sleep(2.5)  # past the snapshot debounce
+    wait_saved(dsh_home, b'"kind": "claude"', b'"session_id": "')
     session_id = only_session_id(dsh_home)
     kill_host(dsh_home)
     d.wait_exit()
@@ -354,7 +354,7 @@ def test_a_restored_shell_starts_where_the_shell_was(run, dsh_env, dsh_home: Pat
     d.wait_for("PROMPT")
     d.type_line(f"cd {moved} && echo now-in-moved")
     d.wait_for("now-in-moved\n")
-    time.sleep(2.5)
+    wait_saved(dsh_home, b"now-in-moved", str(moved).encode())
     session_id = only_session_id(dsh_home)
     kill_host(dsh_home)
     d.wait_exit()
@@ -414,7 +414,7 @@ def test_a_replayed_tail_sends_no_focus_reports_to_the_next_program(run, dsh_env
     d.wait_for("PROMPT")
     d.type_line("printf '\\033[?1004hfocus-mode-on\\n'")
     d.wait_for("focus-mode-on\n")
-    time.sleep(2.5)
+    wait_saved(dsh_home, b"focus-mode-on")
     session_id = only_session_id(dsh_home)
     kill_host(dsh_home)
     d.wait_exit()

@@ -227,18 +227,21 @@ def test_synchronized_update_is_drawn_when_it_ends(tmp_path: Path, monkeypatch: 
 
 
 def test_history_is_compacted_once_output_is_quiet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from dsh.term.screen import FrozenLine
+    from dsh.term.cells import Row
 
-    monkeypatch.setattr("dsh.term.terminal.COMPACT_IDLE", 0.05)
+    monkeypatch.setattr("dsh.term.terminal.COMPACT_IDLE", 1.0)  # (after the exit is seen)
     monkeypatch.setattr("dsh.term.terminal.COMPACT_BATCH", 100)
+    # one row at a time with cursor addressing, so the rows reach history with cells
+    script = "for i in $(seq 1 300); do printf '\\033[24;1H%d\\n' $i; done"
 
     async def main() -> None:
-        term, exits = make(["seq", "1", "1000"], tmp_path)
+        term, exits = make(["sh", "-c", script], tmp_path)
         term.start()
         await until(lambda: exits, "exit")
-        await until(lambda: all(isinstance(line, FrozenLine) for line in term.screen.history), "compaction")
+        assert any(type(line) is Row for line in term.screen.history)
+        await until(lambda: not any(type(line) is Row for line in term.screen.history), "compaction")
         numbers = [line for line in term.text_lines() if line.isdigit()]
-        assert numbers == [str(i) for i in range(1, 1001)]
+        assert numbers == [str(i) for i in range(1, 301)]
     run(main())
 
 
@@ -258,7 +261,7 @@ def test_relative_command_runs_from_the_pane_cwd(tmp_path: Path) -> None:
 
 def test_demo_pane_runs_a_shell_end_to_end(tmp_path: Path) -> None:
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "TERM": "xterm-256color", "PS1": "demo$ "}
-    driver = PtyDriver([sys.executable, "-m", "dsh.term.demo", "sh"], env=env, cwd=tmp_path, rows=12, cols=60)
+    driver = PtyDriver([sys.executable, "-m", "dsh.ui.demo", "sh"], env=env, cwd=tmp_path, rows=12, cols=60)
     try:
         driver.wait_for("demo$")
         driver.type_line("printf 'a\\033[32mgreen\\033[0m\\n'; stty size")
@@ -290,3 +293,123 @@ def test_path_that_is_not_executable_says_so(tmp_path: Path) -> None:
             assert exits == [127]
             assert message in text(term)
     run(main())
+
+
+def test_keys_reach_the_child_as_a_terminal_sends_them(tmp_path: Path) -> None:
+    """Alt-x in one read, C-h as BS, the keypad in application mode after the child asks for it."""
+    script = ("import os, tty; tty.setraw(0); os.write(1, b'\\x1b=ready\\r\\n'); "
+              "got = [os.read(0, 100) for _ in range(3)]; os.write(1, repr(got).encode() + b'\\r\\n')")
+
+    async def main() -> None:
+        term, exits = make([sys.executable, "-c", script], tmp_path)
+        term.start()
+        await until(lambda: "ready" in text(term), "ready")
+        assert term.app_keypad
+        term.send_key("escape", "\x1b")
+        term.send_key("<any>", "x")
+        await asyncio.sleep(0.2)
+        term.send_key("c-h", "\x08")
+        await asyncio.sleep(0.2)
+        term.send_key("kp-1")
+        await until(lambda: exits, "exit")
+        assert r"[b'\x1bx', b'\x08', b'\x1bOq']" in text(term)
+    run(main())
+
+
+def _bgs(term: Terminal, rows: range) -> set[str]:
+    return {cell.bg for y in rows for cell in term.screen.buffer[y]}
+
+
+def test_printf_cases_of_issue_11(tmp_path: Path) -> None:
+    """Background colour erase, line drawing, underline colour, 24-bit and palette colours, as a
+    program in the pane prints them."""
+    script = (r"printf 'ab\r\n\033[44m\033[2J\033[H\033[0m'; "
+              r"printf '\033(0lqqk\033(B \033[58;5;196mU\033[0m \033[38;2;18;52;86mT\033[38;5;1mP\033[0m\n'")
+
+    async def main() -> None:
+        term, exits = make(["sh", "-c", script], tmp_path, rows=6, cols=20)
+        term.start()
+        await until(lambda: exits, "exit")
+        # every cell of the cleared screen, not only those that held text (row 1 says [exited 0])
+        assert _bgs(term, range(2, 6)) == {"blue"}
+        assert term.text_lines()[0] == "┌──┐ U TP"
+        row = term.screen.buffer[0]
+        assert not row[5].blink and row[5].underline_colour == "ff0000"
+        assert (row[7].fg, row[8].fg) == ("123456", "red")
+    run(main())
+
+
+def test_vim_with_termguicolors_fills_its_background(tmp_path: Path) -> None:
+    """vim with termguicolors and a dark background clears with that background (BCE): no holes
+    in the empty lines or after the text."""
+    vim = shutil.which("vim")
+    if vim is None:
+        pytest.skip("vim is not installed")
+    target = tmp_path / "note.txt"
+    target.write_text("short line\n")
+
+    async def main() -> None:
+        term, exits = make([vim, "-u", "NONE", "-N", "-c", "set termguicolors",
+                            "-c", "highlight Normal guifg=#d0d0d0 guibg=#102030", str(target)], tmp_path,
+                           rows=10, cols=40, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
+                                                  "TERM": "xterm-256color"})
+        term.start()
+        await until(lambda: term.alternate_screen and "short line" in text(term), "vim screen")
+        await asyncio.sleep(0.5)  # vim draws the highlight after the text
+        assert _bgs(term, range(0, 8)) == {"102030"}  # the text rows and the ~ rows, every cell
+        assert term.screen.buffer[0][0].fg == "d0d0d0"
+        for ch in ":q!":
+            term.send_key("<any>", ch)
+        term.send_key("c-m", "\r")
+        await until(lambda: exits, "exit")
+    run(main())
+
+
+def test_dialog_draws_line_drawing_in_a_c_locale(tmp_path: Path) -> None:
+    """ncurses in a non-UTF-8 locale draws boxes with the DEC line-drawing set (ESC ( 0) and
+    repeats the line with REP."""
+    dialog = shutil.which("dialog")
+    if dialog is None:
+        pytest.skip("dialog is not installed")
+
+    async def main() -> None:
+        term, exits = make([dialog, "--msgbox", "hello there", "8", "30"], tmp_path, rows=12, cols=40,
+                           env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "TERM": "xterm-256color",
+                                "LC_ALL": "C"})
+        term.start()
+        await until(lambda: "hello there" in text(term), "dialog box")
+        await asyncio.sleep(0.3)
+        shown = text(term)
+        assert "┌" + "─" * 28 + "┐" in shown
+        assert "└" + "─" * 28 + "┘" in shown
+        assert "│" in shown
+        assert not any(word in shown for word in ("lqq", "qqk", "mqq"))
+        assert "blue" in _bgs(term, range(0, 2))  # the screen behind the box, cleared in its colour
+        term.send_key("c-m", "\r")
+        await until(lambda: exits, "exit")
+    run(main())
+
+
+def test_colours_reach_the_outer_terminal_exactly(tmp_path: Path) -> None:
+    """Drawn by the view on a 24-bit terminal: true colour as sent, 256-colour entries as their
+    exact colour, palette entries 0-15 as the outer terminal's own palette entries."""
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "TERM": "xterm-256color", "PS1": "demo$ ",
+           "COLORTERM": "truecolor"}
+    driver = PtyDriver([sys.executable, "-m", "dsh.ui.demo", "sh"], env=env, cwd=tmp_path, rows=12, cols=60)
+    try:
+        driver.wait_for("demo$")
+        driver.type_line(r"clear; printf '\033[38;2;18;52;86mTRUE\033[0m \033[38;5;208mORANGE\033[0m "
+                         r"\033[38;5;1mRED\033[0m \033[48;5;12mBLUE\033[0m\n'")
+        driver.wait_for("TRUE ORANGE RED BLUE")
+        screen = driver.screen
+        with driver._lock:
+            y = next(y for y in range(12) if "TRUE ORANGE" in screen.display[y])
+            row = screen.buffer[y]
+            assert row[0].fg == "123456"
+            assert row[5].fg == "ff8700"
+            assert row[12].fg == "red"  # SGR 31 to the outer terminal, not a fixed RGB
+            assert row[16].bg == "brightblue"
+        driver.send("\x1d")
+        assert driver.wait_exit() == 0
+    finally:
+        driver.close()

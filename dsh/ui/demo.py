@@ -1,4 +1,4 @@
-"""`python -m dsh.term.demo [CMD...]`: one full-screen pane running CMD ($SHELL by default); C-] quits."""
+"""`python -m dsh.ui.demo [CMD...]`: one full-screen pane running CMD ($SHELL by default); C-] quits."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import HSplit, Layout, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
+from prompt_toolkit.output import ColorDepth
 
 from dsh.term.terminal import Terminal
 from dsh.text import sanitize
@@ -59,8 +60,10 @@ def main(argv: list[str] | None = None) -> int:
         Window(control),
         Window(FormattedTextControl(lambda: [("reverse", status())]), height=1),
     ]), focused_element=control)
+    # 24-bit colour when the terminal says it draws it (prompt_toolkit would map it to 256 colours)
+    depth = ColorDepth.TRUE_COLOR if os.environ.get("COLORTERM") in ("truecolor", "24bit") else None
     app = Application(layout=layout, key_bindings=kb, full_screen=True, mouse_support=True,
-                      max_render_postpone_time=0.02, min_redraw_interval=1 / 60)
+                      max_render_postpone_time=0.02, min_redraw_interval=1 / 60, color_depth=depth)
 
     async def run() -> int:
         term.start()

@@ -1,0 +1,146 @@
+"""Cells and screen rows: pyte's cell fields plus the renditions pyte lacks, shared glyph tables, widths."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import NamedTuple
+
+from pyte.screens import wcwidth
+
+__all__ = [
+    "BLANK",
+    "DOUBLE_BOTTOM",
+    "DOUBLE_TOP",
+    "DOUBLE_WIDTH",
+    "NARROW_TEXT",
+    "SINGLE",
+    "UNDERLINE_CURLY",
+    "UNDERLINE_DASHED",
+    "UNDERLINE_DOTTED",
+    "UNDERLINE_DOUBLE",
+    "UNDERLINE_SINGLE",
+    "ZWJ",
+    "Cell",
+    "Glyphs",
+    "Row",
+    "blank_for",
+    "glyphs_for",
+    "is_narrow",
+    "wcwidth",
+]
+
+UNDERLINE_SINGLE = 1
+UNDERLINE_DOUBLE = 2
+UNDERLINE_CURLY = 3
+UNDERLINE_DOTTED = 4
+UNDERLINE_DASHED = 5
+
+# Line sizes (DECSWL, DECDWL, DECDHL): a double-width row holds half as many characters.
+SINGLE = 0
+DOUBLE_WIDTH = 1
+DOUBLE_TOP = 2
+DOUBLE_BOTTOM = 3
+
+ZWJ = "\u200d"
+
+
+class Cell(NamedTuple):
+    """One screen cell. The first nine fields are pyte's Char, in pyte's order, with pyte's values
+    (colours are pyte's names, or `rrggbb` for 256-colour and 24-bit ones); the rest are what
+    pyte does not keep."""
+
+    data: str
+    fg: str = "default"
+    bg: str = "default"
+    bold: bool = False
+    italics: bool = False
+    underscore: bool = False
+    strikethrough: bool = False
+    reverse: bool = False
+    blink: bool = False
+    dim: bool = False
+    hidden: bool = False
+    overline: bool = False
+    underline_style: int = 0  # UNDERLINE_* while underscore is set, else 0
+    underline_colour: str = "default"
+    protected: bool = False  # DECSCA: selective erase leaves it
+
+
+BLANK = Cell(" ")
+
+
+class Row(list):
+    """One screen row: exactly `columns` cells (a list, so drawing a run is one slice assignment).
+
+    `wrapped`: the terminal wrapped this row's text onto the next. `size`: DECDWL/DECDHL."""
+
+    wrapped = False
+    size = SINGLE
+
+
+class Glyphs(dict):
+    """Cells of one rendition, by character, each made once."""
+
+    __slots__ = ("attrs",)
+
+    def __missing__(self, ch: str) -> Cell:
+        cell = self[ch] = self.attrs._replace(data=ch)
+        return cell
+
+
+_glyphs: dict[Cell, Glyphs] = {}
+_blanks: dict[str, Cell] = {}
+_GLYPHS_MAX = 2048
+
+
+def glyphs_for(attrs: Cell) -> Glyphs:
+    """The shared glyph table of a rendition (`attrs` is a cell whose data is a space)."""
+    glyphs = _glyphs.get(attrs)
+    if glyphs is None:
+        if len(_glyphs) > _GLYPHS_MAX:
+            _glyphs.clear()
+        glyphs = _glyphs[attrs] = Glyphs()
+        glyphs.attrs = attrs
+        glyphs[" "] = attrs
+        if attrs == BLANK:
+            glyphs[" "] = BLANK  # so a blank cell is BLANK itself (trailing blanks are found by identity)
+    return glyphs
+
+
+def blank_for(attrs: Cell) -> Cell:
+    """What erasing leaves under rendition `attrs`: a blank with its background only (as xterm and
+    tmux do), never its underline, reverse or foreground."""
+    bg = attrs.bg
+    if bg == "default":
+        return BLANK
+    blank = _blanks.get(bg)
+    if blank is None:
+        blank = _blanks[bg] = Cell(" ", bg=bg)
+    return blank
+
+
+def _narrow_class() -> str:
+    """A regex class of the characters below U+3000 that take exactly one cell and do not combine:
+    text made only of these has one cell per character."""
+    ranges: list[tuple[int, int]] = []
+    for code in range(0x20, 0x3000):
+        ch = chr(code)
+        if 0x7f <= code <= 0x9f or wcwidth(ch) != 1 or unicodedata.combining(ch):
+            continue
+        if ranges and ranges[-1][1] == code - 1:
+            ranges[-1] = (ranges[-1][0], code)
+        else:
+            ranges.append((code, code))
+    return "".join(re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}"
+                   for a, b in ranges)
+
+
+NARROW = _narrow_class()
+NARROW_TEXT = re.compile(f"[{NARROW}]+")
+NARROW_RUNS = re.compile(f"[{NARROW}]+|[^{NARROW}]+")
+
+
+def is_narrow(text: str) -> bool:
+    """True when every character of `text` takes exactly one cell (so cells and characters match)."""
+    return text.isascii() or NARROW_TEXT.fullmatch(text) is not None

@@ -1,0 +1,154 @@
+"""What a screen says back to its program (device attributes, cursor and mode reports, colour
+queries) and the strings it keeps from it (title, working directory, bell)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+from urllib.parse import unquote, urlsplit
+
+from pyte.graphics import FG_BG_256
+
+from dsh.term import sequences as sq
+from dsh.text import sanitize, strip_format
+
+if TYPE_CHECKING:
+    from dsh.term.screen import Cursor
+
+__all__ = ["TITLE_MAX", "Palette", "Replies"]
+
+TITLE_MAX = 256
+
+
+@dataclass
+class Palette:
+    """The colours a pane's cells are drawn with, for answering OSC 4/10/11/12 queries.
+
+    Entries 16-255 are drawn as exact `#rrggbb` (xterm's values), so those answers are exact.
+    Entries 0-15 and the default foreground and background are drawn as the user's terminal draws
+    them; until the view learns that terminal's colours (set `foreground`, `background` and
+    `ansi` from its answers) they are xterm's defaults for a dark background."""
+
+    foreground: str = "e5e5e5"
+    background: str = "000000"
+    ansi: list[str] = field(default_factory=lambda: list(FG_BG_256[:16]))
+
+    def entry(self, index: int) -> str:
+        return self.ansi[index] if index < 16 else FG_BG_256[index]
+
+
+def _rgb(hex6: str) -> str:
+    r, g, b = hex6[0:2], hex6[2:4], hex6[4:6]
+    return f"rgb:{r}{r}/{g}{g}/{b}{b}"
+
+
+class Replies:
+    """The replying half of TermScreen (see there for the state it uses)."""
+
+    cursor: Cursor
+    columns: int
+    margins: tuple[int, int] | None
+    modes: set[int]
+    private_modes: set[int]
+    title: str
+    icon_name: str
+    cwd: str | None
+    attention: bool
+    bell_count: int
+    palette: Palette
+    _reply: Callable[[str], None] | None
+
+    def write_process_input(self, data: str) -> None:
+        if self._reply is not None:
+            self._reply(data)
+
+    def _cursor_report(self) -> tuple[int, int]:
+        x = min(self.cursor.x, self.columns - 1) + 1
+        y = self.cursor.y + 1
+        if sq.DECOM in self.private_modes and self.margins is not None:
+            y -= self.margins[0]
+        return y, x
+
+    def report_device_attributes(self, mode: int = 0, *_: int) -> None:
+        if mode == 0:
+            self.write_process_input(sq.DA_PRIMARY_REPLY)
+
+    def report_secondary_attributes(self, mode: int = 0, *_: int) -> None:
+        if mode == 0:
+            self.write_process_input(sq.DA_SECONDARY_REPLY)
+
+    def report_device_status(self, mode: int = 0, *_: int) -> None:
+        if mode == 5:
+            self.write_process_input("\x1b[0n")
+        elif mode == 6:
+            y, x = self._cursor_report()
+            self.write_process_input(f"\x1b[{y};{x}R")
+
+    def report_private_status(self, mode: int = 0, *_: int) -> None:
+        if mode == 6:
+            y, x = self._cursor_report()
+            self.write_process_input(f"\x1b[?{y};{x}R")
+
+    def report_mode(self, number: int = 0, *_: int) -> None:
+        """DECRQM (CSI Ps $ p): 1 set, 2 reset, 0 unknown; programs probe features this way."""
+        state = 0 if number not in sq.REPORTED_ANSI_MODES else 1 if number in self.modes else 2
+        self.write_process_input(f"\x1b[{number};{state}$y")
+
+    def report_private_mode(self, number: int = 0, *_: int) -> None:
+        state = 0 if number not in sq.REPORTED_PRIVATE_MODES else 1 if number in self.private_modes else 2
+        self.write_process_input(f"\x1b[?{number};{state}$y")
+
+    def bell(self) -> None:
+        self.attention = True
+        self.bell_count += 1
+
+    def set_title(self, param: str) -> None:
+        self.title = sanitize(strip_format(param), TITLE_MAX)
+
+    def set_icon_name(self, param: str) -> None:
+        self.icon_name = sanitize(strip_format(param), TITLE_MAX)
+
+    def osc(self, body: str, terminator: str = "\x07") -> None:
+        """An operating system command: titles, the working directory (OSC 7), colour queries
+        (answered with the same terminator the query used). Setting colours is not supported."""
+        code, _, rest = body.partition(";")
+        if code in (sq.OSC_TITLE_AND_ICON, sq.OSC_TITLE):
+            self.set_title(rest)
+        if code in (sq.OSC_TITLE_AND_ICON, sq.OSC_ICON):
+            self.set_icon_name(rest)
+        elif code == sq.OSC_CWD:
+            cwd = _cwd_from_url(rest)
+            if cwd is not None:
+                self.cwd = cwd
+        elif code in (sq.OSC_FOREGROUND, sq.OSC_BACKGROUND, sq.OSC_CURSOR_COLOUR):
+            self._colour_queries(int(code), rest.split(";"), terminator)
+        elif code == sq.OSC_PALETTE:
+            parts = rest.split(";")
+            for index, spec in zip(parts[::2], parts[1::2], strict=False):
+                if spec == "?" and index.isdigit() and int(index) < 256:
+                    self.write_process_input(
+                        f"\x1b]4;{int(index)};{_rgb(self.palette.entry(int(index)))}{terminator}")
+
+    def _colour_queries(self, code: int, specs: list[str], terminator: str) -> None:
+        # OSC 10;?;? asks for 10 then 11 (each further parameter is the next colour)
+        for offset, spec in enumerate(specs):
+            which = code + offset
+            if spec != "?" or which > int(sq.OSC_CURSOR_COLOUR):
+                continue
+            colour = self.palette.background if which == 11 else self.palette.foreground
+            self.write_process_input(f"\x1b]{which};{_rgb(colour)}{terminator}")
+
+
+def _cwd_from_url(url: str) -> str | None:
+    """OSC 7 `file://host/path` -> the percent-decoded path; None for anything else."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None
+    if parts.scheme != "file":
+        return None
+    path = unquote(parts.path)
+    if not path.startswith("/") or "\x00" in path:
+        return None
+    return path

@@ -1,0 +1,165 @@
+"""Screen rows to prompt_toolkit style fragments, in the exact colours the cells hold.
+
+Colours: palette entries 0-15 (SGR 30-37, 90-97, and 38;5;0-15) become prompt_toolkit's ANSI
+colour names, so the user's own terminal palette draws them; 16-255 and 24-bit colours become
+`#rrggbb` (prompt_toolkit maps those to 256 colours at draw time when the output is 8-bit).
+
+Renditions prompt_toolkit cannot draw, kept in the cells all the same: double, curly, dotted and
+dashed underlines are drawn as a plain underline; overline and the underline colour are not drawn.
+A double-width or double-height row (DECDWL, DECDHL) is drawn with a space after each character.
+"""
+
+from __future__ import annotations
+
+from dsh.term.cells import SINGLE, Cell, Row, wcwidth
+from dsh.term.rows import AnyRow, row_cells, row_runs
+
+__all__ = ["cell_style", "cursor_column", "line_fragments"]
+
+# pyte's colour names (its "brown" for yellow and a typo'd bright magenta too) to ANSI names.
+_NAMED = {
+    "black": "ansiblack",
+    "red": "ansired",
+    "green": "ansigreen",
+    "brown": "ansiyellow",
+    "blue": "ansiblue",
+    "magenta": "ansimagenta",
+    "cyan": "ansicyan",
+    "white": "ansigray",
+    "brightblack": "ansibrightblack",
+    "brightred": "ansibrightred",
+    "brightgreen": "ansibrightgreen",
+    "brightbrown": "ansibrightyellow",
+    "brightblue": "ansibrightblue",
+    "brightmagenta": "ansibrightmagenta",
+    "bfightmagenta": "ansibrightmagenta",
+    "brightcyan": "ansibrightcyan",
+    "brightwhite": "ansiwhite",
+}
+_HEX = frozenset("0123456789abcdefABCDEF")
+_STYLES_MAX = 8192
+_styles: dict[tuple, str] = {}
+
+
+def _colour(name: str) -> str | None:
+    if name == "default":
+        return None
+    named = _NAMED.get(name)
+    if named is not None:
+        return named
+    if len(name) == 6 and set(name) <= _HEX:
+        return "#" + name.lower()
+    return None
+
+
+def cell_style(cell: Cell, *, reverse_screen: bool = False) -> str:
+    """The style string for a cell's rendition, e.g. "fg:#ff0000 bg:ansiblue bold underline".
+    `reverse_screen` is DECSCNM: every cell's reverse flag is flipped."""
+    key = (cell[1:], reverse_screen)
+    style = _styles.get(key)
+    if style is None:
+        parts = []
+        fg = _colour(cell.fg)
+        bg = _colour(cell.bg)
+        if fg:
+            parts.append("fg:" + fg)
+        if bg:
+            parts.append("bg:" + bg)
+        for flag, word in ((cell.bold, "bold"), (cell.dim, "dim"), (cell.italics, "italic"),
+                           (cell.underscore, "underline"), (cell.strikethrough, "strike"),
+                           (cell.reverse != reverse_screen, "reverse"), (cell.blink, "blink"),
+                           (cell.hidden, "hidden")):
+            if flag:
+                parts.append(word)
+        style = " ".join(parts)
+        if len(_styles) > _STYLES_MAX:
+            _styles.clear()
+        _styles[key] = style
+    return style
+
+
+def _doubled(fragments: list[tuple[str, str]], columns: int) -> list[tuple[str, str]]:
+    """A double-width row: each character followed by a space (the nearest prompt_toolkit can
+    draw), cut to the width."""
+    out: list[tuple[str, str]] = []
+    room = columns
+    for style, text in fragments:
+        wide = "".join(ch + " " for ch in text)[:room]
+        room -= len(wide)
+        if wide:
+            out.append((style, wide))
+        if room <= 0:
+            break
+    return out
+
+
+def line_fragments(
+    line: AnyRow,
+    columns: int,
+    *,
+    highlight: tuple[int, int] | None = None,
+    highlight_style: str = "reverse",
+    reverse_screen: bool = False,
+) -> list[tuple[str, str]]:
+    """Fragments for one row (any row shape), merged by style. `highlight` is (character index,
+    length), e.g. a search match, drawn with `highlight_style` added. Under `reverse_screen`
+    (DECSCNM) the row is padded to `columns`, so the whole width shows reversed."""
+    fragments: list[tuple[str, str]] = []
+    for attrs, text in row_runs(line, columns):
+        style = cell_style(attrs, reverse_screen=reverse_screen)
+        if fragments and fragments[-1][0] == style:  # renditions prompt_toolkit draws alike
+            fragments[-1] = (style, fragments[-1][1] + text)
+        else:
+            fragments.append((style, text))
+    if type(line) is Row and line.size != SINGLE:
+        fragments = _doubled(fragments, columns)
+    if highlight is not None:
+        fragments = _highlighted(fragments, highlight, highlight_style)
+    if reverse_screen:
+        width = sum(_width(text) for _, text in fragments)
+        if width < columns:
+            fragments.append(("reverse", " " * (columns - width)))
+    return fragments
+
+
+def _width(text: str) -> int:
+    return len(text) if text.isascii() else sum(max(0, wcwidth(ch)) for ch in text)
+
+
+def _highlighted(fragments: list[tuple[str, str]], highlight: tuple[int, int],
+                 style: str) -> list[tuple[str, str]]:
+    start, length = highlight
+    stop = start + length
+    out: list[tuple[str, str]] = []
+    index = 0
+    for frag_style, text in fragments:
+        end = index + len(text)
+        if end <= start or index >= stop:
+            out.append((frag_style, text))
+        else:
+            a, b = max(start, index) - index, min(stop, end) - index
+            if a:
+                out.append((frag_style, text[:a]))
+            out.append(((frag_style + " " + style).strip(), text[a:b]))
+            if b < len(text):
+                out.append((frag_style, text[b:]))
+        index = end
+    return out
+
+
+def cursor_column(line: AnyRow, x: int, columns: int) -> int:
+    """The character index (as in `line_fragments`) of cell column `x`."""
+    row = line if type(line) is Row else row_cells(line, columns)
+    if row.size != SINGLE:
+        return 2 * x
+    index = 0
+    col = 0
+    while col < x:
+        ch = row[col].data if col < len(row) else " "
+        step = 1
+        if ch and not ch.isascii() and wcwidth(ch[0]) == 2 and col + 1 < columns and col + 1 < len(row) \
+                and row[col + 1].data == "":
+            step = 2
+        col += step
+        index += 1
+    return index if col == x else index - 1

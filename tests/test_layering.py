@@ -1,0 +1,86 @@
+"""Parts import downward only: models never touch prompt_toolkit, and the client never loads it."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "dsh"
+
+# Who may import what (by top-level part of dsh). Everything not listed is a model: it may import
+# other models only.
+TOP = {"cli"}
+VIEW = {"ui"}
+PROCESS = {"host", "client"}
+MAY_IMPORT = {
+    "cli": None,  # the composition root: anything
+    "__main__": None,
+    "ui": {"host", "session"},
+    "host": {"session"},
+    "client": {"host.spec"},  # the start contract it shares with the host
+    "session": set(),
+}
+
+
+def _imports(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(), str(path))
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.append(node.module)
+    return names
+
+
+def _part(path: Path) -> str:
+    relative = path.relative_to(PACKAGE)
+    return relative.parts[0].removesuffix(".py") if len(relative.parts) > 1 else relative.stem
+
+
+def test_no_part_below_the_view_imports_prompt_toolkit() -> None:
+    offenders = [
+        f"{path.relative_to(PACKAGE.parent)} imports {name}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if _part(path) not in VIEW
+        for name in _imports(path)
+        if name == "prompt_toolkit" or name.startswith("prompt_toolkit.")
+    ]
+    assert offenders == []
+
+
+def test_parts_import_downward_only() -> None:
+    upper = TOP | VIEW | PROCESS | {"session"}
+    offenders = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        part = _part(path)
+        allowed = MAY_IMPORT.get(part, set())
+        if allowed is None:
+            continue
+        for name in _imports(path):
+            if not name.startswith("dsh."):
+                continue
+            target = name.split(".")[1]
+            if target == part or target not in upper:
+                continue
+            if any(name == f"dsh.{ok}" or name.startswith(f"dsh.{ok}.") for ok in allowed):
+                continue
+            offenders.append(f"{path.relative_to(PACKAGE.parent)} ({part}) imports {name}")
+    assert offenders == []
+
+
+def test_the_client_path_loads_no_prompt_toolkit() -> None:
+    # Start-up speed: everything the `dsh` client runs before it hands the terminal to a host.
+    code = (
+        "import sys\n"
+        "import dsh.cli, dsh.cli.run, dsh.cli.attach_cmd, dsh.cli.sessions\n"
+        "import dsh.client.attach, dsh.client.spawn, dsh.client.tty\n"
+        "import dsh.store.store, dsh.resume.preflight, dsh.resume.handoff, dsh.rundir\n"
+        "dsh.cli.build_parser().parse_args([])\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'prompt_toolkit'))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
