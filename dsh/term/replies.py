@@ -3,6 +3,7 @@ queries) and the strings it keeps from it (title, working directory, bell)."""
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -43,8 +44,43 @@ def _rgb(hex6: str) -> str:
     return f"rgb:{r}{r}/{g}{g}/{b}{b}"
 
 
+class ShellMarks:
+    """What the shell's integration said (OSC 133): whether it waits at its prompt, the status of the
+    last command, and where each prompt started (as rows counted since the terminal began, so they
+    stay right as history scrolls)."""
+
+    MAX_PROMPTS = 10_000
+
+    def __init__(self) -> None:
+        self.state: str | None = None  # None (never marked), "prompt", "command" (typed), "running"
+        self.status: int | None = None  # the last command's exit status
+        self.prompt_rows: deque[int] = deque(maxlen=self.MAX_PROMPTS)
+        self.count = 0  # marks seen: a change to report
+
+    def mark(self, body: str, row: int) -> None:
+        kind, _, rest = body.partition(";")
+        if kind == "A":
+            self.state = "prompt"
+            if not self.prompt_rows or self.prompt_rows[-1] != row:
+                self.prompt_rows.append(row)
+        elif kind == "B":
+            self.state = "command"
+        elif kind == "C":
+            self.state = "running"
+            self.status = None
+        elif kind == "D":
+            code = rest.split(";", 1)[0]
+            self.status = int(code) if code.lstrip("-").isdigit() else self.status
+            self.state = None if self.state == "running" else self.state
+        else:
+            return
+        self.count += 1
+
+
 class Replies:
     """The replying half of TermScreen (see there for the state it uses)."""
+
+    history_pushed: int
 
     cursor: Cursor
     columns: int
@@ -54,6 +90,7 @@ class Replies:
     title: str
     icon_name: str
     cwd: str | None
+    shell: ShellMarks
     attention: bool
     bell_count: int
     palette: Palette
@@ -121,6 +158,8 @@ class Replies:
             cwd = _cwd_from_url(rest)
             if cwd is not None:
                 self.cwd = cwd
+        elif code == sq.OSC_SEMANTIC_PROMPT:
+            self.shell.mark(rest, self.history_pushed + self.cursor.y)
         elif code in (sq.OSC_FOREGROUND, sq.OSC_BACKGROUND, sq.OSC_CURSOR_COLOUR):
             self._colour_queries(int(code), rest.split(";"), terminator)
         elif code == sq.OSC_PALETTE:

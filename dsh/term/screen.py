@@ -15,7 +15,7 @@ from dsh.term.drawing import CHARSETS, Drawing
 from dsh.term.editing import Editing
 from dsh.term.history import compact, reflow
 from dsh.term.parser import Parser
-from dsh.term.replies import TITLE_MAX, Palette, Replies
+from dsh.term.replies import TITLE_MAX, Palette, Replies, ShellMarks
 from dsh.term.rows import AnyRow, row_cells, row_width
 from dsh.term.sgr import canonical
 
@@ -77,6 +77,7 @@ class TermScreen(Drawing, Editing, Replies):
         self.history_pushed = 0  # rows ever pushed into history (to keep a scrolled view still)
         self._compacted_mark = 0  # history_pushed when compact_history last caught up
         self.cwd: str | None = None
+        self.shell = ShellMarks()  # what a shell with dsh's integration says (OSC 133)
         self.attention = False
         self.bell_count = 0
         self.palette = Palette()

@@ -146,6 +146,9 @@ OSC_ICON = "1"
 OSC_TITLE = "2"
 OSC_PALETTE = "4"
 OSC_CWD = "7"
+# FinalTerm's semantic prompt marks, as kitty, WezTerm, iTerm2 and VS Code use them: A prompt starts,
+# B the command line starts (the prompt ended), C its output starts, D;status it ended.
+OSC_SEMANTIC_PROMPT = "133"
 OSC_FOREGROUND = "10"
 OSC_BACKGROUND = "11"
 OSC_CURSOR_COLOUR = "12"

@@ -444,11 +444,12 @@ class Terminal(Scrollback):
         reads keys itself: its terminal is out of line mode (a pager, a REPL, an editor, ssh, an agent)
         or has echo off (a password prompt). A program in line mode with echo on (a build, `cat`,
         `read`) gets whole lines from the prompt instead, as the kernel's line editing would give them.
+        A shell that marks its prompt (OSC 133) and is at it takes no keys, whatever its state.
 
         Two syscalls on the PTY master (tcgetpgrp, tcgetattr); never called per key.
         """
         fd = self._fd
-        if fd is None or self.pid is None:
+        if fd is None or self.pid is None or self.shell_at_prompt():
             return False
         try:
             if os.tcgetpgrp(fd) == self.pid:
@@ -457,6 +458,10 @@ class Terminal(Scrollback):
         except (OSError, termios.error):
             return False
         return not (lflag & termios.ICANON and lflag & termios.ECHO)
+
+    def shell_at_prompt(self) -> bool:
+        """True when the shell said (OSC 133) that it shows its prompt and runs nothing."""
+        return self.screen.shell.state in ("prompt", "command")
 
     def process_cwd(self) -> str | None:
         """The working directory of the pane's own process (its shell), whether or not it reports OSC 7."""

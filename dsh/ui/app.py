@@ -558,6 +558,8 @@ class DshApp:
         pane = self.active_pane
         if pane is None or not pane.running or (line.startswith("/") and not line.startswith("//")):
             return True
+        if pane.terminal.screen.shell.state is not None:  # the shell says where it is (OSC 133)
+            return pane.terminal.shell_at_prompt()
         foreground = pane.terminal.foreground_process()
         return foreground is None or foreground[0] == pane.terminal.pid
 

@@ -36,6 +36,8 @@ STYLE = Style.from_dict(
         "pane.state.restored": "bg:#875f87 #ffffff bold",
         "pane.state.resumable": "bg:#af8700 #000000 bold",
         "pane.state.exited": "bg:#870000 #ffffff bold",
+        "pane.status.ok": "bg:#262626 #87d787 bold",
+        "pane.status.failed": "bg:#870000 #ffffff bold",
         "pane.border": "#585858",
         "message": "#ffaf00",
         "message.error": "#ff5f5f bold",
@@ -91,6 +93,11 @@ def pane_header(app: DshApp, pane_id: str) -> Callable[[], StyleAndTextTuples]:
         state = pane_state_label(pane)
         out.append((style, "  "))
         out.append((f"class:pane.state.{state.lower().split()[0]}", f" {state} "))
+        status = command_status(pane)
+        if status is not None:
+            ok = status == 0
+            out.append((style, " "))
+            out.append(("class:pane.status.ok" if ok else "class:pane.status.failed", " ✓ " if ok else f" ✗ {status} "))
         hint = pane_hint(pane)
         if hint:
             out.append((style, f"  {hint}"))
@@ -102,6 +109,13 @@ def pane_header(app: DshApp, pane_id: str) -> Callable[[], StyleAndTextTuples]:
         return out
 
     return fragments
+
+def command_status(pane: Pane) -> int | None:
+    """The exit status of the last command the pane's shell ran, while it waits at its next prompt
+    (only a shell with dsh's integration says it)."""
+    shell = pane.terminal.screen.shell
+    return shell.status if pane.running and shell.state in ("prompt", "command") else None
+
 
 def pane_state_label(pane: Pane) -> str:
     if pane.state is PaneState.LIVE:

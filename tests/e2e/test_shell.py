@@ -466,3 +466,38 @@ def test_the_python_repl_gets_the_keyboard_until_it_exits(dsh) -> None:
     d.wait_for("\n2\n")
     d.send("exit()\r")
     d.wait_for("PROMPT")
+
+
+@pytest.fixture
+def bash_env(dsh_env: dict[str, str], tmp_path: Path) -> dict[str, str]:
+    """bash with dsh's integration, reading a home of its own (no rc file of this machine's)."""
+    import shutil
+
+    bash = shutil.which("bash")
+    if bash is None:
+        pytest.skip("bash is not installed")
+    home = tmp_path / "bash-home"
+    home.mkdir()
+    (home / ".profile").write_text("PS1='bash$ '\n")  # a login shell reads it, as bash -l would
+    return {**dsh_env, "SHELL": bash, "HOME": str(home)}
+
+
+def test_each_commands_status_shows_in_the_pane_header(dsh, bash_env) -> None:
+    d = dsh(env=bash_env)
+    d.wait_for("bash$")
+    d.type_line("false")
+    d.wait_until(lambda s: "✗ 1" in s.splitlines()[1], what="the failure in the header")
+    d.type_line("true")
+    d.wait_until(lambda s: "✓" in s.splitlines()[1] and "✗" not in s.splitlines()[1], what="success")
+
+
+def test_a_split_opened_after_cd_starts_there(dsh, bash_env, workdir: Path) -> None:
+    (workdir / "sub").mkdir()
+    d = dsh(env=bash_env, cols=240)
+    d.wait_for("bash$")
+    d.type_line("cd sub")
+    time.sleep(0.3)
+    d.send("\x02%")  # C-b %
+    d.wait_for("▶ p2")
+    d.type_line("pwd")
+    d.wait_for(f"{workdir / 'sub'}\n")
