@@ -90,6 +90,8 @@ def dsh_env(dsh_home: Path) -> dict[str, str]:
     env["TERM"] = "xterm-256color"
     env.pop("TMUX", None)
     env.pop("XDG_RUNTIME_DIR", None)
+    # Snapshots at most twice a second (the least the config allows): restore tests wait for one.
+    env["DSH_SNAPSHOT_DEBOUNCE"] = "0.5"
     return env
 
 

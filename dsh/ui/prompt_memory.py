@@ -78,7 +78,10 @@ class PromptMemory:
         merged = sources.merged()
         suggester = Suggester([sources.workspace, sources.others, sources.shell])
         suggester.recent = self.suggester.recent  # lines run while this was loading
-        self.suggester, self._lines = suggester, merged
+        # The files may have been read before this session's lines reached them: keep those last.
+        typed = list(self.suggester.recent)
+        known = set(typed)
+        self.suggester, self._lines = suggester, [line for line in merged if line not in known] + typed
 
     def remember(self, line: str) -> None:
         self.suggester.add(line)

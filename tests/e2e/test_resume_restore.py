@@ -169,7 +169,7 @@ def test_auto_resume_starts_agents_in_opted_in_workspaces(run, agent_env, dsh_ho
     d.wait_for("fake-claude session")
     d.send("a first prompt\r")
     d.wait_for("claude> a first prompt")
-    time.sleep(3.5)  # its conversation seen, and past the snapshot debounce, so the tail is on disk
+    wait_saved(dsh_home, b'"conversation": true', b"a first prompt")  # its conversation seen, the tail saved
     session_id = only_session_id(dsh_home)
     kill_host(dsh_home)
     d.wait_exit()
@@ -192,7 +192,7 @@ def test_missing_agent_binary_keeps_the_tombstone(run, agent_env, dsh_home: Path
     d.wait_for("fake-claude session")
     d.send("a first prompt\r")
     d.wait_for("claude> a first prompt")
-    time.sleep(3.5)  # its conversation seen, and past the snapshot debounce, so the tail is on disk
+    wait_saved(dsh_home, b'"conversation": true', b"a first prompt")  # its conversation seen, the tail saved
     session_id = only_session_id(dsh_home)
     kill_host(dsh_home)
     d.wait_exit()
@@ -238,7 +238,7 @@ def test_dsh_sessions_json_lists_pane_states(run, dsh_cmd, agent_env, dsh_home: 
     d.wait_for("fake-claude session")
     d.send("a first prompt\r")
     d.wait_for("claude> a first prompt")
-    time.sleep(3.5)  # its conversation seen, and past the snapshot debounce, so the tail is on disk
+    wait_saved(dsh_home, b'"conversation": true', b"a first prompt")  # its conversation seen, the tail saved
     kill_host(dsh_home)
     d.wait_exit()
     out = subprocess.run(
@@ -330,7 +330,7 @@ def test_an_agent_typed_in_a_shell_comes_back_resumable(run, agent_env, dsh_home
     d.wait_for("fake-claude session")
     d.type_line("hello from the prompt")
     d.wait_for("claude> hello from the prompt")
-    time.sleep(3.5)  # noticed as the foreground program, its session learned, and the snapshot written
+    wait_saved(dsh_home, b'"kind": "claude"', b'"conversation": true')  # noticed, learned, saved
     session_id = only_session_id(dsh_home)
     claude_session = next(r for r in invocations(agent_env) if r["agent"] == "claude")
     kill_host(dsh_home)
@@ -395,7 +395,7 @@ def test_a_typed_agent_resumes_with_its_own_store_and_program(run, agent_env, ds
     d.type_line("hello from the prompt")
     d.wait_for("claude> hello from the prompt")
     assert list((exported / "projects").glob("*/*.jsonl"))  # the agent's store is the exported one
-    time.sleep(4)  # noticed as the foreground program, its session learned, and the snapshot written
+    wait_saved(dsh_home, b'"kind": "claude"', b'"conversation": true')  # noticed, learned, saved
     session_id = only_session_id(dsh_home)
     kill_host(dsh_home)
     d.wait_exit()
@@ -456,8 +456,18 @@ def test_two_codex_panes_in_one_folder_get_their_own_ids(run, agent_env, dsh_hom
     d.wait_for("IN PANE")
     d.send("then first\r")
     d.wait_for("codex> then first")
-    time.sleep(5)  # learned, and the snapshot written
     session_id = only_session_id(dsh_home)
+    deadline = time.monotonic() + 20
+    while True:  # both panes' sessions learned, and the snapshot written with them
+        try:
+            saved = json.loads((dsh_home / "state" / session_id / "snapshot.json").read_text())
+            ids = {p["agent"]["session_id"] for p in saved["panes"] if p.get("agent")} - {None}
+        except (OSError, ValueError):
+            ids = set()
+        if len(ids) == 2:
+            break
+        assert time.monotonic() < deadline, f"two codex ids never saved: {ids}"
+        time.sleep(0.1)
     runs = [r for r in invocations(agent_env) if r["agent"] == "codex"]
     kill_host(dsh_home)
     d.wait_exit()
