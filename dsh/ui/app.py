@@ -367,7 +367,11 @@ class DshApp:
         # and one prompt line, always. What grows (a message, a wrapped prompt, history search, the
         # completion menu) floats up over the bottom of the panes from the status line.
         root = HSplit([self.tabbar, body, Window(height=CHROME_BOTTOM_ROWS)])
-        menu = VSplit([CompletionsMenu(max_height=8, scroll_offset=1), Window()])
+        # Laid out only while there is a menu: a VSplit divides its width a cell at a time, per frame.
+        menu = ConditionalContainer(
+            VSplit([CompletionsMenu(max_height=8, scroll_offset=1), Window()]),
+            filter=Condition(lambda: self.prompt_buffer.complete_state is not None),
+        )
         bottom = HSplit([menu, self.message_window, self.status, self.prompt_window])
         self.layout = Layout(
             FloatContainer(root, floats=[Float(bottom, left=0, right=0, bottom=0, transparent=True)]),
