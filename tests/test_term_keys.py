@@ -88,3 +88,12 @@ def test_paste_plain_turns_newlines_into_cr() -> None:
 def test_paste_bracketed_wraps_and_cannot_break_out() -> None:
     assert paste_bytes("ls\n", bracketed=True) == b"\x1b[200~ls\r\x1b[201~"
     assert paste_bytes("x\x1b[201~rm -rf ~\n", bracketed=True) == b"\x1b[200~xrm -rf ~\r\x1b[201~"
+
+
+def test_a_byte_that_was_not_utf8_goes_out_as_that_byte() -> None:
+    from dsh.term.keys import paste_bytes, typed_bytes
+
+    typed = b"caf\xe9".decode("utf-8", "surrogateescape")  # as prompt_toolkit reads a Latin-1 é
+    assert key_to_bytes("<any>", typed) == b"caf\xe9"
+    assert paste_bytes(typed, bracketed=False) == b"caf\xe9"
+    assert typed_bytes("\ud800x") == b"?x"  # a surrogate no byte maps to: replaced, never a crash

@@ -68,6 +68,15 @@ def _function_key(number: int, modifier: int) -> bytes | None:
     return None
 
 
+def typed_bytes(text: str) -> bytes:
+    """Text typed or pasted, as the bytes to send. A byte that was not UTF-8 arrives from the
+    terminal as a lone surrogate (surrogateescape): it goes out as that same byte, never as `?`."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate no byte maps to (it came from a paste, not a key)
+        return text.encode("utf-8", "replace")
+
+
 def key_to_bytes(key: str, data: str = "", *, app_cursor: bool = False, app_keypad: bool = False) -> bytes | None:
     """The bytes for one key press, or None for keys a child has no encoding for.
 
@@ -79,7 +88,7 @@ def key_to_bytes(key: str, data: str = "", *, app_cursor: bool = False, app_keyp
     """
     key = str(getattr(key, "value", key))
     if key == "<any>":
-        return data.encode("utf-8", "replace") if data else None
+        return typed_bytes(data) if data else None
     if key == "c-h":
         return b"\x08" if data == "\x08" else b"\x7f"  # Backspace (no data: as terminals send it)
     keypad = _KEYPAD.get(key)
@@ -104,7 +113,7 @@ def key_to_bytes(key: str, data: str = "", *, app_cursor: bool = False, app_keyp
         return _function_key(int(base[1:]), modifier)
     if key.startswith("<"):
         return None  # mouse events, CPR responses, scroll: not keys for the child
-    return data.encode("utf-8", "replace") if data else None
+    return typed_bytes(data) if data else None
 
 
 def paste_bytes(text: str, *, bracketed: bool) -> bytes:
@@ -114,5 +123,5 @@ def paste_bytes(text: str, *, bracketed: bool) -> bytes:
     text = text.replace("\r\n", "\r").replace("\n", "\r")
     if bracketed:
         text = text.replace(_BRACKET_END, "").replace(_BRACKET_START, "")
-        return (_BRACKET_START + text + _BRACKET_END).encode("utf-8", "replace")
-    return text.encode("utf-8", "replace")
+        return typed_bytes(_BRACKET_START + text + _BRACKET_END)
+    return typed_bytes(text)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import ptyprocess
 
-from dsh.term.keys import key_to_bytes, paste_bytes
+from dsh.term.keys import key_to_bytes, paste_bytes, typed_bytes
 from dsh.term.replay import strip_modes
 from dsh.term.screen import TermScreen
 from dsh.term.scrollback import Scrollback
@@ -345,7 +345,7 @@ class Terminal(Scrollback):
     def write(self, data: str | bytes) -> None:
         """Send bytes to the child; what the PTY cannot take now is queued, never blocking."""
         if isinstance(data, str):
-            data = data.encode("utf-8", "replace")
+            data = typed_bytes(data)
         fd = self._fd
         if fd is None or not data:
             return

@@ -501,3 +501,13 @@ def test_a_split_opened_after_cd_starts_there(dsh, bash_env, workdir: Path) -> N
     d.wait_for("▶ p2")
     d.type_line("pwd")
     d.wait_for(f"{workdir / 'sub'}\n")
+
+
+def test_a_byte_typed_in_a_pane_that_is_not_utf8_reaches_it_as_that_byte(dsh) -> None:
+    d = dsh()
+    d.type_line("od -An -tx1")
+    time.sleep(0.3)
+    d.send("\x1d")  # into the pane: every key goes to od
+    d.wait_for("IN PANE")
+    d.send(b"\xe9\r\x04")
+    d.wait_for("e9 0a")
