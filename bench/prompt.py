@@ -112,6 +112,43 @@ def main() -> None:
           f"(target p99 <= {TARGET_SUGGEST_P99_MS:.0f} ms); plain newest-first scan: p50 {ref50:.3f} ms, "
           f"p99 {ref99:.3f} ms ({p99 / ref99:.2f}x at p99)")
     print(f"building the suggestion index of 100,000 lines (once per view, on a worker): {build_ms:.0f} ms")
+    foreground_check()
+
+
+def foreground_check() -> None:
+    """What the keys-follow-the-foreground check costs: two syscalls on the PTY master, polled on pane
+    output (at most every 50 ms) and on a 100 ms timer, never per key."""
+    import asyncio
+
+    from dsh.session.session import FOREGROUND_POLL_SECONDS
+    from dsh.term.terminal import Terminal
+
+    async def measure() -> tuple[float, float, float]:
+        term = Terminal(["/bin/sh"], cwd="/", env={"PATH": os.defpath, "PS1": "$ "})
+        term.start()
+        await asyncio.sleep(0.3)
+        calls = 2000
+        start = time.perf_counter()
+        for _ in range(calls):
+            term.program_takes_keys()
+        check_us = (time.perf_counter() - start) / calls * 1e6
+        start = time.perf_counter()
+        for _ in range(calls):
+            term.foreground_process()
+        program_us = (time.perf_counter() - start) / calls * 1e6
+        start = time.perf_counter()
+        for _ in range(calls):
+            os.getpid()
+        ref_us = (time.perf_counter() - start) / calls * 1e6
+        term.kill()
+        return check_us, program_us, ref_us
+
+    check_us, program_us, ref_us = asyncio.run(measure())
+    per_second = 1 / FOREGROUND_POLL_SECONDS + 10
+    print(f"foreground check: {check_us:.1f} us a call (tcgetpgrp + tcgetattr), the foreground program's name "
+          f"{program_us:.1f} us (/proc); at most {per_second:.0f} checks a second per pane, none per key "
+          f"(at most {per_second * (check_us + program_us) / 1000:.2f} ms of each second); os.getpid: "
+          f"{ref_us:.2f} us")
 
 
 if __name__ == "__main__":
