@@ -17,7 +17,7 @@ from dsh.store.workspace import workspace_label
 from dsh.text import sanitize
 
 if TYPE_CHECKING:
-    from dsh.ui.app import DshApp
+    from dsh.ui.state import ViewState
 
 MIN_COLS = 20
 MIN_ROWS = 8
@@ -54,7 +54,7 @@ STYLE = Style.from_dict(
 )
 
 
-def tabbar_fragments(app: DshApp) -> StyleAndTextTuples:
+def tabbar_fragments(app: ViewState) -> StyleAndTextTuples:
     out: StyleAndTextTuples = []
     for index, tab in enumerate(app.session.tabs.tabs):
         style = "class:tabbar.active" if index == app.session.tabs.active_index else "class:tabbar"
@@ -76,7 +76,7 @@ def tab_label(pane: Pane) -> str:
     return pane.name or pane.program
 
 
-def pane_header(app: DshApp, pane_id: str) -> Callable[[], StyleAndTextTuples]:
+def pane_header(app: ViewState, pane_id: str) -> Callable[[], StyleAndTextTuples]:
     def fragments() -> StyleAndTextTuples:
         pane = app.session.panes.get(pane_id)
         if pane is None:
@@ -132,7 +132,7 @@ def pane_hint(pane: Pane) -> str:
         return "Enter: start a shell here"
     return ""
 
-def status_fragments(app: DshApp) -> StyleAndTextTuples:
+def status_fragments(app: ViewState) -> StyleAndTextTuples:
     pane = app.active_pane
     mode_label = {
         "prompt": "PROMPT",
@@ -161,7 +161,7 @@ def status_fragments(app: DshApp) -> StyleAndTextTuples:
     out += [("class:status.mode", f" {mode_label} "), ("class:status", text), ("class:status", f" {hint}")]
     return out
 
-def key_hint(app: DshApp) -> str:
+def key_hint(app: ViewState) -> str:
     esc = key_display(app.escape_key)
     prefix = key_display(app.keymap.prefix)
     if app.mode == "pane":
@@ -172,14 +172,14 @@ def key_hint(app: DshApp) -> str:
         return "↑↓ PgUp PgDn scroll · q/Esc close"
     return f"{esc}: into pane · {prefix} ?: keys · /help"
 
-def message_fragments(app: DshApp) -> StyleAndTextTuples:
+def message_fragments(app: ViewState) -> StyleAndTextTuples:
     if app.message is None:
         return []
     style = "class:message.error" if app.message.error else "class:message"
     return [(style, " " + app.message.text)]
 
 
-def _select_tab(app: DshApp, index: int) -> Callable[[MouseEvent], object]:
+def _select_tab(app: ViewState, index: int) -> Callable[[MouseEvent], object]:
     """A click on a tab's name shows that tab."""
 
     def handler(event: MouseEvent) -> object:

@@ -10,7 +10,7 @@ from dsh.commands.keymap import Keymap, command_name, key_display, normalize_key
 
 if TYPE_CHECKING:
     from dsh.commands.registry import Registry
-    from dsh.ui.app import DshApp
+    from dsh.ui.state import ViewState
 
 DEFAULT_ESCAPE_KEY = "c-]"
 # Commands whose prefix keys repeat without the prefix for a moment, as tmux's `bind -r` resize keys do:
@@ -92,7 +92,7 @@ def pressed_display(event: KeyPressEvent) -> str:
     return key_display(normalize_key(names) or names)  # c-m is shown as Enter, c-i as Tab
 
 
-def checked_escape_key(app: DshApp) -> str:
+def checked_escape_key(app: ViewState) -> str:
     """The configured key that moves between prompt and pane, or the default with a message if unusable."""
     configured = app.escape_key
     key = normalize_key(configured)

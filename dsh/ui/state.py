@@ -1,8 +1,15 @@
-"""Where one client's keyboard is: the view's mode, as an Enum (it compares equal to its name)."""
+"""One client's view state as the chrome reads it: the keyboard's mode (an Enum that compares equal
+to its name), and the few things the status line, tab bar and headers show."""
 
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from dsh.commands.keymap import Keymap
+    from dsh.session.pane import Pane
+    from dsh.session.session import Session
 
 
 class Mode(StrEnum):
@@ -15,3 +22,28 @@ class Mode(StrEnum):
 
 # The modes the keyboard goes back to when an overlay, copy mode or a question ends.
 WORK_MODES = (Mode.PROMPT, Mode.PANE)
+
+
+class Message(Protocol):
+    text: str
+    error: bool
+
+
+class ViewState(Protocol):
+    """What the chrome (dsh/ui/chrome.py) and the key help read of a view: it draws from this, and
+    never reaches into the Application (so the view imports the chrome, not the other way round)."""
+
+    session: Session
+    mode: Mode
+    prefix_pending: bool
+    keymap: Keymap
+    escape_key: str
+    too_small: bool
+
+    @property
+    def message(self) -> Message | None: ...
+
+    @property
+    def active_pane(self) -> Pane | None: ...
+
+    def announce(self, text: str, *, error: bool = False) -> None: ...
