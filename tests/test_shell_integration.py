@@ -62,3 +62,45 @@ def test_bash_reads_the_users_profile_then_marks_prompt_command_output_and_statu
     marks = re.findall(rb"\x1b]133;([ABCD](?:;\d+)?)\x07", out)
     assert marks[:8] == [b"A", b"B", b"C", b"D;1", b"A", b"B", b"C", b"D;0"]
     assert b"\x1b]7;file://" in out and str(tmp_path).encode() in out
+
+
+def _run_shell(shell: str, home: Path, lines: list[bytes]) -> bytes:
+    argv, extra = shell_launch(shell, {})
+    env = {**os.environ, **extra, "HOME": str(home), "TERM": "xterm"}
+    if "ZDOTDIR" not in extra:
+        env.pop("ZDOTDIR", None)
+    proc = ptyprocess.PtyProcess.spawn(argv, env=env, cwd=str(home))
+    out = bytearray()
+    try:
+        deadline = time.monotonic() + 5
+        while b"\x1b]133;A" not in out and time.monotonic() < deadline:  # the first prompt
+            ready, _, _ = select.select([proc.fd], [], [], 0.1)
+            if ready:
+                out += os.read(proc.fd, 65536)
+        for line in lines:
+            proc.write(line)
+            time.sleep(0.3)
+        deadline = time.monotonic() + 3
+        while out.count(b"\x1b]133;A") < len(lines) + 1 and time.monotonic() < deadline:
+            ready, _, _ = select.select([proc.fd], [], [], 0.1)
+            if ready:
+                out += os.read(proc.fd, 65536)
+    finally:
+        proc.terminate(force=True)
+    return bytes(out)
+
+
+@pytest.mark.skipif(shutil.which("zsh") is None, reason="zsh is not installed (CI installs it)")
+def test_zsh_reads_the_users_files_then_marks_each_command(tmp_path: Path) -> None:
+    (tmp_path / ".zshrc").write_text("PS1='mine%# '\nexport FROM_ZSHRC=read\n")
+    out = _run_shell(shutil.which("zsh") or "zsh", tmp_path, [b"echo $FROM_ZSHRC; false\r", b"true\r"])
+    assert b"read" in out and b"mine" in out
+    marks = re.findall(rb"\x1b]133;([ABCD](?:;\d+)?)\x07", out)
+    assert marks[:8] == [b"A", b"B", b"C", b"D;1", b"A", b"B", b"C", b"D;0"]
+
+
+@pytest.mark.skipif(shutil.which("fish") is None, reason="fish is not installed (CI installs it)")
+def test_fish_marks_each_command_and_its_status(tmp_path: Path) -> None:
+    out = _run_shell(shutil.which("fish") or "fish", tmp_path, [b"false\r", b"true\r"])
+    marks = re.findall(rb"\x1b]133;([ACD](?:;\d+)?)\x07", out)
+    assert marks[:6] == [b"A", b"C", b"D;1", b"A", b"C", b"D;0"] and b"\x1b]7;file://" in out
