@@ -307,3 +307,34 @@ def test_failed_create_leaves_no_headerless_log(tmp_path: Path, monkeypatch: pyt
     with pytest.raises(LogError, match="cannot start session log: No space left on device"):
         SessionLog.create(tmp_path, "/w", session_id="s1")
     assert list(tmp_path.rglob("*.jsonl")) == []
+
+
+def test_events_past_what_a_full_disk_lets_it_hold_are_counted_in_the_log(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+
+    import dsh.store.log as log_module
+
+    monkeypatch.setattr(log_module, "MAX_PENDING", 3)
+    log = SessionLog.create(tmp_path, "/work/proj")
+    real = log_module.append_all
+    full = [True]
+
+    def append_all(fd: int, data: bytes) -> None:
+        if full[0]:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(fd, data)
+
+    monkeypatch.setattr(log_module, "append_all", append_all)
+    for n in range(6):
+        with pytest.raises(LogError):
+            log.append("input", text=f"line {n}")
+    full[0] = False
+    log.append("input", text="after")
+    events = read_log(log.path).events
+    kept = [e.get("text") for e in events if e["type"] == "input"]
+    lost = [e for e in events if e["type"] == "events_lost"]
+    # Every event is either in the log or counted as lost: nothing vanishes without a trace.
+    (note,) = lost
+    assert kept[-1] == "after" and note["count"] + len(kept) - 1 == 6 and note["count"] > 0
+    log.close()

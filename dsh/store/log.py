@@ -258,7 +258,8 @@ class SessionLog:
             self._pending.popleft()
         if self._dropped:
             dropped, self._dropped = self._dropped, 0
-            self._pending.append(_encode_line(_event("events_lost", count=dropped, reason="disk refused writes")))
+            lost = _event("events_lost", {"count": dropped, "reason": "disk refused writes"})
+            self._pending.append(_encode_line(lost))
             self._flush(fd)
 
     def set_title(self, title: str) -> None:
