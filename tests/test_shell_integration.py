@@ -55,7 +55,9 @@ def _run_bash(home: Path, lines: list[bytes]) -> bytes:
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
 def test_bash_reads_the_users_profile_then_marks_prompt_command_output_and_status(tmp_path: Path) -> None:
-    (tmp_path / ".bash_profile").write_text("export FROM_PROFILE=read\n. ~/.bashrc\n")
+    # A hook of the user's own in PROMPT_COMMAND (pyenv and direnv add one) is not the user's command.
+    (tmp_path / ".bash_profile").write_text(
+        "export FROM_PROFILE=read\n. ~/.bashrc\nother_hook() { :; }\nPROMPT_COMMAND=other_hook\n")
     (tmp_path / ".bashrc").write_text("PS1='mine$ '\n")
     out = _run_bash(tmp_path, [b"echo $FROM_PROFILE; false\r", b"true\r"])
     assert b"mine$ " in out and b"read" in out

@@ -16,22 +16,16 @@ unset DSH_SHELL_LOGIN
 
 if [[ -z ${__dsh_integrated-} ]]; then
     __dsh_integrated=1
-    __dsh_ran=""
+    __dsh_prompted=""
     __dsh_precmd() {
         local status=$?
-        # The end of the command before (with its status), then the directory, then a new prompt.
-        if [[ -n $__dsh_ran ]]; then printf '\033]133;D;%s\007' "$status"; fi
-        __dsh_ran=""
+        # The end of the command before (with its status; not before the first prompt), then the
+        # directory, then a new prompt.
+        if [[ -n $__dsh_prompted ]]; then printf '\033]133;D;%s\007' "$status"; fi
+        __dsh_prompted=1
         printf '\033]7;file://%s%s\007' "${HOSTNAME-}" "$PWD"
         printf '\033]133;A\007'
         return $status
-    }
-    __dsh_preexec() {
-        # Before a command line runs (not for the prompt's own PROMPT_COMMAND work).
-        if [[ -z $__dsh_ran && -z ${COMP_LINE-} && $BASH_COMMAND != __dsh_precmd* ]]; then
-            __dsh_ran=1
-            printf '\033]133;C\007'
-        fi
     }
     if [[ -n ${PROMPT_COMMAND-} ]]; then
         PROMPT_COMMAND="__dsh_precmd; ${PROMPT_COMMAND}"
@@ -39,5 +33,21 @@ if [[ -z ${__dsh_integrated-} ]]; then
         PROMPT_COMMAND="__dsh_precmd"
     fi
     PS1="${PS1}\[\033]133;B\007\]"
-    trap '__dsh_preexec' DEBUG
+    if (( BASH_VERSINFO[0] > 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] >= 4) )); then
+        # PS0 is printed after a command line is read, before it runs: exactly "output starts".
+        PS0="${PS0-}\[\033]133;C\007\]"
+    else
+        # Older bash: a DEBUG trap, armed only once the whole PROMPT_COMMAND has run (other hooks in
+        # it must not count as the user's command).
+        __dsh_armed=""
+        __dsh_arm() { __dsh_armed=1; }
+        __dsh_preexec() {
+            if [[ -n $__dsh_armed && -z ${COMP_LINE-} ]]; then
+                __dsh_armed=""
+                printf '\033]133;C\007'
+            fi
+        }
+        PROMPT_COMMAND="${PROMPT_COMMAND}; __dsh_arm"
+        trap '__dsh_preexec' DEBUG
+    fi
 fi
