@@ -177,3 +177,14 @@ def test_every_control_message_and_frame_kind_is_in_the_protocol_section() -> No
 def test_the_versions_table_holds_each_constants_current_value(name: str, value: int) -> None:
     row = _table_after("| constant |")[name]
     assert row.split("|")[3].strip() == str(value), f"{name} is {value}: update ARCHITECTURE.md (and its rule)"
+
+
+def test_the_man_page_gives_every_event_type_with_exactly_its_fields() -> None:
+    written, _ = _event_calls()
+    page = (REPO / "man" / "dsh.1").read_text().replace("\\-", "-")
+    section = page.split(".SH SESSION LOG FORMAT", 1)[1].split("\n.SH ", 1)[0]
+    documented = {
+        found.group(1): {field.strip() for field in found.group(2).split(",") if field.strip()}
+        for found in re.finditer(r"^\.B (\w+) \{([^}]*)\}$", section, re.M)
+    }
+    assert documented == dict(written), "man/dsh.1 SESSION LOG FORMAT and the code disagree"
