@@ -292,6 +292,24 @@ def test_resize_lone_pane_or_zero_does_nothing() -> None:
     assert tabs.resize("up", 0, AREA) == 0
 
 
+def test_a_dragged_border_goes_where_the_mouse_takes_it() -> None:
+    tabs = two_by_two()  # the outer border is column 40; p1 | p2 above p3 | p4
+    rects = tabs.rects(AREA).rects
+    assert rects["p1"].right == 40
+    assert tabs.drag_border(AREA, 40, 3, 30) == 30  # grabbed anywhere along it
+    rects = tabs.rects(AREA).rects
+    assert rects["p1"].width == 30 and rects["p3"].width == 30 and rects["p2"].x == 31
+    assert tabs.drag_border(AREA, 30, 20, 2) == 5  # no further than the left panes' minimum width
+    # the stacked panes' border in the left column moves only there
+    top, right_column = tabs.rects(AREA).rects["p1"].bottom, tabs.rects(AREA).rects["p2"].height
+    assert tabs.drag_border(AREA, 2, top, top + 3) == top + 3
+    rects = tabs.rects(AREA).rects
+    assert rects["p1"].height == top + 3 and rects["p2"].height == right_column
+    assert tabs.drag_border(AREA, 50, 5, 10) is None  # no border there
+    tabs.toggle_zoom()
+    assert tabs.drag_border(AREA, 5, top + 3, 1) is None  # a zoomed tab shows no borders
+
+
 def test_swap_next_prev_and_direction() -> None:
     tabs = two_by_two()
     rect_before = tabs.rects(AREA).rects["p1"]

@@ -348,19 +348,49 @@ class TabSet:
                 found["sizes"] = sizes
 
         layout_rects(tab.root, area, min_width=self.min_width, min_height=self.min_height, on_split=record)
-        sizes = found["sizes"]
-        horizontal = orientation == "row"
+        return abs(self._shift(split, border, found["sizes"], -cells if towards_start else cells))
+
+    def _shift(self, split: Split, border: int, sizes: list[int], delta: int) -> int:
+        """Move the border after child `border` of `split` (laid out at `sizes`) by `delta` cells, as far as
+        the children's minimum sizes let it; how far it moved (negative: towards the start)."""
+        horizontal = split.orientation == "row"
         mins = [min_size(c, horizontal, self.min_width, self.min_height) for c in split.children]
-        delta = -cells if towards_start else cells
         low = min(0, mins[border] - sizes[border])  # how far the border may move towards the start
         high = max(0, sizes[border + 1] - mins[border + 1])  # ... and towards the end
         moved = max(delta, low) if delta < 0 else min(delta, high)
         if moved == 0:
             return 0
+        sizes = list(sizes)
         sizes[border] += moved
         sizes[border + 1] -= moved
         split.weights = [float(size) for size in sizes]
-        return abs(moved)
+        return moved
+
+    def drag_border(self, area: Rect, x: int, y: int, to: int) -> int | None:
+        """Move the border through cell (x, y) of the active tab to column `to` (a border between
+        side-by-side panes) or row `to` (between stacked ones), as far as the panes' minimum sizes let it,
+        as a mouse drags it; its column or row now, or None when no border passes through that cell."""
+        tab = self.active_tab
+        if tab.zoomed:
+            return None
+        found: list[tuple[Split, int, list[int], int]] = []
+
+        def record(node: Split, rect: Rect, sizes: list[int], _mins: list[int]) -> None:
+            horizontal = node.orientation == "row"
+            along, across = (x, y) if horizontal else (y, x)
+            low, high = (rect.y, rect.bottom) if horizontal else (rect.x, rect.right)
+            pos = rect.x if horizontal else rect.y
+            for index, size in enumerate(sizes[:-1]):
+                pos += size
+                if pos == along and low <= across < high:
+                    found.append((node, index, list(sizes), pos))
+                pos += 1
+
+        layout_rects(tab.root, area, min_width=self.min_width, min_height=self.min_height, on_split=record)
+        if not found:
+            return None
+        split, border, sizes, at = found[0]
+        return at + self._shift(split, border, sizes, to - at)
 
     # --- drawing -----------------------------------------------------------------------------------
 
