@@ -88,10 +88,10 @@ def test_copy_mode_copies_selected_lines_and_paste_types_them(tmp_path: Path) ->
             pane.terminal.feed(b"\r\nalpha\r\nbeta\r\ngamma\r\n")
             h.send(C_B + "[")
             await h.wait(lambda: h.app.mode == "copy", "copy mode")
-            cursor = pane.terminal.copy.cursor
+            cursor = pane.terminal.copy.line
             h.send("k" * (cursor - pane.terminal.text_lines().index("alpha")))  # up to alpha
             await h.wait(lambda: pane.terminal.copy.selected_text() == "alpha", "the cursor on alpha")
-            h.send(" jj")
+            h.send("Vjj")  # whole lines
             await h.wait(lambda: pane.terminal.copy.selected_text() == "alpha\nbeta\ngamma", "a selection")
             h.send("\r")
             await h.wait(lambda: h.app.mode == "prompt", "copy mode left after copying")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dsh.commands.keymap import Keymap, key_display
 from dsh.session.commands import build_registry
-from dsh.ui.keyhelp import COPY_KEYS, PROMPT_KEYS, key_help_lines
+from dsh.ui.keyhelp import PROMPT_KEYS, copy_key_rows, key_help_lines
 
 
 def rows(lines: list[str]) -> dict[str, str]:
@@ -51,10 +51,10 @@ def test_custom_prefix_bindings_and_escape_key_are_listed() -> None:
     assert table["C-a |"].startswith("/split -h")
     assert "C-a x" not in table
     assert "C-g" in table and "C-]" not in table
-    assert "In copy mode (C-a [ or /copy):" in lines
+    assert "In copy mode (C-a [ or /copy; vi keys, ui.copy_keys chooses):" in lines
 
 
 def test_prompt_and_copy_mode_keys_are_listed() -> None:
     text = "\n".join(key_help_lines(Keymap(), None, "c-]"))
-    for key, description in [*PROMPT_KEYS, *COPY_KEYS]:
-        assert f"{key:<16} {description}" in text or f"{key:<20} {description}" in text
+    for key, description in [*PROMPT_KEYS, *copy_key_rows("vi", "C-b")]:
+        assert f"{key:<16} {description}" in text or f"{key:<24} {description}" in text

@@ -71,7 +71,7 @@ def test_escape_from_a_copy_mode_search_returns_to_copy_mode(tmp_path: Path) -> 
             h.send(C_B + "[")
             await h.wait(lambda: h.app.mode == "copy", "C-b [ to enter copy mode")
             h.send("/")
-            await h.wait(lambda: h.app._prompt_label == "search history: ", "the search question")
+            await h.wait(lambda: h.app._prompt_label == "search down: ", "the search question")
             h.send(ESC)
             await h.wait(lambda: h.app._pending_prompt_action is None, "Escape to cancel the search")
             assert h.app.mode == "copy"

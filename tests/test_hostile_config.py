@@ -17,14 +17,16 @@ from tests.hostile import assert_clean, make_sessions, read_only_mount, run_dsh
 BAD = {
     "ui.prefix": ("5", "a plain character would be taken from everything typed"),
     "ui.escape_key": ('"ctrl-]"', "not a key name"),
+    "ui.copy_keys": ('"vim"', 'must be "vi" or "emacs"'),
     "term.scrollback": ("-5", "must be from 100 to 1,000,000"),
     "term.tail_bytes": ("1000000000000", "must be from 1,024 to 16,777,216"),
     "snapshot.debounce_seconds": ("-1", "must be from 0.5 to 3600"),
     "term.term": ('"xterm\\u001b[31m"', "must be a terminal type name"),
     "store.root": ('""', "must name a folder"),
 }
-DEFAULTS = {"ui.prefix": "c-b", "ui.escape_key": "c-]", "term.scrollback": 10000, "term.tail_bytes": 65536,
-            "snapshot.debounce_seconds": 2.0, "term.term": "xterm-256color", "store.root": "sessions"}
+DEFAULTS = {"ui.prefix": "c-b", "ui.escape_key": "c-]", "ui.copy_keys": "vi", "term.scrollback": 10000,
+            "term.tail_bytes": 65536, "snapshot.debounce_seconds": 2.0, "term.term": "xterm-256color",
+            "store.root": "sessions"}
 
 
 def test_every_bounded_key_is_tested_here() -> None:

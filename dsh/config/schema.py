@@ -48,6 +48,13 @@ def _folder(value: str) -> str | None:
     return "must not hold a NUL character" if "\x00" in value else None
 
 
+def _one_of(*choices: str) -> Check:
+    def check(value: str) -> str | None:
+        return None if value in choices else "must be " + " or ".join(f'"{c}"' for c in choices)
+
+    return check
+
+
 # The bounds of each key whose type the base config gives. Anything outside is reported with its
 # file (or variable, or flag) and key, and the value from the layers below is kept.
 BOUNDS: dict[tuple[str, ...], Check] = {
@@ -60,6 +67,7 @@ BOUNDS: dict[tuple[str, ...], Check] = {
     # A plain character as the prefix would be taken from everything typed (`prefix = 5` ate every 5).
     ("ui", "prefix"): _one_key,
     ("ui", "escape_key"): _one_key,
+    ("ui", "copy_keys"): _one_of("vi", "emacs"),
     # Below half a second the snapshot would be rewritten many times a second.
     ("snapshot", "debounce_seconds"): _number_range(0.5, 3600),
 }

@@ -409,6 +409,21 @@ class Session:
             return
         self.after_structure_change()
 
+    def drag_border(self, x: int, y: int, to: int) -> int | None:
+        """A border of the active tab dragged with the mouse from cell (x, y) to column or row `to`:
+        its place now, or None when no border is there. The panes take their new sizes at the next
+        draw; the snapshot is written when the border is dropped."""
+        if not self.tabs.tabs:
+            return None
+        at = self.tabs.drag_border(self.area, x, y, to)
+        if at is not None:
+            self.scheduler.mark_dirty()
+            self.observer.on_changed()
+        return at
+
+    def border_dropped(self) -> None:
+        self.scheduler.structural_change()
+
     def after_structure_change(self, new_pane: Pane | None = None) -> None:
         self.apply_read_budgets()
         self.scheduler.structural_change()

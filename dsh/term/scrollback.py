@@ -38,6 +38,10 @@ class Scrollback:
     def _view_top(self, height: int) -> int:
         return len(self.screen.history) + self.screen.lines - self.scroll_offset - height
 
+    def line_at(self, row: int, height: int) -> int:
+        """The line (counted from the oldest history row) that row `row` of a view `height` rows tall shows."""
+        return self._view_top(height) + row
+
     def visible_lines(self, height: int) -> list[AnyRow]:
         """The `height` rows to draw: history and screen with `scroll_offset` applied."""
         history = self.screen.history

@@ -119,7 +119,7 @@ class DshApp:
         self._prompt_label = "dsh› "
         self._on_switch = options.on_switch
         self._transcripts: Any = None  # the picker's transcript searcher, made on first use
-        self._last_search = ""
+        self._last_search: tuple[str, bool] | None = None  # copy mode's last search, and whether forward
 
         self.registry: Registry = build_registry()
         warnings = self._read_keymap()
@@ -189,6 +189,7 @@ class DshApp:
             table, known_commands=set(self.registry.names()), source=str(dsh_home_path("config.toml"))
         )
         self.escape_key = str(self.config.get("ui.escape_key", "c-]") or "c-]")
+        self.copy_keys = str(self.config.get("ui.copy_keys", "vi") or "vi")
         return warnings
 
     def reload_config(self) -> None:
@@ -323,7 +324,9 @@ class DshApp:
         self.tabbar = Window(
             FormattedTextControl(lambda: chrome.tabbar_fragments(self)), height=1, style="class:tabbar"
         )
-        self.panes_view = PanesContainer(self._pane_layout, self._visible_slots, on_area=self._set_area)
+        self.panes_view = PanesContainer(self._pane_layout, self._visible_slots, on_area=self._set_area,
+                                         on_border_drag=self.session.drag_border,
+                                         on_border_drop=self.session.border_dropped)
         self.help_window = Window(
             FormattedTextControl(self._help_fragments, focusable=True, show_cursor=False),
             style="class:help",
@@ -428,6 +431,7 @@ class DshApp:
         control = TerminalControl(
             pane.terminal,
             on_click=lambda: self.click_pane(pane.id),
+            on_copy=lambda text, lines: self.copy_text(text, lines=lines),
             refresh_interval=lambda: 0.0 if pane.id == self.session.tabs.active_pane else BACKGROUND_FRAME_SECONDS,
         )
         body = Window(control, wrap_lines=False)
@@ -700,7 +704,7 @@ class DshApp:
         if topic in (None, "keys"):
             from dsh.ui.keyhelp import key_help_lines
 
-            lines += key_help_lines(self.keymap, self.registry, self.escape_key)
+            lines += key_help_lines(self.keymap, self.registry, self.escape_key, self.copy_keys)
             lines.append("")
         if topic != "keys":
             lines.append(self.registry.help_text(topic) if topic else self.registry.help_text())
@@ -752,17 +756,26 @@ class DshApp:
         self.application.output.write_raw(f"\x1b]52;c;{encoded}\x07")
 
     def copy_selection(self) -> None:
-        """Copy mode's selected lines to dsh's clipboard and the outer terminal's."""
+        """Copy mode's selection (or the cursor's line) to dsh's clipboard and the outer terminal's."""
         pane = self.active_pane
         copy = pane.terminal.copy if pane is not None else None
         if copy is None:
             return
-        text = copy.selected_text()
-        first, last = copy.selected_range()
+        self.copy_text(copy.selected_text(), lines=copy.whole_lines)
+
+    def copy_text(self, text: str, *, lines: bool) -> None:
+        """Copy what copy mode or the mouse selected, and leave copy mode; say what was copied."""
         self.copy_to_clipboards(text)
-        self.leave_copy_mode()
-        count = last - first + 1
-        self.announce(f"copied {count} line{'s' if count != 1 else ''} — {key_display(self.keymap.prefix)} ] pastes")
+        if self.mode == Mode.COPY:
+            self.leave_copy_mode()
+        else:
+            self.invalidate()
+        if lines:
+            count = text.count("\n") + 1
+            what = f"{count} line{'s' if count != 1 else ''}"
+        else:
+            what = f"{len(text)} character{'s' if len(text) != 1 else ''}"
+        self.announce(f"copied {what} — {key_display(self.keymap.prefix)} ] pastes")
 
     def paste_clipboard(self) -> None:
         """Type dsh's clipboard into the active pane (bracketed when the program asked for it)."""
@@ -771,19 +784,26 @@ class DshApp:
         if pane is None or not pane.running:
             raise CommandError("no running program in the active pane to paste into")
         if not text:
-            raise CommandError("the clipboard is empty: copy lines in copy mode first (C-b [, Space, Enter)")
+            raise CommandError("the clipboard is empty: select with the mouse, or copy in copy mode (C-b [)")
         pane.terminal.paste(text)
 
-    def search_history(self, text: str, *, backwards: bool = True) -> None:
+    def copy_search(self, text: str, *, forward: bool) -> None:
+        """Copy mode's / and ?: the next match after (or before) the cursor, wrapping around."""
         pane = self.active_pane
-        if pane is None or not text:
+        copy = pane.terminal.copy if pane is not None else None
+        if copy is None or not text:
             return
-        self._last_search = text
-        if not pane.terminal.search(text, backwards=backwards):
+        self._last_search = (text, forward)
+        if not copy.search(text, forward=forward):
             self.announce(f"not found: {text}")
-        elif pane.terminal.copy is not None:
-            pane.terminal.copy.follow_match()
         self.invalidate()
+
+    def copy_search_again(self, *, reverse: bool) -> None:
+        """n (the same way as the last search) and N (the other way)."""
+        if self._last_search is not None:
+            text, forward = self._last_search
+            self.copy_search(text, forward=forward != reverse)
+            self._last_search = (text, forward)
 
     # -- sessions and resume ------------------------------------------------------------------------
     def open_picker(self) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dsh.term.cells import SINGLE, Cell, Row, wcwidth
 from dsh.term.rows import AnyRow, row_cells, row_runs
 
-__all__ = ["cell_style", "cursor_column", "line_fragments"]
+__all__ = ["cell_style", "cursor_column", "line_fragments", "marked"]
 
 # pyte's colour names (its "brown" for yellow and a typo'd bright magenta too) to ANSI names.
 _NAMED = {
@@ -144,6 +144,18 @@ def _highlighted(fragments: list[tuple[str, str]], highlight: tuple[int, int],
             if b < len(text):
                 out.append((frag_style, text[b:]))
         index = end
+    return out
+
+
+def marked(fragments: list[tuple[str, str]], start: int, stop: int, style: str) -> list[tuple[str, str]]:
+    """`fragments` with characters [start, stop) drawn with `style` added; past the end of the text
+    the mark goes on over blanks (a selection reaching beyond a line's text shows there too)."""
+    if stop <= start:
+        return fragments
+    out = _highlighted(fragments, (start, stop - start), style)
+    length = sum(len(text) for _, text in fragments)
+    if stop > length:
+        out.append((style, " " * (stop - max(start, length))))
     return out
 
 

@@ -167,7 +167,9 @@ def key_hint(app: ViewState) -> str:
     if app.mode == "pane":
         return f"{esc}: back to prompt · {prefix} ?: keys"
     if app.mode == "copy":
-        return "↑↓ PgUp PgDn scroll · / search · n next · q quit copy mode"
+        if app.copy_keys == "emacs":
+            return "C-Space select · M-w copy · C-s C-r search · q leave"
+        return "v V C-v select · y copy · / ? search · [ ] prompts · q leave"
     if app.mode == "help":
         return "↑↓ PgUp PgDn scroll · q/Esc close"
     return f"{esc}: into pane · {prefix} ?: keys · /help"

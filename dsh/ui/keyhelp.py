@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 from prompt_toolkit.key_binding import KeyPressEvent
 
 from dsh.commands.keymap import Keymap, command_name, key_display, normalize_key
+from dsh.ui.copy_keys import HELP as COPY_HELP
+from dsh.ui.copy_keys import VI, copy_keys
 
 if TYPE_CHECKING:
     from dsh.commands.registry import Registry
@@ -45,20 +47,28 @@ PROMPT_KEYS = [
     ("C-d", "on an empty line, end-of-file to the pane's program"),
     ("C-z", "on an empty line, stop the pane's program (job control; fg brings it back)"),
 ]
-COPY_KEYS = [
-    ("Up Down k j", "move the line cursor (the view scrolls with it)"),
-    ("PgUp PgDn C-b C-f", "a page up or down"),
-    ("g G Home End", "top and bottom of the history"),
-    ("Space v", "start (or drop) a selection at the cursor line"),
-    ("Enter y", "copy the selected lines (or the cursor line) and leave; C-b ] pastes"),
-    ("/ ?", "search the history (then n, N for the next and previous match)"),
-    ("q Escape", "leave copy mode"),
-]
 
 
-def key_help_lines(keymap: Keymap, registry: Registry | None, escape_key: str) -> list[str]:
+_ARROWS = {"Left": "←", "Down": "↓", "Up": "↑", "Right": "→"}
+
+
+def copy_key_rows(style: str, prefix: str) -> list[tuple[str, str]]:
+    """Copy mode's keys for help, (keys, what they do) per line, from the table the bindings use."""
+    table = copy_keys(style)
+    rows = []
+    for phrases, note in COPY_HELP:
+        keys = [key for key, action in table.items() if action in phrases]
+        if not keys:
+            continue
+        said = list(dict.fromkeys(phrases[table[key]] for key in keys))  # in the keys' order, once each
+        text = ", ".join(said) + (" " + note.format(prefix=prefix) if note else "")
+        rows.append((" ".join(_ARROWS.get(key_display(key), key_display(key)) for key in keys), text))
+    return rows
+
+
+def key_help_lines(keymap: Keymap, registry: Registry | None, escape_key: str, copy_style: str = VI) -> list[str]:
     """Every key binding for help: the keymap's own table (each command's summary shown once per run of
-    rows), then the keys of the prompt line and of copy mode."""
+    rows), then the keys of the prompt line and of copy mode (vi's or emacs's, as `ui.copy_keys` says)."""
     prefix = key_display(keymap.prefix)
     lines = [f"Keys (prefix {prefix}, then the key):"]
     previous = None
@@ -79,8 +89,10 @@ def key_help_lines(keymap: Keymap, registry: Registry | None, escape_key: str) -
         lines.append(f"  ({again} and the other /resize keys repeat without {prefix}: {example})")
     lines += ["", "On the prompt line:"]
     lines += [f"  {key:<16} {text}" for key, text in PROMPT_KEYS]
-    lines += ["", f"In copy mode ({prefix} [ or /copy):"]
-    lines += [f"  {key:<20} {text}" for key, text in COPY_KEYS]
+    lines += ["", f"In copy mode ({prefix} [ or /copy; {copy_style} keys, ui.copy_keys chooses):"]
+    lines += [f"  {key:<24} {text}" for key, text in copy_key_rows(copy_style, prefix)]
+    lines += ["", "With the mouse (ui.mouse): drag to select (double click: a word, triple: a line), the release",
+              "copies; drag a border between panes to resize them; Shift-drag is your terminal's own selection."]
     return lines
 
 

@@ -4,14 +4,38 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
+from prompt_toolkit.data_structures import Point
 from prompt_toolkit.layout.containers import Container, Window
 from prompt_toolkit.layout.dimension import Dimension
-from prompt_toolkit.layout.mouse_handlers import MouseHandlers
+from prompt_toolkit.layout.mouse_handlers import MouseHandler, MouseHandlers
 from prompt_toolkit.layout.screen import Char, Screen, WritePosition
+from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
 
 from dsh.layout.geometry import Border, Layout, Rect
+
+if TYPE_CHECKING:
+    from prompt_toolkit.key_binding.key_bindings import NotImplementedOrNone
+
+
+class _NoMouseHandlers(MouseHandlers):
+    """Handed to the panes' own windows: the container sets one handler per pane itself, in cells
+    of the pane (a window would give a column in the line's characters, and only over its text)."""
+
+    def set_mouse_handler_for_range(self, x_min: int, x_max: int, y_min: int, y_max: int,
+                                    handler: Callable[[MouseEvent], NotImplementedOrNone]) -> None:
+        return None
+
+
+_NO_MOUSE = _NoMouseHandlers()
+
+
+def _set_handler(handlers: MouseHandlers, rect: Rect, handler: MouseHandler) -> None:
+    row = dict.fromkeys(range(rect.x, rect.right), handler)
+    for y in range(rect.y, rect.bottom):
+        handlers.mouse_handlers[y].update(row)
 
 
 @dataclass
@@ -36,10 +60,18 @@ class PanesContainer(Container):
         get_layout: Callable[[Rect], Layout],
         get_slots: Callable[[], Sequence[PaneSlot]],
         on_area: Callable[[Rect], None] | None = None,
+        on_border_drag: Callable[[int, int, int], int | None] | None = None,
+        on_border_drop: Callable[[], None] | None = None,
     ) -> None:
         self._get_layout = get_layout
         self._get_slots = get_slots
         self._on_area = on_area
+        # A border grabbed at cell (x, y) dragged to column or row `to`: its new place, or None.
+        self._on_border_drag = on_border_drag
+        self._on_border_drop = on_border_drop
+        # While a button is held after a press on a pane or a border: where every move and the release
+        # go, wherever over the panes they happen.
+        self._capture: MouseHandler | None = None
 
     def reset(self) -> None:
         for slot in self._get_slots():
@@ -72,7 +104,7 @@ class PanesContainer(Container):
                 continue
             slot.header.write_to_screen(
                 screen,
-                mouse_handlers,
+                _NO_MOUSE,
                 WritePosition(rect.x, rect.y, rect.width, 1),
                 parent_style,
                 erase_bg,
@@ -81,13 +113,67 @@ class PanesContainer(Container):
             if rect.height > 1:
                 slot.body.write_to_screen(
                     screen,
-                    mouse_handlers,
+                    _NO_MOUSE,
                     WritePosition(rect.x, rect.y + 1, rect.width, rect.height - 1),
                     parent_style,
                     erase_bg,
                     z_index,
                 )
+            _set_handler(mouse_handlers, rect, partial(self._pane_mouse, slot, rect))
         self._draw_borders(screen, layout.borders)
+        for border in layout.borders:
+            vertical = border.orientation == "vertical"
+            cells = Rect(border.x, border.y, 1 if vertical else border.length, border.length if vertical else 1)
+            _set_handler(mouse_handlers, cells, partial(self._border_mouse, border))
+
+    # -- the mouse ------------------------------------------------------------------------------
+    def _captured(self, event: MouseEvent) -> NotImplementedOrNone:
+        """Give a move or the release to whatever the last press grabbed; NotImplemented if nothing did."""
+        capture = self._capture
+        if capture is None or event.event_type not in (MouseEventType.MOUSE_MOVE, MouseEventType.MOUSE_UP):
+            return NotImplemented
+        if event.event_type == MouseEventType.MOUSE_UP or event.button == MouseButton.NONE:
+            self._capture = None  # released (a move with no button: released where no pane saw it)
+        capture(event)
+        return None
+
+    def _pane_mouse(self, slot: PaneSlot, rect: Rect, event: MouseEvent) -> NotImplementedOrNone:
+        if self._captured(event) is None:
+            return None
+        if event.position.y == rect.y or slot.control is None:
+            return NotImplemented  # the header
+        handler = partial(_in_pane, slot.control, rect)
+        if event.event_type == MouseEventType.MOUSE_DOWN:
+            self._grab(handler, event)
+        return handler(event)
+
+    def _grab(self, handler: MouseHandler, event: MouseEvent) -> None:
+        """A press: what it grabbed gets the moves and the release. A grab whose release never came
+        (the button came up over the chrome) ends first, as if released here."""
+        stale, self._capture = self._capture, handler
+        if stale is not None:
+            stale(MouseEvent(event.position, MouseEventType.MOUSE_UP, event.button, event.modifiers))
+
+    def _border_mouse(self, border: Border, event: MouseEvent) -> NotImplementedOrNone:
+        if self._captured(event) is None:
+            return None
+        if event.event_type != MouseEventType.MOUSE_DOWN or event.button != MouseButton.LEFT:
+            return NotImplemented
+        grabbed = [event.position.x, event.position.y]
+        vertical = border.orientation == "vertical"
+
+        def drag(moved: MouseEvent) -> None:
+            if moved.event_type == MouseEventType.MOUSE_MOVE and moved.button == MouseButton.LEFT:
+                to = moved.position.x if vertical else moved.position.y
+                if self._on_border_drag is not None:
+                    now = self._on_border_drag(grabbed[0], grabbed[1], to)
+                    if now is not None:
+                        grabbed[0 if vertical else 1] = now
+            elif self._on_border_drop is not None:
+                self._on_border_drop()
+
+        self._grab(drag, event)
+        return None
 
     @staticmethod
     def _draw_borders(screen: Screen, borders: list[Border]) -> None:
@@ -109,3 +195,12 @@ class PanesContainer(Container):
             children.append(slot.header)
             children.append(slot.body)
         return children
+
+
+def _in_pane(control: Any, rect: Rect, event: MouseEvent) -> NotImplementedOrNone:
+    """An event over the pane area given to a pane's control in the pane's own cells (the row under
+    its header is row 0)."""
+    local = Point(x=event.position.x - rect.x, y=event.position.y - rect.y - 1)
+    result: NotImplementedOrNone = control.mouse_handler(
+        MouseEvent(position=local, event_type=event.event_type, button=event.button, modifiers=event.modifiers))
+    return result

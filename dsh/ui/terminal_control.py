@@ -4,17 +4,24 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from prompt_toolkit.data_structures import Point
 from prompt_toolkit.layout.controls import UIContent, UIControl
-from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
+from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType, MouseModifier
 
+from dsh.term.selection import CHAR, LINE, LineCells, Pos, Selection, char_class
 from dsh.term.terminal import Terminal
-from dsh.ui.cells import cursor_column, line_fragments
+from dsh.ui.cells import cursor_column, line_fragments, marked
+
+if TYPE_CHECKING:
+    from prompt_toolkit.key_binding.key_bindings import NotImplementedOrNone
 
 __all__ = ["WHEEL_LINES", "TerminalControl"]
 
 WHEEL_LINES = 3
+# Presses on one cell this close together count as a double (then triple) click.
+MULTI_CLICK_SECONDS = 0.4
 
 _BUTTONS = {MouseButton.LEFT: 0, MouseButton.MIDDLE: 1, MouseButton.RIGHT: 2}
 
@@ -31,9 +38,16 @@ class TerminalControl(UIControl):
         *,
         on_click: Callable[[], None] | None = None,
         refresh_interval: Callable[[], float] | None = None,
+        on_copy: Callable[[str, bool], None] | None = None,
     ) -> None:
         self.terminal = terminal
         self.on_click = on_click
+        # What a mouse selection copies, and whether it is whole lines, when the button comes up.
+        self.on_copy = on_copy
+        self.selection: Selection | None = None  # a mouse selection being dragged (copy mode has its own)
+        self._pressed: Pos | None = None  # where the left button went down, while it is down
+        self._selecting = False
+        self._last_press: tuple[float, Pos, int] | None = None  # (when, where, clicks so far)
         # Seconds a drawn frame may be reused (0: always fresh). The app gives background panes a
         # few frames a second, so a flood there costs little drawing and never delays keystrokes.
         self.refresh_interval = refresh_interval
@@ -46,7 +60,8 @@ class TerminalControl(UIControl):
         interval = self.refresh_interval() if self.refresh_interval is not None else 0.0
         now = time.monotonic()
         cached = self._cached
-        if interval > 0 and cached is not None and cached[1:3] == (width, height) and now - cached[0] < interval:
+        if interval > 0 and cached is not None and cached[1:3] == (width, height) and now - cached[0] < interval \
+                and self._pressed is None:
             return cached[3]
         content = self._fresh_content(width, height, frozen=interval > 0)
         self._cached = (now, width, height, content) if interval > 0 else None
@@ -60,7 +75,13 @@ class TerminalControl(UIControl):
         lines = term.visible_lines(height)
         columns = term.cols
         match = term.match_in_view(height)
-        selection = term.copy.view_rows(height) if term.copy is not None else None
+        copy = term.copy
+        if copy is not None:
+            spans, mark = copy.view_spans(height), copy.cursor_in_view(height)
+        elif self.selection is not None:
+            spans, mark = self.selection.view_spans(term.line_at(0, height), height, columns), None
+        else:
+            spans, mark = {}, None
         reverse = term.screen.reverse_video
 
         drawn: dict[int, list[tuple[str, str]]] = {}  # prompt_toolkit may ask for a line twice
@@ -70,21 +91,31 @@ class TerminalControl(UIControl):
             if fragments is None:
                 if not 0 <= i < len(lines):
                     return []
+                line = lines[i]
                 highlight = (match[1], match[2]) if match is not None and match[0] == i else None
-                fragments = line_fragments(lines[i], columns, highlight=highlight, reverse_screen=reverse)
-                if selection is not None and selection[0] <= i <= selection[1]:
-                    fragments = _marked(fragments, columns, cursor=i == selection[2])
+                fragments = line_fragments(line, columns, highlight=highlight, reverse_screen=reverse)
+                span = spans.get(i)
+                if span is not None:
+                    fragments = marked(fragments, cursor_column(line, span[0], columns),
+                                       cursor_column(line, span[1], columns), "class:copy.selection")
+                if mark is not None and mark[1] == i:
+                    at = cursor_column(line, mark[0], columns)
+                    fragments = marked(fragments, at, at + 1, "class:copy.cursor")
                 drawn[i] = fragments
             return fragments
 
-        cursor = term.cursor_in_view(height)
-        if cursor is None:
-            position = Point(x=0, y=height - 1)
-            show = False
+        if mark is not None:
+            position = Point(x=cursor_column(lines[mark[1]], mark[0], columns), y=mark[1])
+            show = True
         else:
-            x, y = cursor
-            position = Point(x=cursor_column(lines[y], x, columns), y=y)
-            show = term.scroll_offset == 0 and term.screen.cursor_visible and term.copy is None
+            cursor = term.cursor_in_view(height)
+            if cursor is None:
+                position = Point(x=0, y=height - 1)
+                show = False
+            else:
+                x, y = cursor
+                position = Point(x=cursor_column(lines[y], x, columns), y=y)
+                show = term.scroll_offset == 0 and term.screen.cursor_visible and copy is None
         if frozen:
             # A reused frame must not change under prompt_toolkit as the screen's rows move on.
             for i in range(len(lines)):
@@ -92,45 +123,137 @@ class TerminalControl(UIControl):
         return UIContent(get_line=get_line, line_count=len(lines), cursor_position=position,
                          show_cursor=show)
 
-    def mouse_handler(self, mouse_event: MouseEvent) -> None:
+    # -- the mouse ------------------------------------------------------------------------------
+    def mouse_handler(self, mouse_event: MouseEvent) -> NotImplementedOrNone:
+        """A mouse event at a cell of the pane (x, y may lie outside it while a drag that began here
+        goes on). A program that asked for the mouse gets it; otherwise the wheel scrolls, a drag
+        selects (a double click a word, a triple click a line) and the release copies."""
         term = self.terminal
         kind = mouse_event.event_type
-        x, y = mouse_event.position.x, mouse_event.position.y
-        if term.mouse_tracking and term.scroll_offset == 0:
-            if kind == MouseEventType.SCROLL_UP:
-                term.send_mouse(64, x, y)
-            elif kind == MouseEventType.SCROLL_DOWN:
-                term.send_mouse(65, x, y)
-            elif kind == MouseEventType.MOUSE_DOWN:
-                term.send_mouse(_BUTTONS.get(mouse_event.button, 0), x, y)
-                self._clicked()
-            elif kind == MouseEventType.MOUSE_UP:
-                term.send_mouse(_BUTTONS.get(mouse_event.button, 0), x, y, release=True)
-            elif kind == MouseEventType.MOUSE_MOVE and term.screen.has_private_mode(1002):
-                term.send_mouse(_BUTTONS.get(mouse_event.button, 0), x, y, motion=True)
+        if MouseModifier.SHIFT in mouse_event.modifiers and kind != MouseEventType.MOUSE_UP:
+            return NotImplemented  # Shift-drag is the outer terminal's own selection
+        x = max(0, min(mouse_event.position.x, term.cols - 1))
+        y = mouse_event.position.y
+        if term.mouse_tracking and term.scroll_offset == 0 and term.copy is None:
+            self._forward(mouse_event, x, max(0, min(y, term.rows - 1)))
             return None
         if kind in (MouseEventType.SCROLL_UP, MouseEventType.SCROLL_DOWN):
-            up = kind == MouseEventType.SCROLL_UP
-            if term.alternate_screen:
-                # A pager or editor without mouse reporting: the wheel moves it (xterm's alternateScroll).
-                for _ in range(WHEEL_LINES):
-                    term.send_key("up" if up else "down")
-            else:
-                term.scroll_by(WHEEL_LINES if up else -WHEEL_LINES)
+            self._wheel(kind == MouseEventType.SCROLL_UP)
+        elif kind == MouseEventType.MOUSE_DOWN and mouse_event.button == MouseButton.LEFT:
+            self._press(x, y)
+        elif kind == MouseEventType.MOUSE_MOVE and self._pressed is not None:
+            if mouse_event.button == MouseButton.LEFT:
+                self._drag(x, y)
+            elif mouse_event.button == MouseButton.NONE:
+                self._release()  # the button came up where nobody saw it (over the chrome)
         elif kind == MouseEventType.MOUSE_UP:
-            self._clicked()
+            self._release()
+        else:
+            return NotImplemented
         return None
+
+    def _forward(self, mouse_event: MouseEvent, x: int, y: int) -> None:
+        term = self.terminal
+        kind = mouse_event.event_type
+        button = _BUTTONS.get(mouse_event.button, 0)
+        if kind == MouseEventType.SCROLL_UP:
+            term.send_mouse(64, x, y)
+        elif kind == MouseEventType.SCROLL_DOWN:
+            term.send_mouse(65, x, y)
+        elif kind == MouseEventType.MOUSE_DOWN:
+            term.send_mouse(button, x, y)
+            self._clicked()
+        elif kind == MouseEventType.MOUSE_UP:
+            term.send_mouse(button, x, y, release=True)
+        elif kind == MouseEventType.MOUSE_MOVE and term.screen.has_private_mode(1002) \
+                and mouse_event.button in _BUTTONS:
+            term.send_mouse(button, x, y, motion=True)
+
+    def _wheel(self, up: bool) -> None:
+        term = self.terminal
+        if term.alternate_screen:
+            # A pager or editor without mouse reporting: the wheel moves it (xterm's alternateScroll).
+            for _ in range(WHEEL_LINES):
+                term.send_key("up" if up else "down")
+        else:
+            term.scroll_by(WHEEL_LINES if up else -WHEEL_LINES)
+
+    def _position(self, x: int, y: int) -> Pos:
+        term = self.terminal
+        return term.line_at(max(0, min(y, term.rows - 1)), term.rows), x
+
+    def _press(self, x: int, y: int) -> None:
+        now = time.monotonic()
+        pos = self._position(x, y)
+        last = self._last_press
+        clicks = last[2] + 1 if last is not None and last[1] == pos and now - last[0] < MULTI_CLICK_SECONDS else 1
+        self._last_press = (now, pos, clicks if clicks < 3 else 3)
+        self._pressed = pos
+        self._selecting = clicks >= 2
+        if clicks >= 2:
+            self._set_selection(self._clicked_selection(pos, word=clicks == 2))
+
+    def _clicked_selection(self, pos: Pos, *, word: bool) -> Selection:
+        """A double click's word (a run of one kind of character) or a triple click's line."""
+        if not word:
+            return Selection(pos, pos, LINE)
+        line, col = pos
+        cells = LineCells(self.terminal.screen, self.terminal.cols)
+        kind = char_class(cells.char_at(line, col))
+        start = stop = col
+        while start > 0 and char_class(cells.char_at(line, start - 1)) == kind:
+            start -= 1
+        while stop < cells.columns - 1 and char_class(cells.char_at(line, stop + 1)) == kind:
+            stop += 1
+        return Selection((line, start), (line, stop), CHAR)
+
+    def _drag(self, x: int, y: int) -> None:
+        term = self.terminal
+        if y < 0 or y >= term.rows:
+            term.scroll_by(1 if y < 0 else -1)  # dragged past the pane's edge: the view follows
+        pos = self._position(x, y)
+        selection = self._current_selection()
+        if selection is None or not self._selecting:
+            if pos == self._pressed or self._pressed is None:
+                return
+            self._selecting = True
+            self._set_selection(Selection(self._pressed, pos, CHAR))
+        else:
+            selection.cursor = pos
+            if term.copy is not None:
+                term.copy.go_to(pos)
+
+    def _release(self) -> None:
+        pressed, self._pressed = self._pressed, None
+        if pressed is None:
+            if self.terminal.copy is None:
+                self._clicked()  # a release whose press nobody saw (a terminal that sends none)
+            return
+        selection = self._current_selection() if self._selecting else None
+        self._selecting = False
+        if selection is None:
+            if self.terminal.copy is not None:
+                self.terminal.copy.go_to(pressed)  # a click moves copy mode's cursor
+            else:
+                self._clicked()
+            return
+        text = selection.text(LineCells(self.terminal.screen, self.terminal.cols))
+        self.selection = None
+        if self.on_copy is not None:
+            self.on_copy(text, selection.kind == LINE)
+
+    def _current_selection(self) -> Selection | None:
+        copy = self.terminal.copy
+        return copy.selection if copy is not None else self.selection
+
+    def _set_selection(self, selection: Selection) -> None:
+        copy = self.terminal.copy
+        if copy is None:
+            self.selection = selection
+            return
+        copy.selection = selection
+        copy.go_to(selection.cursor)
 
     def _clicked(self) -> None:
         if self.on_click is not None:
             self.on_click()
-
-
-def _marked(fragments: list[tuple[str, str]], columns: int, *, cursor: bool) -> list[tuple[str, str]]:
-    """A copy-mode line: selected (and the cursor line marked), padded so even a blank line shows."""
-    mark = " class:copy.cursor" if cursor else " class:copy.selection"
-    width = sum(len(text) for _, text in fragments)
-    out = [(style + mark, text) for style, text in fragments]
-    if width < columns:
-        out.append((mark.strip(), " " * (columns - width)))
-    return out
