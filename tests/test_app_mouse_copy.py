@@ -176,3 +176,38 @@ def test_emacs_keys_when_the_config_says_so(tmp_path: Path, dsh_home: Path) -> N
             assert h.app.mode == "prompt"
 
     run(body)
+
+
+def test_a_restored_command_runs_again_only_on_its_key_in_a_fresh_shell(tmp_path: Path) -> None:
+    from dsh.persist.states import PaneState
+    from dsh.session import saving
+    from dsh.ui import chrome
+
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            pane = h.pane
+            h.type_line("exit 3")
+            await h.wait(lambda: not pane.running, "the shell to end")
+            # What a restore makes of a pane whose shell ran `printf …` when the session was saved.
+            pane.state = PaneState.RESTORED
+            pane.saved_command = ["printf", "%s\\n", "ran it again"]
+            hint = chrome.pane_hint(pane)
+            assert hint == r"Enter: fresh shell · M-r: run printf '%s\n' 'ran it again'"
+            h.app.invalidate()
+            await h.quiet()
+            assert not pane.running  # nothing runs by itself
+            h.send("\x1br")  # M-r
+            await h.wait_output(pane, "ran it again")
+            assert pane.running and pane.saved_command is None and h.app.mode == "prompt"
+            assert "ran again in" in h.message
+            assert "[exited 3]" not in "".join(pane.terminal.screen.display)  # a clean screen...
+            assert any("[exited 3]" in line for line in pane.terminal.text_lines())  # ...the past above it
+            # In a workspace that opted in (auto_resume), a restore runs it by itself.
+            h.type_line("exit 4")
+            await h.wait(lambda: not pane.running, "the shell to end again")
+            pane.state = PaneState.RESTORED
+            pane.saved_command = ["echo", "by itself"]
+            saving.auto_resume_panes(h.session)
+            await h.wait_output(pane, "by itself")
+
+    run(body)

@@ -146,7 +146,11 @@ def restore(session: Session, loaded: LoadedSnapshot) -> None:
 
 
 def auto_resume_panes(session: Session) -> None:
+    """In a workspace that opted in (auto_resume = true): agents resume, and a plain command a pane ran
+    runs again, by themselves."""
     for pane in list(session.panes.values()):
         if pane.state is PaneState.RESUMABLE and resume_argv_for(pane.agent):
             session.start_tombstone(pane)
+        elif session.saved_command(pane) is not None:
+            session.rerun_command(pane)
 

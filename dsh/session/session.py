@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shlex
 import signal
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -543,13 +544,13 @@ class Session:
         argv, cwd = plan.argv, plan.cwd
         previous = pane.state
         rows, cols = pane.terminal.rows, pane.terminal.cols
-        tail = pane.terminal.tail()
         env = self.spawn_env(pane.id, cwd)
         terminal = self.make_terminal(pane.id, argv, cwd, env, rows, cols)
-        if tail:
-            terminal.replay(tail)  # without the modes the program before set (focus reports, mouse…)
-            terminal.feed(b"\r\n")
+        # The new program starts on a clean screen; what the pane showed is history above it, at the
+        # pane's width (the modes its program set stay behind with it).
+        terminal.continue_below(pane.terminal)
         pane.terminal = terminal
+        pane.saved_command = None  # the offer to run it again is used, or passed over
         pane.argv = argv
         pane.cwd = cwd
         pane.env = env
@@ -559,6 +560,28 @@ class Session:
         pane.agent = plan.agent
         self.start_pane(pane)
         self.observer.on_structure_changed(pane)
+
+    def rerun_command(self, pane: Pane) -> bool:
+        """Run a restored pane's saved command again: a fresh shell in its saved directory, the command
+        typed into it (so it is in the shell's history, and the shell stays when it ends). Only on a
+        key press, or in a workspace that opted in with auto_resume; False when there is none."""
+        command = self.saved_command(pane)
+        if command is None:
+            return False
+        self.start_tombstone(pane)
+        if not pane.running:
+            return False
+        pane.terminal.write(command.encode("utf-8", "surrogateescape") + b"\r")
+        self.used = True
+        return True
+
+    @staticmethod
+    def saved_command(pane: Pane) -> str | None:
+        """The command line (its argv, shell-quoted) a restored pane offers to run again; None when it has
+        none: it is not restored, or it was an agent (those resume their own way) or a shell."""
+        if not pane.saved_command or pane.agent is not None or not pane.startable:
+            return None
+        return shlex.join(pane.saved_command)
 
     # -- lines from the prompt ---------------------------------------------------------------
     def record_input(self, line: str) -> None:

@@ -479,6 +479,22 @@ class TermScreen(Drawing, Editing, Replies):
         self._compacted_mark = self.history_pushed - (waiting - count)
         return waiting - count
 
+    def take_rows(self, other: TermScreen) -> int:
+        """Take `other`'s history and main-screen rows (as they are: `other` is given up), the cursor
+        at the bottom; how many of the rows on screen hold anything, through the last that does.
+        Both screens have the same size."""
+        other.reset_program_modes()  # the main screen, should the alternate one show
+        self.history.extend(other.history)
+        self.history_pushed += len(other.history)
+        rows = other.screen_rows()
+        self.buffer = [row if type(row) is Row else row_cells(row, self.columns) for row in rows]
+        used = len(rows)
+        while used and _blank(rows[used - 1]):
+            used -= 1
+        self.cursor.y = self.lines - 1
+        self.cursor.x = 0
+        return used
+
     def all_lines(self) -> list[AnyRow]:
         """History (oldest first) then the rows on screen."""
         return [*self.history, *self.screen_rows()]

@@ -541,6 +541,19 @@ class Terminal(Scrollback):
         its program set: they must not apply to the program that starts next."""
         self.feed(strip_modes(tail))
 
+    def continue_below(self, old: Terminal) -> None:
+        """Start where `old` (a pane's previous terminal, its program gone) left off, on a clean screen:
+        what `old` showed (its history, its screen at this size) goes into this one's history, so the
+        next program starts at the top of an empty screen with the past a scroll away. The tail keeps
+        `old`'s bytes and then the ones that did this, so a restore replays the same."""
+        if (old.rows, old.cols) != (self.rows, self.cols):
+            old.resize(self.rows, self.cols)
+        used = self.screen.take_rows(old.screen)
+        self._tail = bytearray(old.tail())
+        # Default rendition, no margins, the rows with anything on them scrolled up into history (SU
+        # sends them there, as a line feed at the bottom would), the cursor home.
+        self.feed(b"\x1b[0m\x1b[r" + (f"\x1b[{used}S".encode() if used else b"") + b"\x1b[H")
+
     def tail(self) -> bytes:
         """The last `tail_bytes` of raw output, for snapshots."""
         return bytes(self._tail[-self.tail_bytes:]) if self.tail_bytes else b""

@@ -452,6 +452,15 @@ class DshApp:
         if pane.id == self.session.tabs.active_pane and pane.running:
             self.enter_pane()
 
+    def rerun_saved_command(self) -> None:
+        """The key a restored pane offers: its saved command again, in a fresh shell in its directory."""
+        pane = self.active_pane
+        if pane is None:
+            return
+        command = self.session.saved_command(pane)
+        if command is not None and self.session.rerun_command(pane):
+            self.announce(f"{pane.id}: ran again in {pane.cwd}: {command}")
+
     # -- keyboard focus: prompt <-> pane -------------------------------------------------
     def _sync_child_focus(self) -> None:
         """Tell children that asked for focus events (agents do) when the keyboard enters or leaves them."""

@@ -13,6 +13,7 @@ from dsh.agents.resumable import restart_hint
 from dsh.commands.keymap import key_display
 from dsh.persist.states import PaneState
 from dsh.session.pane import Pane
+from dsh.session.session import Session
 from dsh.store.workspace import workspace_label
 from dsh.text import sanitize
 
@@ -20,6 +21,8 @@ if TYPE_CHECKING:
     from dsh.ui.state import ViewState
 
 MIN_COLS = 20
+# Runs a restored pane's saved command again (in a fresh shell in its directory).
+RERUN_KEY = "escape r"
 MIN_ROWS = 8
 
 STYLE = Style.from_dict(
@@ -128,6 +131,10 @@ def pane_hint(pane: Pane) -> str:
     hint = restart_hint(pane.state, pane.agent)
     if hint is not None:
         return hint
+    command = Session.saved_command(pane)
+    if command is not None:
+        # Shown whole before it may run: the saved argv is disk input, its control characters escaped.
+        return f"Enter: fresh shell · {key_display(RERUN_KEY)}: run {sanitize(command, max_len=200)}"
     if pane.startable:
         return "Enter: start a shell here"
     return ""

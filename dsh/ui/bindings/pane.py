@@ -7,6 +7,9 @@ from typing import TYPE_CHECKING
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 
+from dsh.commands.keymap import key_sequence
+from dsh.ui.chrome import RERUN_KEY
+
 if TYPE_CHECKING:
     from dsh.ui.app import DshApp
     from dsh.ui.bindings.modes import Modes
@@ -20,6 +23,10 @@ def pane_bindings(app: DshApp, m: Modes) -> KeyBindings:
         pane = app.active_pane
         if pane is not None:
             app.start_tombstone(pane)
+
+    @kb.add(*key_sequence(RERUN_KEY), filter=m.in_work & m.no_prefix & m.pane_has_saved_command)
+    def _rerun(event: KeyPressEvent) -> None:
+        app.rerun_saved_command()
 
     @kb.add(Keys.Any, filter=m.in_pane & m.no_prefix)
     def _to_pane(event: KeyPressEvent) -> None:
