@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 from dataclasses import dataclass, field
 
 from dsh.persist.snapshot import AgentInfo
@@ -65,6 +66,15 @@ class Pane:
             title = os.path.basename(self.argv[0]) if self.argv else "pane"
         # A saved title is disk input: format characters go, as they do from a live child's title.
         return sanitize(strip_format(title), max_len=120)
+
+    @property
+    def rerun_line(self) -> str | None:
+        """The command line (the saved argv, shell-quoted) a restored pane offers to run again; None when
+        there is none: it is not waiting to start, or its program was an agent (those resume their own
+        way) or its shell."""
+        if not self.saved_command or self.agent is not None or not self.startable:
+            return None
+        return shlex.join(self.saved_command)
 
     @property
     def is_tombstone(self) -> bool:

@@ -151,6 +151,6 @@ def auto_resume_panes(session: Session) -> None:
     for pane in list(session.panes.values()):
         if pane.state is PaneState.RESUMABLE and resume_argv_for(pane.agent):
             session.start_tombstone(pane)
-        elif session.saved_command(pane) is not None:
+        elif pane.rerun_line is not None:
             session.rerun_command(pane)
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shlex
 import signal
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -565,7 +564,7 @@ class Session:
         """Run a restored pane's saved command again: a fresh shell in its saved directory, the command
         typed into it (so it is in the shell's history, and the shell stays when it ends). Only on a
         key press, or in a workspace that opted in with auto_resume; False when there is none."""
-        command = self.saved_command(pane)
+        command = pane.rerun_line
         if command is None:
             return False
         self.start_tombstone(pane)
@@ -574,14 +573,6 @@ class Session:
         pane.terminal.write(command.encode("utf-8", "surrogateescape") + b"\r")
         self.used = True
         return True
-
-    @staticmethod
-    def saved_command(pane: Pane) -> str | None:
-        """The command line (its argv, shell-quoted) a restored pane offers to run again; None when it has
-        none: it is not restored, or it was an agent (those resume their own way) or a shell."""
-        if not pane.saved_command or pane.agent is not None or not pane.startable:
-            return None
-        return shlex.join(pane.saved_command)
 
     # -- lines from the prompt ---------------------------------------------------------------
     def record_input(self, line: str) -> None:

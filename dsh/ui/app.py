@@ -457,7 +457,7 @@ class DshApp:
         pane = self.active_pane
         if pane is None:
             return
-        command = self.session.saved_command(pane)
+        command = pane.rerun_line
         if command is not None and self.session.rerun_command(pane):
             self.announce(f"{pane.id}: ran again in {pane.cwd}: {command}")
 

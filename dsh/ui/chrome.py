@@ -13,7 +13,6 @@ from dsh.agents.resumable import restart_hint
 from dsh.commands.keymap import key_display
 from dsh.persist.states import PaneState
 from dsh.session.pane import Pane
-from dsh.session.session import Session
 from dsh.store.workspace import workspace_label
 from dsh.text import sanitize
 
@@ -131,7 +130,7 @@ def pane_hint(pane: Pane) -> str:
     hint = restart_hint(pane.state, pane.agent)
     if hint is not None:
         return hint
-    command = Session.saved_command(pane)
+    command = pane.rerun_line
     if command is not None:
         # Shown whole before it may run: the saved argv is disk input, its control characters escaped.
         return f"Enter: fresh shell · {key_display(RERUN_KEY)}: run {sanitize(command, max_len=200)}"

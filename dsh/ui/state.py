@@ -38,6 +38,7 @@ class ViewState(Protocol):
     prefix_pending: bool
     keymap: Keymap
     escape_key: str
+    copy_keys: str
     too_small: bool
 
     @property
