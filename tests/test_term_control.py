@@ -94,3 +94,36 @@ def test_a_background_pane_reuses_its_frame_within_the_interval(monkeypatch) -> 
     interval[0] = 0.0  # the active pane: every frame is fresh
     term.feed(b"\r\nthird")
     assert text_of(control.create_content(10, 3), 2) == "third"
+
+
+def test_a_reused_frame_older_than_the_output_is_drawn_again_when_it_may_be() -> None:
+    import asyncio
+
+    from prompt_toolkit.application.current import set_app
+
+    class App:
+        def __init__(self) -> None:
+            self.redraws = 0
+
+        def invalidate(self) -> None:
+            self.redraws += 1
+
+    async def main() -> None:
+        app = App()
+        term = Terminal(["true"], cwd="/", rows=3, cols=10)
+        control = TerminalControl(term, refresh_interval=lambda: 0.05)
+        with set_app(app):  # type: ignore[arg-type]
+            term.feed(b"first")
+            control.create_content(10, 3)
+            control.create_content(10, 3)  # reused, and nothing new: no redraw asked
+            await asyncio.sleep(0.08)
+            assert app.redraws == 0
+            control.create_content(10, 3)
+            term.feed(b"\r\nsecond")  # a background pane's output, just after a frame was drawn
+            again = control.create_content(10, 3)
+            assert text_of(again, 1) == ""  # the frame is reused...
+            await asyncio.sleep(0.08)
+            assert app.redraws == 1  # ...and a redraw comes once it may be replaced, key or no key
+            assert text_of(control.create_content(10, 3), 1) == "second"
+
+    asyncio.run(main())

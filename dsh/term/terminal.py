@@ -97,6 +97,7 @@ class Terminal(Scrollback):
         self.running = False
         self.pid: int | None = None
         self.scroll_offset = 0
+        self.fed = 0  # bytes of output emulated so far: a view's frame older than this is stale
         self.search_match: tuple[int, int, int] | None = None  # (line index, column, length)
         self.copy: CopyMode | None = None  # set while the pane is in copy mode
         self._search_text = ""
@@ -517,6 +518,7 @@ class Terminal(Scrollback):
         """Emulate output (the child's, or a saved tail being replayed) and fire the callbacks."""
         if not data:
             return
+        self.fed += len(data)
         tail = self._tail
         tail += data
         if len(tail) > 2 * self.tail_bytes:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from prompt_toolkit.application.current import get_app
 from prompt_toolkit.data_structures import Point
 from prompt_toolkit.layout.controls import UIContent, UIControl
 from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType, MouseModifier
@@ -51,7 +53,8 @@ class TerminalControl(UIControl):
         # Seconds a drawn frame may be reused (0: always fresh). The app gives background panes a
         # few frames a second, so a flood there costs little drawing and never delays keystrokes.
         self.refresh_interval = refresh_interval
-        self._cached: tuple[float, int, int, UIContent] | None = None
+        self._cached: tuple[float, int, int, UIContent, int] | None = None  # (when, size, frame, bytes fed)
+        self._redraw_pending = False
 
     def is_focusable(self) -> bool:
         return True
@@ -60,12 +63,33 @@ class TerminalControl(UIControl):
         interval = self.refresh_interval() if self.refresh_interval is not None else 0.0
         now = time.monotonic()
         cached = self._cached
+        fed = self.terminal.fed
         if interval > 0 and cached is not None and cached[1:3] == (width, height) and now - cached[0] < interval \
                 and self._pressed is None:
+            if cached[4] != fed:
+                self._redraw_later(cached[0] + interval - now)
             return cached[3]
         content = self._fresh_content(width, height, frozen=interval > 0)
-        self._cached = (now, width, height, content) if interval > 0 else None
+        self._cached = (now, width, height, content, fed) if interval > 0 else None
         return content
+
+    def _redraw_later(self, delay: float) -> None:
+        """A reused frame is older than the pane's output: draw again once it may be replaced, or that
+        output would wait for whatever redraws next (a key press), however long that is."""
+        if self._redraw_pending:
+            return
+        try:
+            app = get_app()
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._redraw_pending = True
+
+        def redraw() -> None:
+            self._redraw_pending = False
+            app.invalidate()
+
+        loop.call_later(max(0.0, delay), redraw)
 
     def _fresh_content(self, width: int, height: int, *, frozen: bool) -> UIContent:
         term = self.terminal
