@@ -211,3 +211,19 @@ def test_a_restored_command_runs_again_only_on_its_key_in_a_fresh_shell(tmp_path
             await h.wait_output(pane, "by itself")
 
     run(body)
+
+
+def test_a_click_on_another_pane_ends_copy_mode(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            first = h.pane
+            h.send(C_B + "%")
+            await h.wait(lambda: len(h.session.panes) == 2 and h.pane is not first, "a second pane")
+            second = h.pane
+            h.send(C_B + "[")
+            await h.wait(lambda: second.terminal.copy is not None, "copy mode in the second pane")
+            h.send(press(3, BODY_TOP + 2) + release(3, BODY_TOP + 2))  # the first pane, on the left
+            await h.wait(lambda: h.pane is first and h.app.mode == "pane", "the click to enter the first pane")
+            assert second.terminal.copy is None and first.terminal.copy is None
+
+    run(body)

@@ -233,3 +233,13 @@ def test_wide_characters_are_stepped_over_and_copied_whole() -> None:
     assert copy.selected_text() == "本語"
     copy.word_forward()
     assert copy.col == 7
+
+
+def test_over_a_full_screen_program_the_cursor_stays_on_its_screen() -> None:
+    term = terminal_with_lines(30)
+    term.feed(b"\x1b[?1049h\x1b[Hfull screen")
+    copy = CopyMode(term)
+    copy.move(100)
+    assert copy.selected_text() == "full screen"  # its top row: the history is the main screen's
+    copy.top()
+    assert copy.selected_text() == "full screen" and term.scroll_offset == 0

@@ -61,8 +61,12 @@ class CopyMode:
         elif self.line > bottom:
             self.terminal.scroll_by(-(self.line - bottom))
 
+    def _first(self) -> int:
+        """The first line the cursor may reach: a full-screen program's screen has no history above it."""
+        return len(self.terminal.screen.history) if self.terminal.alternate_screen else 0
+
     def _clamp(self) -> None:
-        self.line = max(0, min(self.line, self._count() - 1))
+        self.line = max(self._first(), min(self.line, self._count() - 1))
         self.col = max(0, min(self.col, self.terminal.cols - 1))
         cells = self._cells().cells(self.line)
         while 0 < self.col < len(cells) and cells[self.col] == "":
@@ -87,7 +91,7 @@ class CopyMode:
     # -- up and down --------------------------------------------------------------------------
     def move(self, lines: int) -> None:
         """Up (positive, older) or down by lines, aiming for the same column (or each line's end)."""
-        self.line = max(0, min(self.line - lines, self._count() - 1))
+        self.line = max(self._first(), min(self.line - lines, self._count() - 1))
         self.col = self._line_end(self._cells(), self.line) if self.want is None else self.want
         self._moved(keep_want=True)
 
@@ -98,7 +102,7 @@ class CopyMode:
         self.move(lines)
 
     def top(self) -> None:
-        self._go(0, 0)
+        self._go(self._first(), 0)
 
     def bottom(self) -> None:
         """The end of the output: the terminal's cursor line, or the last line with text below it."""

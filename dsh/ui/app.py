@@ -442,6 +442,8 @@ class DshApp:
     def click_pane(self, pane_id: str) -> None:
         if pane_id not in self.session.panes:
             return
+        if self.mode == Mode.COPY:
+            self.leave_copy_mode()  # a click on another pane ends copy mode where it was
         self.session.tabs.focus(pane_id)
         self.session.after_focus_change()
         self.enter_pane()
