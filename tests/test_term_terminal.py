@@ -82,20 +82,21 @@ def test_scrolled_view_stays_put_while_output_arrives() -> None:
     assert view(term)[-1] == "more"
 
 
-def test_search_backwards_and_forwards() -> None:
+def test_a_search_match_shows_in_the_view_until_it_goes_back_to_the_bottom() -> None:
+    from dsh.term.copymode import CopyMode
+
     term = Terminal(["true"], cwd="/", rows=2, cols=10)
     term.feed(b"apple\r\nBanana\r\ncherry\r\napple pie\r\nx\r\ny")
-    assert term.search("apple")  # the nearest one above the bottom of the view
+    copy = CopyMode(term)
+    assert copy.search("apple", forward=False)  # the nearest one above the cursor
     assert term.search_match == (3, 0, 5)
-    assert term.search("apple")
+    assert copy.search("apple", forward=False)
     assert term.search_match == (0, 0, 5)
     assert view(term)[0] == "apple"
     assert term.match_in_view(2) == (0, 0, 5)
-    assert not term.search("apple")  # nothing older
-    assert term.search("banana")  # lower-case query matches any case
+    assert copy.search("banana", forward=True)  # lower-case query matches any case
     assert term.search_match == (1, 0, 6)
-    assert not term.search("BANANA", backwards=False)
-    assert term.search("pie", backwards=False)
+    assert copy.search("pie", forward=True)
     assert term.search_match == (3, 6, 3)
     assert view(term) == ["cherry", "apple pie"]
     term.scroll_to_bottom()

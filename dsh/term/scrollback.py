@@ -1,4 +1,4 @@
-"""Looking back in a terminal: the scrolled view over history and screen, and search in it."""
+"""Looking back in a terminal: the scrolled view over history and screen, and where a search matched."""
 
 from __future__ import annotations
 
@@ -21,7 +21,6 @@ class Scrollback:
     cols: int
     scroll_offset: int
     search_match: tuple[int, int, int] | None  # (line index, column, length)
-    _search_text: str
 
     def _max_offset(self) -> int:
         # History belongs to the main screen: a full-screen program's view does not scroll into it.
@@ -79,34 +78,3 @@ class Scrollback:
         """History then screen, as plain text without trailing blanks."""
         cols = self.cols
         return [row_text(line, cols) for line in self.screen.all_lines()]
-
-    def search(self, text: str, *, backwards: bool = True) -> bool:
-        """Scroll to the next match of `text` (case-insensitive unless it has capitals) above
-        (or below) the previous match of the same text, else the view; True if found."""
-        if not text:
-            return False
-        fold = text == text.lower()
-        needle = text.lower() if fold else text
-        lines = self.text_lines()
-        height = self.rows
-        top = self._view_top(height)
-        if self.search_match is not None and text == self._search_text:
-            start = self.search_match[0]
-        else:
-            start = top + height if backwards else top - 1
-        order = range(start - 1, -1, -1) if backwards else range(start + 1, len(lines))
-        for i in order:
-            hay = lines[i].lower() if fold else lines[i]
-            col = hay.find(needle)
-            if col < 0:
-                continue
-            self.search_match = (i, col, len(text))
-            self._search_text = text
-            n_hist = len(self.screen.history)
-            if i < top:
-                self.scroll_offset = n_hist - i
-            elif i >= top + height:
-                self.scroll_offset = n_hist + self.screen.lines - 1 - i
-            self.scroll_offset = max(0, min(self.scroll_offset, self._max_offset()))
-            return True
-        return False

@@ -100,7 +100,6 @@ class Terminal(Scrollback):
         self.fed = 0  # bytes of output emulated so far: a view's frame older than this is stale
         self.search_match: tuple[int, int, int] | None = None  # (line index, column, length)
         self.copy: CopyMode | None = None  # set while the pane is in copy mode
-        self._search_text = ""
         self._proc: ptyprocess.PtyProcess | None = None
         self._fd: int | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
