@@ -259,18 +259,19 @@ def test_sync_sends_what_is_typed_to_every_pane_of_the_tab(tmp_path: Path) -> No
             tabbar = lambda: "".join(text for _style, text, *_ in chrome.tabbar_fragments(h.app))  # noqa: E731
             h.type_line("/sync on")
             await h.wait(lambda: "[S]" in tabbar(), "the tab marked synchronized")
-            h.type_line("echo to-both")
-            await h.wait_output(first, "to-both")
-            await h.wait_output(second, "to-both")
-            h.send(C_RBRACKET + "echo keys-to-both\r")  # into the pane: keys go to both as well
-            await h.wait_output(first, "keys-to-both")
-            await h.wait_output(second, "keys-to-both")
+            # The shell's output (sync-2), not its echo of the line typed: the line reached each shell.
+            h.type_line("echo sync-$((1+1))")
+            await h.wait_output(first, "sync-2")
+            await h.wait_output(second, "sync-2")
+            h.send(C_RBRACKET + "echo keys-$((2+2))\r")  # into the pane: keys go to both as well
+            await h.wait_output(first, "keys-4")
+            await h.wait_output(second, "keys-4")
             h.send(C_RBRACKET)
             h.type_line("/sync off")
             await h.wait(lambda: "[S]" not in tabbar(), "the mark gone")
-            h.type_line("echo only-second")
-            await h.wait_output(second, "only-second")
+            h.type_line("echo only-$((3+3))")
+            await h.wait_output(second, "only-6")
             await asyncio.sleep(0.2)
-            assert not any(line.rstrip().endswith("only-second") for line in first.terminal.text_lines())
+            assert not any(line.rstrip().endswith("only-6") for line in first.terminal.text_lines())
 
     run(body)
