@@ -127,3 +127,26 @@ def test_a_reused_frame_older_than_the_output_is_drawn_again_when_it_may_be() ->
             assert text_of(control.create_content(10, 3), 1) == "second"
 
     asyncio.run(main())
+
+
+def test_an_unchanged_pane_reuses_its_frame_and_new_output_draws_a_new_one() -> None:
+    term = Terminal(["true"], cwd="/", rows=3, cols=10)
+    control = TerminalControl(term)
+    term.feed(b"one")
+    first = control.create_content(10, 3)
+    assert control.create_content(10, 3) is first  # a key on the prompt redraws; this pane did not change
+    term.feed(b"\r\ntwo")
+    second = control.create_content(10, 3)
+    assert second is not first
+    assert text_of(second, 1) == "two"
+    term.feed(b"\x1b[?1049h")
+    on_alt = control.create_content(10, 3)
+    assert text_of(on_alt, 1) == ""
+    term.reset_program_modes()  # back to the main screen without a byte fed
+    main_again = control.create_content(10, 3)
+    assert main_again is not on_alt
+    assert text_of(main_again, 1) == "two"
+    term.feed(b"\r\n3\r\n4\r\n5")
+    control.create_content(10, 3)
+    term.scroll_offset = 1
+    assert text_of(control.create_content(10, 3), 2) == "4"

@@ -55,6 +55,7 @@ class TerminalControl(UIControl):
         self.refresh_interval = refresh_interval
         self._cached: tuple[float, int, int, UIContent, int] | None = None  # (when, size, frame, bytes fed)
         self._redraw_pending = False
+        self._same: tuple[object, UIContent] | None = None  # (what it was drawn from, the frame)
 
     def is_focusable(self) -> bool:
         return True
@@ -69,9 +70,27 @@ class TerminalControl(UIControl):
             if cached[4] != fed:
                 self._redraw_later(cached[0] + interval - now)
             return cached[3]
-        content = self._fresh_content(width, height, frozen=interval > 0)
+        key = self._unchanged_key(width, height) if interval <= 0 else None
+        if key is not None and self._same is not None and self._same[0] == key:
+            # Nothing about this pane changed since its last frame (a key typed on the prompt, another
+            # pane's output): the same lines, not made again.
+            return self._same[1]
+        content = self._fresh_content(width, height, frozen=interval > 0 or key is not None)
         self._cached = (now, width, height, content, fed) if interval > 0 else None
+        self._same = (key, content) if key is not None else None
         return content
+
+    def _unchanged_key(self, width: int, height: int) -> tuple[object, ...] | None:
+        """What the drawn frame depends on, when it can be told without drawing; None while a copy-mode
+        cursor, a selection or a search match is shown (those are drawn fresh each time)."""
+        term = self.terminal
+        if term.copy is not None or self.selection is not None or self._pressed is not None \
+                or term.search_match is not None:
+            return None
+        screen = term.screen
+        cursor = screen.cursor
+        return (width, height, term.fed, term.rows, term.cols, term.scroll_offset, cursor.x, cursor.y,
+                screen.cursor_visible, screen.reverse_video, screen.alternate_screen, term.running)
 
     def _redraw_later(self, delay: float) -> None:
         """A reused frame is older than the pane's output: draw again once it may be replaced, or that
