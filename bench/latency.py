@@ -234,10 +234,14 @@ def main() -> int:
 
     print(f"reference (bare PTY + cat) echo: p50 {ref_p50:.2f} ms  p99 {ref_p99:.2f} ms")
     print(f"start-up to first frame: {start_ms:.0f} ms (target <= {TARGET_START_MS:.0f} ms)")
-    print(f"dsh attach to a running host's first frame: {attach_ms:.0f} ms (target <= {TARGET_ATTACH_MS:.0f} ms; "
-          f"{attach_ms / start_ms:.2f}x a new session)")
-    print(f"/resume Enter to the resumed session's first frame: {handoff_ms:.0f} ms "
-          f"(target <= {TARGET_HANDOFF_MS:.0f} ms; {handoff_ms / start_ms:.2f}x a cold start)")
+    print(
+        f"dsh attach to a running host's first frame: {attach_ms:.0f} ms (target <= {TARGET_ATTACH_MS:.0f} ms; "
+        f"{attach_ms / start_ms:.2f}x a new session)"
+    )
+    print(
+        f"/resume Enter to the resumed session's first frame: {handoff_ms:.0f} ms "
+        f"(target <= {TARGET_HANDOFF_MS:.0f} ms; {handoff_ms / start_ms:.2f}x a cold start)"
+    )
     for name, times, target in (
         ("prompt, idle", prompt_idle, TARGET_IDLE_P99_MS),
         ("pane, idle", pane_idle, TARGET_IDLE_P99_MS),

@@ -30,8 +30,13 @@ def make_log(root: Path, megabytes: int) -> Path:
     part = root / workspace_partition("/home/dev/src/project")
     part.mkdir(parents=True, mode=0o700)
     path = part / f"{SID}.jsonl"
-    header = {"type": "session", "version": 1, "id": SID, "cwd": "/home/dev/src/project",
-              "created_at": "2026-01-01T00:00:00.000Z"}
+    header = {
+        "type": "session",
+        "version": 1,
+        "id": SID,
+        "cwd": "/home/dev/src/project",
+        "created_at": "2026-01-01T00:00:00.000Z",
+    }
     target = megabytes * 1024 * 1024
     with path.open("w") as handle:
         handle.write(json.dumps(header) + "\n")
@@ -82,10 +87,13 @@ def main() -> int:
         print(f"one log of {size / 1e6:.1f} MB (cpus: {os.cpu_count()})\n")
         print(f"{'index read (peak of allocations)':<40} {listed / 1e6:8.1f} MB  {listed / size:5.2f}x the log")
         print(f"{'reference: read whole':<40} {ref_whole / 1e6:8.1f} MB  {ref_whole / size:5.2f}x the log")
-        print(f"{'reference: read whole, parse every line':<40} {ref_parsed / 1e6:8.1f} MB  "
-              f"{ref_parsed / size:5.2f}x the log")
-        print(f"\nindex read / read whole: {listed / ref_whole:.2f}x; "
-              f"index read time (untraced): {seconds * 1000:.0f} ms")
+        print(
+            f"{'reference: read whole, parse every line':<40} {ref_parsed / 1e6:8.1f} MB  "
+            f"{ref_parsed / size:5.2f}x the log"
+        )
+        print(
+            f"\nindex read / read whole: {listed / ref_whole:.2f}x; index read time (untraced): {seconds * 1000:.0f} ms"
+        )
     finally:
         shutil.rmtree(home, ignore_errors=True)
     return 0

@@ -50,7 +50,7 @@ def feed_pyte(data: bytes) -> tuple[float, pyte.Screen]:
     stream = pyte.ByteStream(screen)
     start = time.process_time()
     for i in range(0, len(data), CHUNK):
-        stream.feed(data[i:i + CHUNK])
+        stream.feed(data[i : i + CHUNK])
     return time.process_time() - start, screen
 
 
@@ -61,7 +61,7 @@ def feed_dsh(data: bytes, repeat: int) -> tuple[float, TermScreen]:
         screen = TermScreen(COLS, ROWS)
         start = time.process_time()
         for i in range(0, len(data), CHUNK):
-            screen.feed(data[i:i + CHUNK])
+            screen.feed(data[i : i + CHUNK])
         best = min(best, time.process_time() - start)
     return best, screen
 
@@ -93,8 +93,10 @@ def tmux_time(path: str, tmp: Path) -> float:
     if not fifo.exists():
         os.mkfifo(fifo)
     start = time.perf_counter()
-    subprocess.run([*base, "new-session", "-d", "-x", str(COLS), "-y", str(ROWS),
-                    f"cat {path}; echo done > {fifo}; sleep 5"], check=True)
+    subprocess.run(
+        [*base, "new-session", "-d", "-x", str(COLS), "-y", str(ROWS), f"cat {path}; echo done > {fifo}; sleep 5"],
+        check=True,
+    )
     with open(fifo) as done:
         done.read()
     elapsed = time.perf_counter() - start
@@ -139,7 +141,7 @@ def memory_case(case: str) -> float:
             screen.feed(b"\x1b[50;1H\n" + line)
     else:
         for i in range(0, len(data), CHUNK):
-            screen.feed(data[i:i + CHUNK])
+            screen.feed(data[i : i + CHUNK])
     if case == "compacted":
         while screen.compact_history(10_000):
             pass
@@ -151,8 +153,10 @@ def memory_case(case: str) -> float:
 def rewrap_times() -> list[tuple[str, float]]:
     """Milliseconds to rewrap 10,000 rows of history when few rows change and when all do."""
     out = []
-    for label, line in (("short lines (none changes)", b"short line of log text %d"),
-                        ("150-character lines (every one changes)", b"y" * 150 + b" %d")):
+    for label, line in (
+        ("short lines (none changes)", b"short line of log text %d"),
+        ("150-character lines (every one changes)", b"y" * 150 + b" %d"),
+    ):
         screen = TermScreen(COLS, ROWS, scrollback=MEMORY_ROWS)
         screen.feed(b"".join(line % i + b"\r\n" for i in range(MEMORY_ROWS + ROWS)))
         best = float("inf")
@@ -204,7 +208,9 @@ def main() -> int:
             t_dsh, mine = feed_dsh(compare, args.repeat)
             mb = len(compare) / 1e6
             same = not differences(ref, mine, ROWS, COLS) and (ref.cursor.x, ref.cursor.y) == (
-                mine.cursor.x, mine.cursor.y)
+                mine.cursor.x,
+                mine.cursor.y,
+            )
             row = f"{name:8} {mb / t_pyte:7.2f} {mb / t_dsh:7.2f} {t_pyte / t_dsh:6.1f}x {'yes' if same else 'NO':>5}"
             if not args.no_pty:
                 dsh_rate, tmux_rate = pty_rates(data, tmp, 16_000_000, use_tmux)
@@ -217,11 +223,15 @@ def main() -> int:
     for label, ms in rewrap_times():
         print(f"  {label:42} {ms:7.1f} ms", flush=True)
     if not args.no_memory:
-        print(f"\nRSS a pane adds for {MEMORY_ROWS:,} rows of {MEMORY_COLS}-column coloured history "
-              f"(target < {MEMORY_TARGET_MB:g} MB):", flush=True)
+        print(
+            f"\nRSS a pane adds for {MEMORY_ROWS:,} rows of {MEMORY_COLS}-column coloured history "
+            f"(target < {MEMORY_TARGET_MB:g} MB):",
+            flush=True,
+        )
         for label, case in MEMORY_CASES.items():
-            out = subprocess.run([sys.executable, __file__, "--memory-case", case], check=True,
-                                 capture_output=True, text=True).stdout.strip()
+            out = subprocess.run(
+                [sys.executable, __file__, "--memory-case", case], check=True, capture_output=True, text=True
+            ).stdout.strip()
             print(f"  {label:34} {float(out):6.1f} MB", flush=True)
     return 0
 

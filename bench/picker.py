@@ -54,8 +54,18 @@ WORDS = (
     "scroll search history prompt session workspace release version bump changelog"
 ).split()
 SYLLABLES = "ka lo mi ne ru sa ti vo ba de fi go hu ja ke li mo nu pa qe ri so tu va we xi yo zu".split()
-COMMANDS = ["pytest -x tests/test_{w}.py", "make {w}", "git log --oneline {w}", "claude", "codex",
-            "npm run {w}", "cargo test {w}", "vim src/{w}.py", "ls", "docker compose up {w}"]
+COMMANDS = [
+    "pytest -x tests/test_{w}.py",
+    "make {w}",
+    "git log --oneline {w}",
+    "claude",
+    "codex",
+    "npm run {w}",
+    "cargo test {w}",
+    "vim src/{w}.py",
+    "ls",
+    "docker compose up {w}",
+]
 
 
 @dataclass(frozen=True)
@@ -162,9 +172,7 @@ def fzf_reference(texts: list[str], queries: list[str]) -> list[float] | None:
             for k in range(1, len(query) + 1):
                 t0 = time.perf_counter()
                 with open(f.name) as stdin:
-                    subprocess.run(
-                        [fzf, "--filter", query[:k]], stdin=stdin, capture_output=True, check=False
-                    )
+                    subprocess.run([fzf, "--filter", query[:k]], stdin=stdin, capture_output=True, check=False)
                 times.append(time.perf_counter() - t0)
     return times
 
@@ -190,8 +198,7 @@ def write_store(summaries: list[FakeSummary], home: str, typed: int = 20) -> tup
         path = log_path(store.root, s.cwd or "/", s.id)
         path.parent.mkdir(parents=True, exist_ok=True)
         lines = [
-            {"type": "session", "version": 1, "id": s.id, "cwd": s.cwd, "created_at": s.created_at,
-             "dsh": "bench"},
+            {"type": "session", "version": 1, "id": s.id, "cwd": s.cwd, "created_at": s.created_at, "dsh": "bench"},
             {"type": "input", "at": s.created_at, "text": s.first_input},
         ]
         for _ in range(typed - 1):
@@ -215,33 +222,89 @@ def write_agent_stores(agent_home: str, count: int, paths: list[str]) -> float:
     for n in range(count):
         cwd = paths[n % len(paths)]
         stamp = datetime.fromtimestamp(start - n * 53.0, UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
-        sid = (f"{rng.getrandbits(32):08x}-{rng.getrandbits(16):04x}-4{rng.getrandbits(12):03x}"
-               f"-8{rng.getrandbits(12):03x}-{rng.getrandbits(48):012x}")
+        sid = (
+            f"{rng.getrandbits(32):08x}-{rng.getrandbits(16):04x}-4{rng.getrandbits(12):03x}"
+            f"-8{rng.getrandbits(12):03x}-{rng.getrandbits(48):012x}"
+        )
         prompts = [" ".join(rng.sample(WORDS, rng.randint(3, 8))) for _ in range(rng.randint(1, 4))]
         if n % 2 == 0:
             folder = os.path.join(agent_home, ".claude", "projects", cwd.replace("/", "-"))
             os.makedirs(folder, exist_ok=True)
             records: list[dict[str, object]] = [{"type": "mode", "mode": "normal", "sessionId": sid}]
             for text in prompts:
-                base = {"isSidechain": False, "timestamp": stamp, "cwd": cwd, "sessionId": sid,
-                        "version": "2.1.197", "gitBranch": "main", "userType": "external", "entrypoint": "cli"}
-                records.append({"parentUuid": None, "promptId": sid, "type": "user", **base, "promptSource": "typed",
-                                "origin": {"kind": "human"}, "message": {"role": "user", "content": text}})
-                records.append({"parentUuid": sid, "type": "assistant", **base,
-                                "message": {"role": "assistant", "content": [{"type": "text", "text": "x" * 400}]}})
+                base = {
+                    "isSidechain": False,
+                    "timestamp": stamp,
+                    "cwd": cwd,
+                    "sessionId": sid,
+                    "version": "2.1.197",
+                    "gitBranch": "main",
+                    "userType": "external",
+                    "entrypoint": "cli",
+                }
+                records.append(
+                    {
+                        "parentUuid": None,
+                        "promptId": sid,
+                        "type": "user",
+                        **base,
+                        "promptSource": "typed",
+                        "origin": {"kind": "human"},
+                        "message": {"role": "user", "content": text},
+                    }
+                )
+                records.append(
+                    {
+                        "parentUuid": sid,
+                        "type": "assistant",
+                        **base,
+                        "message": {"role": "assistant", "content": [{"type": "text", "text": "x" * 400}]},
+                    }
+                )
             path = os.path.join(folder, f"{sid}.jsonl")
         else:
             day = stamp[:10].split("-")
             folder = os.path.join(agent_home, ".codex", "sessions", *day)
             os.makedirs(folder, exist_ok=True)
-            records = [{"timestamp": stamp, "type": "session_meta", "payload": {
-                "id": sid, "session_id": sid, "timestamp": stamp, "cwd": cwd, "originator": "codex-tui",
-                "cli_version": "0.171.0", "source": "vscode", "base_instructions": {"text": "You are Codex. " * 200}}}]
+            records = [
+                {
+                    "timestamp": stamp,
+                    "type": "session_meta",
+                    "payload": {
+                        "id": sid,
+                        "session_id": sid,
+                        "timestamp": stamp,
+                        "cwd": cwd,
+                        "originator": "codex-tui",
+                        "cli_version": "0.171.0",
+                        "source": "vscode",
+                        "base_instructions": {"text": "You are Codex. " * 200},
+                    },
+                }
+            ]
             for text in prompts:
-                records.append({"timestamp": stamp, "type": "response_item", "payload": {
-                    "type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}})
-                records.append({"timestamp": stamp, "type": "response_item", "payload": {
-                    "type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "y" * 400}]}})
+                records.append(
+                    {
+                        "timestamp": stamp,
+                        "type": "response_item",
+                        "payload": {
+                            "type": "message",
+                            "role": "user",
+                            "content": [{"type": "input_text", "text": text}],
+                        },
+                    }
+                )
+                records.append(
+                    {
+                        "timestamp": stamp,
+                        "type": "response_item",
+                        "payload": {
+                            "type": "message",
+                            "role": "assistant",
+                            "content": [{"type": "output_text", "text": "y" * 400}],
+                        },
+                    }
+                )
             path = os.path.join(folder, f"rollout-{stamp[:19].replace(':', '-')}-{sid}.jsonl")
         with open(path, "w", encoding="utf-8") as out:
             out.write("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records))
@@ -360,29 +423,39 @@ def store_open(here: str | None, now: datetime) -> None:
 
     open_ms = ms(statistics.median(opens))
     verdict = "OK" if max(opens[1:]) * 1000 <= TARGET_STORE_OPEN_MS else f"OVER target {TARGET_STORE_OPEN_MS:.0f} ms"
-    print(f"  through the store ({all_count:,} rows: sessions + {conversations:,} agent conversations;"
-          f" {typed_lines:,} typed lines and prompts; this workspace {here_count}):")
-    print(f"    warm refresh of the logs {ms(refreshed):.0f} ms; agent stores read in {agents_in:.1f} s"
-          f" ({passes + 1} passes), then warm in {ms(agents_warm):.0f} ms; full-text indexing {synced:.1f} s")
-    print(f"    open (open_picker + first frame): first {ms(opens[0]):.1f} ms (new connection), "
-          f"then median {open_ms:.1f} ms, max {ms(max(opens[1:])):.1f} ms  {verdict}")
+    print(
+        f"  through the store ({all_count:,} rows: sessions + {conversations:,} agent conversations;"
+        f" {typed_lines:,} typed lines and prompts; this workspace {here_count}):"
+    )
+    print(
+        f"    warm refresh of the logs {ms(refreshed):.0f} ms; agent stores read in {agents_in:.1f} s"
+        f" ({passes + 1} passes), then warm in {ms(agents_warm):.0f} ms; full-text indexing {synced:.1f} s"
+    )
+    print(
+        f"    open (open_picker + first frame): first {ms(opens[0]):.1f} ms (new connection), "
+        f"then median {open_ms:.1f} ms, max {ms(max(opens[1:])):.1f} ms  {verdict}"
+    )
     tab_verdict = "OK" if max(tabs) * 1000 <= TARGET_TAB_MS else f"OVER target {TARGET_TAB_MS:.0f} ms"
-    print(f"    Tab right after the open ({shown} newest rows shown at once): "
-          f"median {ms(statistics.median(tabs)):.1f} ms, max {ms(max(tabs)):.1f} ms  {tab_verdict}")
-    print(f"    load_rest on a worker thread: {ms(loaded_in[0]):.0f} ms; add_all + frame on the loop "
-          f"{ms(added):.1f} ms; Tab after: {ms(tab):.1f} ms ({rows_all:,} rows)")
+    print(
+        f"    Tab right after the open ({shown} newest rows shown at once): "
+        f"median {ms(statistics.median(tabs)):.1f} ms, max {ms(max(tabs)):.1f} ms  {tab_verdict}"
+    )
+    print(
+        f"    load_rest on a worker thread: {ms(loaded_in[0]):.0f} ms; add_all + frame on the loop "
+        f"{ms(added):.1f} ms; Tab after: {ms(tab):.1f} ms ({rows_all:,} rows)"
+    )
     report("keystroke + wake, workspace, during load_rest", busy_keys, TARGET_P95_MS)
     report("keystroke, all, after the rows arrived", keys_all, TARGET_P95_MS)
     report(f"transcript search ({typed_lines:,} lines)", searches, TARGET_SEARCH_MS)
     old_ms = ms(t2 - t0)
-    print(f"    reference, the old open: {old_ms:.0f} ms (summaries {ms(t1 - t0):.0f} ms + candidates, model, "
-          f"frame {ms(t2 - t1):.0f} ms); ratio open/old: {open_ms / old_ms:.3f}")
+    print(
+        f"    reference, the old open: {old_ms:.0f} ms (summaries {ms(t1 - t0):.0f} ms + candidates, model, "
+        f"frame {ms(t2 - t1):.0f} ms); ratio open/old: {open_ms / old_ms:.3f}"
+    )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--workspaces", type=int, default=2_000)
     parser.add_argument("--store", type=int, default=0, help="also open through the real store with N logs")
@@ -410,8 +483,10 @@ def main() -> None:
     t2 = time.perf_counter()
     open_ms = ms(t2 - t0)
     verdict = "OK" if open_ms <= TARGET_OPEN_MS else f"OVER target {TARGET_OPEN_MS:.0f} ms"
-    print(f"  open (candidates {ms(t1 - t0):.0f} ms + model and first frame {ms(t2 - t1):.0f} ms): "
-          f"{open_ms:.0f} ms  {verdict}")
+    print(
+        f"  open (candidates {ms(t1 - t0):.0f} ms + model and first frame {ms(t2 - t1):.0f} ms): "
+        f"{open_ms:.0f} ms  {verdict}"
+    )
     print(f"  this workspace: {model.counts[0]} sessions; all: {model.counts[1]:,}")
 
     keys_ws, _finals_ws = type_queries(model, workspace_queries, idle=0.0)
@@ -454,8 +529,10 @@ def main() -> None:
             written, built = write_store(summaries[: args.store], home, typed=args.typed)
             paths = sorted({s.cwd for s in summaries[: args.store] if s.cwd})
             agents_written = write_agent_stores(os.environ["HOME"], args.agents, paths)
-            print(f"  store of {args.store:,} logs ({args.typed} lines typed in each) written in {written:.1f} s, "
-                  f"indexed in {built:.1f} s; {args.agents:,} agent conversations written in {agents_written:.1f} s")
+            print(
+                f"  store of {args.store:,} logs ({args.typed} lines typed in each) written in {written:.1f} s, "
+                f"indexed in {built:.1f} s; {args.agents:,} agent conversations written in {agents_written:.1f} s"
+            )
             store_open(here, now)
 
 

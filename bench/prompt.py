@@ -39,11 +39,24 @@ def timed(fn, repeat: int = 7) -> tuple[float, object]:  # type: ignore[no-untyp
 
 def history(count: int) -> list[str]:
     rng = random.Random(7)
-    verbs = ["git status", "git commit -m", "git push", "make test", "ls -la", "cd src", "vim", "pytest -k",
-             "docker compose up", "kubectl get pods", "grep -rn", "python3 -m", "npm run", "cargo build"]
+    verbs = [
+        "git status",
+        "git commit -m",
+        "git push",
+        "make test",
+        "ls -la",
+        "cd src",
+        "vim",
+        "pytest -k",
+        "docker compose up",
+        "kubectl get pods",
+        "grep -rn",
+        "python3 -m",
+        "npm run",
+        "cargo build",
+    ]
     words = ["fix", "parser", "render", "tests", "docs", "api", "cache", "login", "build", "deploy"]
-    return [f"{rng.choice(verbs)} {rng.choice(words)}{rng.randrange(1000)} {rng.choice(words)}"
-            for _ in range(count)]
+    return [f"{rng.choice(verbs)} {rng.choice(words)}{rng.randrange(1000)} {rng.choice(words)}" for _ in range(count)]
 
 
 def menu(found: list) -> object:  # type: ignore[type-arg]
@@ -52,8 +65,7 @@ def menu(found: list) -> object:  # type: ignore[type-arg]
     from prompt_toolkit.completion import Completion
     from prompt_toolkit.document import Document
 
-    completions = [Completion(c.text, start_position=-6, display=c.display, display_meta=c.meta)
-                   for c in found]
+    completions = [Completion(c.text, start_position=-6, display=c.display, display_meta=c.meta) for c in found]
     return CompletionState(Document("less file-0"), completions)
 
 
@@ -66,10 +78,12 @@ def main() -> None:
         ref_ms, _ = timed(lambda: os.listdir(folder))
         tab_ms, found = timed(lambda: complete_path(current_word("less file-0"), str(folder)))
         menu_ms, _ = timed(lambda: menu(found))  # type: ignore[arg-type]
-        print(f"Tab in a folder of 10,000 files: {tab_ms:.1f} ms for {found.total} matches "  # type: ignore[attr-defined]
-              f"+ {menu_ms:.1f} ms to make the menu's entries = {tab_ms + menu_ms:.1f} ms "
-              f"(target <= {TARGET_FILES_MS:.0f} ms); os.listdir of it: {ref_ms:.1f} ms "
-              f"({(tab_ms + menu_ms) / ref_ms:.1f}x)")
+        print(
+            f"Tab in a folder of 10,000 files: {tab_ms:.1f} ms for {found.total} matches "  # type: ignore[attr-defined]
+            f"+ {menu_ms:.1f} ms to make the menu's entries = {tab_ms + menu_ms:.1f} ms "
+            f"(target <= {TARGET_FILES_MS:.0f} ms); os.listdir of it: {ref_ms:.1f} ms "
+            f"({(tab_ms + menu_ms) / ref_ms:.1f}x)"
+        )
 
         bin_dir = Path(tmp) / "bin"
         bin_dir.mkdir()
@@ -84,9 +98,11 @@ def main() -> None:
         complete_line("tool-1", tmp, env, names)
         cold_ms = (time.perf_counter() - start) * 1000
         warm_ms, (_, found) = timed(lambda: complete_line("tool-1", tmp, env, names))  # type: ignore[misc]
-        print(f"Tab on a command name, PATH of 5,000 executables: cold {cold_ms:.1f} ms, warm {warm_ms:.2f} ms "
-              f"for {len(found)} candidates (target <= {TARGET_COMMANDS_MS:.0f} ms); os.listdir of it: "
-              f"{ref_ms:.1f} ms (cold {cold_ms / ref_ms:.1f}x)")
+        print(
+            f"Tab on a command name, PATH of 5,000 executables: cold {cold_ms:.1f} ms, warm {warm_ms:.2f} ms "
+            f"for {len(found)} candidates (target <= {TARGET_COMMANDS_MS:.0f} ms); os.listdir of it: "
+            f"{ref_ms:.1f} ms (cold {cold_ms / ref_ms:.1f}x)"
+        )
 
     lines = history(100_000)
     start = time.perf_counter()
@@ -108,9 +124,11 @@ def main() -> None:
     reference.sort()
     p50, p99 = statistics.median(per_key), per_key[int(0.99 * (len(per_key) - 1))]
     ref50, ref99 = statistics.median(reference), reference[int(0.99 * (len(reference) - 1))]
-    print(f"suggestion per keystroke, 100,000 history lines: p50 {p50:.3f} ms, p99 {p99:.3f} ms "
-          f"(target p99 <= {TARGET_SUGGEST_P99_MS:.0f} ms); plain newest-first scan: p50 {ref50:.3f} ms, "
-          f"p99 {ref99:.3f} ms ({p99 / ref99:.2f}x at p99)")
+    print(
+        f"suggestion per keystroke, 100,000 history lines: p50 {p50:.3f} ms, p99 {p99:.3f} ms "
+        f"(target p99 <= {TARGET_SUGGEST_P99_MS:.0f} ms); plain newest-first scan: p50 {ref50:.3f} ms, "
+        f"p99 {ref99:.3f} ms ({p99 / ref99:.2f}x at p99)"
+    )
     print(f"building the suggestion index of 100,000 lines (once per view, on a worker): {build_ms:.0f} ms")
     foreground_check()
 
@@ -145,10 +163,12 @@ def foreground_check() -> None:
 
     check_us, program_us, ref_us = asyncio.run(measure())
     per_second = 1 / FOREGROUND_POLL_SECONDS + 10
-    print(f"foreground check: {check_us:.1f} us a call (tcgetpgrp + tcgetattr), the foreground program's name "
-          f"{program_us:.1f} us (/proc); at most {per_second:.0f} checks a second per pane, none per key "
-          f"(at most {per_second * (check_us + program_us) / 1000:.2f} ms of each second); os.getpid: "
-          f"{ref_us:.2f} us")
+    print(
+        f"foreground check: {check_us:.1f} us a call (tcgetpgrp + tcgetattr), the foreground program's name "
+        f"{program_us:.1f} us (/proc); at most {per_second:.0f} checks a second per pane, none per key "
+        f"(at most {per_second * (check_us + program_us) / 1000:.2f} ms of each second); os.getpid: "
+        f"{ref_us:.2f} us"
+    )
 
 
 if __name__ == "__main__":

@@ -28,10 +28,24 @@ def build(n_tabs: int, per_tab: int, round_no: int) -> tuple[object, dict[str, b
         ids = [f"p{t}-{i}" for i in range(per_tab)]
         tabs.append(TabRecord(id=f"t{t}", title=f"tab {t}", layout={"split": "v", "children": ids}))
         for pane_id in ids:
-            panes.append(PaneRecord(id=pane_id, tab=f"t{t}", title=f"pane {pane_id}", cwd="/tmp",
-                                    argv=["/bin/sh"], env={"TERM": "xterm-256color"}, rows=40, cols=120,
-                                    agent=None, lifecycle="running", exit_status=None, attention=False,
-                                    last_message=None, created_at="2026-11-29T20:00:00Z"))
+            panes.append(
+                PaneRecord(
+                    id=pane_id,
+                    tab=f"t{t}",
+                    title=f"pane {pane_id}",
+                    cwd="/tmp",
+                    argv=["/bin/sh"],
+                    env={"TERM": "xterm-256color"},
+                    rows=40,
+                    cols=120,
+                    agent=None,
+                    lifecycle="running",
+                    exit_status=None,
+                    attention=False,
+                    last_message=None,
+                    created_at="2026-11-29T20:00:00Z",
+                )
+            )
             tails[pane_id] = (f"round {round_no} {pane_id} ".encode() * 4000)[-64 * 1024 :]
     return Snapshot(session_id="bench", tabs=tabs, panes=panes), tails
 

@@ -143,8 +143,9 @@ def main() -> int:
 
         print()
         report("cold index build", cold, 2.0 * opts.sessions / 10_000, "scandir+read", ref_read)
-        report("full-text indexing of typed lines", search_build, 2.0 * opts.sessions / 10_000, "scandir+read",
-               ref_read)
+        report(
+            "full-text indexing of typed lines", search_build, 2.0 * opts.sessions / 10_000, "scandir+read", ref_read
+        )
         report("warm refresh, nothing changed", warm, 0.100, "scandir+stat", ref_stat)
         report("refresh after 10 appended logs", after10, 0.150, "scandir+stat", ref_stat)
         target = 0.600 if opts.sessions <= 10_000 else 1.5 * opts.sessions / 100_000

@@ -63,8 +63,10 @@ def colour(size: int, seed: int = 1) -> bytes:
             line = "".join(cells)
         else:
             word = rnd.choice(_WORDS)
-            line = (f"\x1b[35msrc/{rnd.choice(_WORDS)}.py\x1b[m\x1b[36m:\x1b[m\x1b[32m{rnd.randint(1, 999)}"
-                    f"\x1b[m\x1b[36m:\x1b[m    def \x1b[01;31m\x1b[K{word}\x1b[m\x1b[K(self, value) -> None:")
+            line = (
+                f"\x1b[35msrc/{rnd.choice(_WORDS)}.py\x1b[m\x1b[36m:\x1b[m\x1b[32m{rnd.randint(1, 999)}"
+                f"\x1b[m\x1b[36m:\x1b[m    def \x1b[01;31m\x1b[K{word}\x1b[m\x1b[K(self, value) -> None:"
+            )
         data = line.encode() + b"\r\n"
         out.append(data)
         total += len(data)
@@ -84,9 +86,11 @@ def frames(size: int, seed: int = 1) -> bytes:
         if frame % 2:
             for row in range(1, ROWS - 1):
                 used = rnd.randint(0, 60)
-                parts.append(f"\x1b[{row};1H\x1b[1m{row:3d}\x1b[0m\x1b[36m[\x1b[32m{'|' * used}"
-                             f"\x1b[31m{'|' * (used // 4)}\x1b[0m{' ' * (75 - used - used // 4)}"
-                             f"\x1b[36m]\x1b[0m {rnd.randint(0, 99):3d}.{rnd.randint(0, 9)}%\x1b[K")
+                parts.append(
+                    f"\x1b[{row};1H\x1b[1m{row:3d}\x1b[0m\x1b[36m[\x1b[32m{'|' * used}"
+                    f"\x1b[31m{'|' * (used // 4)}\x1b[0m{' ' * (75 - used - used // 4)}"
+                    f"\x1b[36m]\x1b[0m {rnd.randint(0, 99):3d}.{rnd.randint(0, 9)}%\x1b[K"
+                )
             parts.append(f"\x1b[{ROWS};1H\x1b[30;46mF1\x1b[0mHelp  \x1b[30;46mF10\x1b[0mQuit\x1b[K")
         else:
             parts.append(f"\x1b[1;{ROWS - 2}r\x1b[{ROWS - 2};1H")
@@ -95,10 +99,13 @@ def frames(size: int, seed: int = 1) -> bytes:
             parts.append("\x1b[r")
             for row in range(1, 11):
                 words = " ".join(rnd.choice(_WORDS) for _ in range(rnd.randint(0, 10)))
-                parts.append(f"\x1b[{row};1H\x1b[33m{row:4d} \x1b[m\x1b[38;5;{rnd.randint(16, 231)}m{words}"
-                             f"\x1b[m\x1b[K")
-            parts.append(f"\x1b[{ROWS - 1};1H\x1b[7m main.py [+]  {frame},1  Top\x1b[K\x1b[0m"
-                         f"\x1b[{ROWS};1H-- INSERT --\x1b[K\x1b[{rnd.randint(1, 10)};{rnd.randint(1, 60)}H")
+                parts.append(
+                    f"\x1b[{row};1H\x1b[33m{row:4d} \x1b[m\x1b[38;5;{rnd.randint(16, 231)}m{words}\x1b[m\x1b[K"
+                )
+            parts.append(
+                f"\x1b[{ROWS - 1};1H\x1b[7m main.py [+]  {frame},1  Top\x1b[K\x1b[0m"
+                f"\x1b[{ROWS};1H-- INSERT --\x1b[K\x1b[{rnd.randint(1, 10)};{rnd.randint(1, 60)}H"
+            )
         data = "".join(parts).encode()
         out.append(data)
         total += len(data)

@@ -41,8 +41,9 @@ def build() -> tuple[PanesContainer, list[PaneSlot]]:
     slots = []
     for pane_id in tabs.pane_ids():
         term = Terminal(["true"], cwd="/", rows=24, cols=100)
-        term.feed(b"".join(b"\x1b[32m%s\x1b[0m line %d of some output text\r\n" % (pane_id.encode(), i)
-                           for i in range(400)))
+        term.feed(
+            b"".join(b"\x1b[32m%s\x1b[0m line %d of some output text\r\n" % (pane_id.encode(), i) for i in range(400))
+        )
         control = TerminalControl(term)
         slots.append(PaneSlot(pane_id, Window(FormattedTextControl(pane_id), height=1), Window(control), control))
     container = PanesContainer(lambda area: tabs.rects(area), lambda: slots)
@@ -100,8 +101,10 @@ def run() -> None:
     print(f"  frame, the mouse per pane in cells:               {ours:6.2f} ms  ({ours / before:.2f}x the next)")
     print(f"  frame, each window's handler set cell by cell:    {before:6.2f} ms")
     print(f"  frame with a 16-row mouse selection in one pane:  {selected:6.2f} ms  ({selected / ours:.2f}x the first)")
-    print(f"  the mouse raster alone: a row at a time {row_update:.3f} ms, prompt_toolkit's cell loop"
-          f" {cell_loop:.3f} ms ({row_update / cell_loop:.2f}x)")
+    print(
+        f"  the mouse raster alone: a row at a time {row_update:.3f} ms, prompt_toolkit's cell loop"
+        f" {cell_loop:.3f} ms ({row_update / cell_loop:.2f}x)"
+    )
 
 
 if __name__ == "__main__":

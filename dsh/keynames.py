@@ -54,7 +54,6 @@ _CANONICAL = {
 }
 
 
-
 def _normalize_part(part: str) -> str | None:
     if len(part) == 1:
         return part if part.isprintable() and not part.isspace() else None

@@ -63,15 +63,17 @@ def decode_line(line: bytes) -> dict[str, Any]:
 
 def hello(*, rows: int, cols: int, env: dict[str, str], pid: int, intent: dict[str, Any] | None = None) -> bytes:
     """The client's first line: who it is, its window, and the environment its panes should see."""
-    return encode_line({
-        "dsh": MAGIC,
-        "protocol": PROTOCOL_VERSION,
-        "rows": rows,
-        "cols": cols,
-        "env": env,
-        "pid": pid,
-        "intent": intent or {},
-    })
+    return encode_line(
+        {
+            "dsh": MAGIC,
+            "protocol": PROTOCOL_VERSION,
+            "rows": rows,
+            "cols": cols,
+            "env": env,
+            "pid": pid,
+            "intent": intent or {},
+        }
+    )
 
 
 def welcome(**fields: Any) -> bytes:

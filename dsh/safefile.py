@@ -297,8 +297,9 @@ def fsync_dir(path: str | os.PathLike[str]) -> None:
             os.close(fd)
 
 
-def atomic_write(path: str | os.PathLike[str], data: bytes, *, tmp_prefix: str = ".tmp-",
-                 sync: bool = True, sync_dir: bool = True) -> None:
+def atomic_write(
+    path: str | os.PathLike[str], data: bytes, *, tmp_prefix: str = ".tmp-", sync: bool = True, sync_dir: bool = True
+) -> None:
     """Replace `path` with `data` (mode 0600) so a reader sees the old or the new file, never a part.
 
     A symbolic link at `path` is replaced, never written through. sync_dir=False leaves the folder's

@@ -35,8 +35,9 @@ def make_sessions(cwd: Path | str, *titles: str) -> list[str]:
     return ids
 
 
-def run_dsh(dsh_cmd: list[str], env: dict[str, str], *args: str, cwd: Path | str | None = None,
-            timeout: float = 20.0) -> subprocess.CompletedProcess[str]:
+def run_dsh(
+    dsh_cmd: list[str], env: dict[str, str], *args: str, cwd: Path | str | None = None, timeout: float = 20.0
+) -> subprocess.CompletedProcess[str]:
     """The installed dsh, its output as text (bytes that are not UTF-8 shown as U+FFFD); a hang fails
     the test by the timeout, never the suite."""
     return subprocess.run(

@@ -32,8 +32,15 @@ def world(tmp_path: Path) -> dict:
 
 
 def agent(argv: list[str], world: dict, lines: list[str], cwd: Path | None = None) -> str:
-    done = subprocess.run(argv, cwd=cwd or world["project"], env=world["env"], input="".join(f"{x}\n" for x in lines),
-                          capture_output=True, text=True, timeout=30)
+    done = subprocess.run(
+        argv,
+        cwd=cwd or world["project"],
+        env=world["env"],
+        input="".join(f"{x}\n" for x in lines),
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout.split()[2]  # "fake-<agent> session <id> in <cwd>"
 
@@ -142,8 +149,9 @@ def test_opencode_through_its_cli_listing(world: dict) -> None:
     assert row.kind == "opencode" and row.cwd == str(world["project"]) and row.title.startswith("New session - ")
     # The CLI is asked again only when its database changed.
     assert not refresh_agents(world["index"], [store], cwds=[str(world["project"])], env=world["env"]).changed
-    broken = refresh_agents(world["index"], [store], cwds=["/elsewhere"], env=world["env"],
-                            opencode_lister=lambda cwd: None)
+    broken = refresh_agents(
+        world["index"], [store], cwds=["/elsewhere"], env=world["env"], opencode_lister=lambda cwd: None
+    )
     assert broken.warnings == ["opencode: `opencode session list` gave no list; its conversations are not shown"]
 
 

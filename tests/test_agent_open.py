@@ -24,20 +24,23 @@ def which(name: str) -> str:
 
 def test_a_conversation_of_this_workspace_opens_here_with_the_cli_on_path(tmp_path: Path) -> None:
     env = {"HOME": str(tmp_path)}
-    plan = plan_agent_open("claude", SID, str(tmp_path), str(tmp_path / ".claude"), current_cwd=str(tmp_path),
-                           env=env, which=which)
+    plan = plan_agent_open(
+        "claude", SID, str(tmp_path), str(tmp_path / ".claude"), current_cwd=str(tmp_path), env=env, which=which
+    )
     assert plan.here and plan.cwd == str(tmp_path) and plan.argv == ["/opt/bin/claude", "--resume", SID]
     assert plan.key == f"claude:{SID}"
 
 
 def test_another_directory_and_another_store_open_as_a_new_session(tmp_path: Path) -> None:
     env = {"HOME": str(tmp_path)}
-    plan = plan_agent_open("codex", SID, str(tmp_path), "/work/codex-home", current_cwd="/elsewhere", env=env,
-                           which=which)
+    plan = plan_agent_open(
+        "codex", SID, str(tmp_path), "/work/codex-home", current_cwd="/elsewhere", env=env, which=which
+    )
     assert not plan.here
     assert plan.argv == ["env", "CODEX_HOME=/work/codex-home", "/opt/bin/codex", "resume", SID]
-    plan = plan_agent_open("opencode", "ses_abc123", str(tmp_path), "/d/opencode", current_cwd=None, env=env,
-                           which=which)
+    plan = plan_agent_open(
+        "opencode", "ses_abc123", str(tmp_path), "/d/opencode", current_cwd=None, env=env, which=which
+    )
     assert plan.argv == ["env", "XDG_DATA_HOME=/d", "/opt/bin/opencode", "--session", "ses_abc123"]
 
 
@@ -65,6 +68,7 @@ def test_open_agent_values() -> None:
 
 def test_the_searcher_answers_the_newest_query_on_its_thread(tmp_path: Path) -> None:
     index = SessionIndex(tmp_path / "q.db", tmp_path / "sessions", progress=io.StringIO())
+
     def add(conn) -> None:
         textsearch.add_lines(conn, "s:abc", ["python -m http.server", "make test"])
         textsearch.sync(conn)

@@ -84,8 +84,20 @@ def test_recognizes_the_agent_however_it_is_launched(argv: list[str], kind: str)
 
 @pytest.mark.parametrize(
     "argv",
-    [[], ["sh"], ["/bin/bash", "-l"], ["vim", "claude"], ["claude-helper"], ["env"], ["npx"], ["npx", "-y"],
-     ["env", "CLAUDE=1"], ["bash", "-c", "claude"], ["npx", "claude-code"], ["python3", "codex.py"]],
+    [
+        [],
+        ["sh"],
+        ["/bin/bash", "-l"],
+        ["vim", "claude"],
+        ["claude-helper"],
+        ["env"],
+        ["npx"],
+        ["npx", "-y"],
+        ["env", "CLAUDE=1"],
+        ["bash", "-c", "claude"],
+        ["npx", "claude-code"],
+        ["python3", "codex.py"],
+    ],
 )
 def test_other_programs_are_not_agents(argv: list[str]) -> None:
     assert adapter_for_argv(argv) is None
@@ -116,8 +128,19 @@ def test_resume_argv_is_the_official_command_as_a_list() -> None:
     assert CURSOR.resume_argv(UUID) == ["cursor-agent", "--resume", UUID]
 
 
-BAD_IDS = ["", "../../etc/passwd", f"{UUID}; rm -rf ~", "--help", f"-{UUID[1:]}", "$(id)", UUID + "\n",
-           "ses_abc/def", "ses_", None, 42]
+BAD_IDS = [
+    "",
+    "../../etc/passwd",
+    f"{UUID}; rm -rf ~",
+    "--help",
+    f"-{UUID[1:]}",
+    "$(id)",
+    UUID + "\n",
+    "ses_abc/def",
+    "ses_",
+    None,
+    42,
+]
 
 
 @pytest.mark.parametrize("adapter", list(ALL.values()), ids=list(ALL))
@@ -133,7 +156,11 @@ def test_malformed_session_ids_never_reach_an_argv(adapter: AgentAdapter, bad: o
 def test_agent_info_records_kind_id_resume_argv_and_model() -> None:
     info = CLAUDE.agent_info(["env", "X=1", "claude", "--model", "opus"], UUID)
     assert (info.kind, info.session_id, info.resume_argv, info.model) == (
-        "claude", UUID, ["claude", "--resume", UUID], "opus")
+        "claude",
+        UUID,
+        ["claude", "--resume", UUID],
+        "opus",
+    )
     assert CODEX.agent_info(["codex", "-m", "gpt-5"], None).model == "gpt-5"
     assert OPENCODE.agent_info(["opencode", "--model=anthropic/x"], None).model == "anthropic/x"
 
@@ -168,12 +195,22 @@ def test_claude_launch_gets_a_session_id_the_fake_then_uses(world: dict) -> None
 
 @pytest.mark.parametrize(
     "argv",
-    [["claude", "-r"], ["claude", "--continue"], ["claude", "-c"], ["claude", "mcp", "list"],
-     ["claude", "--fork-session", "-r", UUID], ["claude", "--resume", "my session name"],
-     # Options come before the subcommand: their values are not taken for one.
-     ["claude", "--model", "opus", "mcp", "list"], ["claude", "--permission-mode", "plan", "auto-mode"],
-     ["claude", "-d", "api", "doctor"], ["claude", "--settings", "x.json", "plugins", "list"],
-     ["claude", "ultrareview"], ["claude", "project"], ["claude", "gateway"]],
+    [
+        ["claude", "-r"],
+        ["claude", "--continue"],
+        ["claude", "-c"],
+        ["claude", "mcp", "list"],
+        ["claude", "--fork-session", "-r", UUID],
+        ["claude", "--resume", "my session name"],
+        # Options come before the subcommand: their values are not taken for one.
+        ["claude", "--model", "opus", "mcp", "list"],
+        ["claude", "--permission-mode", "plan", "auto-mode"],
+        ["claude", "-d", "api", "doctor"],
+        ["claude", "--settings", "x.json", "plugins", "list"],
+        ["claude", "ultrareview"],
+        ["claude", "project"],
+        ["claude", "gateway"],
+    ],
 )
 def test_claude_launch_that_already_picks_a_session_is_left_alone(argv: list[str]) -> None:
     assert CLAUDE.prepare_launch(argv, env={}) == (argv, None)
@@ -385,8 +422,12 @@ def test_opencode_picks_the_first_created_after_start(world: dict) -> None:
     rows = [
         {"id": "ses_old1", "directory": cwd, "created": int(OLD * 1000), "updated": int(OLD * 1000)},
         {"id": "ses_mid1", "directory": cwd, "created": int(OLD * 1000), "updated": int(now * 1000)},
-        {"id": "ses_new1", "directory": cwd, "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now + 5)),
-         "updated": int((now + 6) * 1000)},
+        {
+            "id": "ses_new1",
+            "directory": cwd,
+            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now + 5)),
+            "updated": int((now + 6) * 1000),
+        },
         {"id": "ses_else1", "directory": "/elsewhere", "created": int((now + 1) * 1000)},
         {"id": "../bad", "directory": cwd, "created": int((now + 1) * 1000)},
         {"id": "ses_noup1", "directory": cwd},

@@ -128,9 +128,20 @@ def claude_pid_file(config: Path, pid: int, sid: str, cwd: str, proc_start: int 
     """As Claude Code 2.1.197 writes it."""
     folder = config / "sessions"
     folder.mkdir(parents=True, exist_ok=True)
-    record = {"pid": pid, "sessionId": sid, "cwd": cwd, "startedAt": 1796085920336, "version": "2.1.197",
-              "peerProtocol": 1, "kind": "interactive", "entrypoint": "cli", "name": "proj-77",
-              "nameSource": "derived", "status": "idle", "updatedAt": 1796085920279}
+    record = {
+        "pid": pid,
+        "sessionId": sid,
+        "cwd": cwd,
+        "startedAt": 1796085920336,
+        "version": "2.1.197",
+        "peerProtocol": 1,
+        "kind": "interactive",
+        "entrypoint": "cli",
+        "name": "proj-77",
+        "nameSource": "derived",
+        "status": "idle",
+        "updatedAt": 1796085920279,
+    }
     if proc_start is not None:
         record["procStart"] = str(proc_start)
     (folder / f"{pid}.json").write_text(json.dumps(record))
@@ -156,12 +167,14 @@ def facts(pid: int = 4242, **kw) -> ProcessFacts:
 def test_process_evidence_wins_over_the_injected_id_and_follows_clear(tmp_path: Path) -> None:
     env = {"CLAUDE_CONFIG_DIR": str(tmp_path)}
     claude_pid_file(tmp_path, 4242, A, "/w")
-    seen = learn_session(CLAUDE, facts=[facts(env=env)], argv=["claude"], pane_env={}, pane_cwd="/w",
-                         started_at=0.0, known_id=A)
+    seen = learn_session(
+        CLAUDE, facts=[facts(env=env)], argv=["claude"], pane_env={}, pane_cwd="/w", started_at=0.0, known_id=A
+    )
     assert (seen.session_id, seen.exact, seen.cwd) == (A, True, "/w")
     claude_pid_file(tmp_path, 4242, B, "/w")  # `/clear`
-    seen = learn_session(CLAUDE, facts=[facts(env=env)], argv=["claude"], pane_env={}, pane_cwd="/w",
-                         started_at=0.0, known_id=A)
+    seen = learn_session(
+        CLAUDE, facts=[facts(env=env)], argv=["claude"], pane_env={}, pane_cwd="/w", started_at=0.0, known_id=A
+    )
     assert seen.session_id == B and seen.exact
 
 
@@ -169,8 +182,14 @@ def test_the_store_is_read_where_the_process_keeps_it(tmp_path: Path) -> None:
     """`export CLAUDE_CONFIG_DIR=…; claude` in a shell pane: the pane's env does not have it, the agent's does."""
     mine = tmp_path / "exported"
     claude_pid_file(mine, 4242, A, "/w")
-    seen = learn_session(CLAUDE, facts=[facts(env={"CLAUDE_CONFIG_DIR": str(mine)})], argv=["claude"],
-                         pane_env={"HOME": str(tmp_path / "home")}, pane_cwd="/w", started_at=0.0)
+    seen = learn_session(
+        CLAUDE,
+        facts=[facts(env={"CLAUDE_CONFIG_DIR": str(mine)})],
+        argv=["claude"],
+        pane_env={"HOME": str(tmp_path / "home")},
+        pane_cwd="/w",
+        started_at=0.0,
+    )
     assert seen.session_id == A and seen.env == {"CLAUDE_CONFIG_DIR": str(mine)}
 
 
@@ -178,15 +197,23 @@ def test_an_open_transcript_names_the_session(tmp_path: Path) -> None:
     home = tmp_path / "codex"
     rollout = home / "sessions" / "2026" / "12" / "01" / f"rollout-2026-12-01T00-49-42-{A}.jsonl"
     env = {"CODEX_HOME": str(home)}
-    seen = learn_session(CODEX, facts=[facts(env=env, open_files=("/etc/x", str(rollout)))], argv=["codex"],
-                         pane_env={}, pane_cwd="/w", started_at=0.0, taken={A})
+    seen = learn_session(
+        CODEX,
+        facts=[facts(env=env, open_files=("/etc/x", str(rollout)))],
+        argv=["codex"],
+        pane_env={},
+        pane_cwd="/w",
+        started_at=0.0,
+        taken={A},
+    )
     assert (seen.session_id, seen.exact, seen.transcript) == (A, True, None)
 
 
 def test_an_injected_id_without_a_transcript_has_no_conversation(tmp_path: Path) -> None:
     env = {"CLAUDE_CONFIG_DIR": str(tmp_path)}
-    seen = learn_session(CLAUDE, facts=[], argv=["claude", "--session-id", A], pane_env=env, pane_cwd="/w",
-                         started_at=0.0, known_id=A)
+    seen = learn_session(
+        CLAUDE, facts=[], argv=["claude", "--session-id", A], pane_env=env, pane_cwd="/w", started_at=0.0, known_id=A
+    )
     assert seen.session_id == A and seen.conversation is False
     transcript = tmp_path / "projects" / "-w" / f"{A}.jsonl"
     transcript.parent.mkdir(parents=True)
@@ -218,9 +245,20 @@ def rollout(home: Path, sid: str, cwd: str, started: float) -> None:
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(started))
     path = home / "sessions" / "2026" / "12" / "01" / f"rollout-2026-12-01T00-00-00-{sid}.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
-    meta = {"timestamp": stamp, "ordinal": 0, "type": "session_meta",
-            "payload": {"session_id": sid, "id": sid, "timestamp": stamp, "cwd": cwd, "originator": "codex-tui",
-                        "cli_version": "0.171.0", "source": "vscode"}}
+    meta = {
+        "timestamp": stamp,
+        "ordinal": 0,
+        "type": "session_meta",
+        "payload": {
+            "session_id": sid,
+            "id": sid,
+            "timestamp": stamp,
+            "cwd": cwd,
+            "originator": "codex-tui",
+            "cli_version": "0.171.0",
+            "source": "vscode",
+        },
+    }
     path.write_text(json.dumps(meta) + "\n")
 
 
@@ -231,16 +269,40 @@ def test_two_codex_panes_in_one_folder_get_their_own_ids(tmp_path: Path) -> None
     first = Neighbour("codex", None, "/w", now - 100)
     second = Neighbour("codex", None, "/w", now - 50)
     rollout(tmp_path, B, "/w", now - 48)  # the second pane's, prompted first
-    request = make_request(CODEX, agent=AgentInfo("codex"), pid=None, argv=["codex"], env=env, cwd="/w",
-                           started_at=first.started_at, others=[second])
+    request = make_request(
+        CODEX,
+        agent=AgentInfo("codex"),
+        pid=None,
+        argv=["codex"],
+        env=env,
+        cwd="/w",
+        started_at=first.started_at,
+        others=[second],
+    )
     assert run_probe(request).session_id is None
-    request = make_request(CODEX, agent=AgentInfo("codex"), pid=None, argv=["codex"], env=env, cwd="/w",
-                           started_at=second.started_at, others=[first])
+    request = make_request(
+        CODEX,
+        agent=AgentInfo("codex"),
+        pid=None,
+        argv=["codex"],
+        env=env,
+        cwd="/w",
+        started_at=second.started_at,
+        others=[first],
+    )
     assert run_probe(request).session_id == B
     rollout(tmp_path, A, "/w", now - 98)
     held = Neighbour("codex", B, "/w", second.started_at)
-    request = make_request(CODEX, agent=AgentInfo("codex"), pid=None, argv=["codex"], env=env, cwd="/w",
-                           started_at=first.started_at, others=[held])
+    request = make_request(
+        CODEX,
+        agent=AgentInfo("codex"),
+        pid=None,
+        argv=["codex"],
+        env=env,
+        cwd="/w",
+        started_at=first.started_at,
+        others=[held],
+    )
     assert run_probe(request).session_id == A
 
 
@@ -285,7 +347,6 @@ def test_typed_agent_skips_subcommands_and_reads_interpreters() -> None:
     assert seen is not None and seen.session_id == A
 
 
-
 # --- against the fake CLIs (which write what the real versions write) ------------------------------------------
 
 
@@ -310,8 +371,14 @@ def test_the_fake_claude_records_its_process_and_switches_ids_on_clear(tmp_path:
         wait_for(pid_file.exists, "sessions/<pid>.json")
 
         def learned():
-            return learn_session(CLAUDE, facts=process_facts(child.pid), argv=["claude"], pane_env={},
-                                 pane_cwd=str(work), started_at=time.time() - 60)
+            return learn_session(
+                CLAUDE,
+                facts=process_facts(child.pid),
+                argv=["claude"],
+                pane_env={},
+                pane_cwd=str(work),
+                started_at=time.time() - 60,
+            )
 
         first = learned()
         assert first.exact and first.cwd == str(work) and first.env == {"CLAUDE_CONFIG_DIR": str(config)}

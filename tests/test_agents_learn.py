@@ -85,6 +85,7 @@ def test_learns_the_session_of_a_fake_agent_started_later(tmp_path: Path) -> Non
     adapter: AgentAdapter = CodexAdapter()
     learner = SessionLearner(adapter, str(tmp_path), time.time(), env, delays=(0.0,))
     assert learner.attempt() is None
-    done = subprocess.run(["codex"], cwd=tmp_path, env=env, input="x\n", capture_output=True, text=True,
-                          timeout=20, check=True)
+    done = subprocess.run(
+        ["codex"], cwd=tmp_path, env=env, input="x\n", capture_output=True, text=True, timeout=20, check=True
+    )
     assert learner.attempt() is not None and learner.session_id in done.stdout

@@ -43,14 +43,34 @@ def test_a_saved_program_or_env_is_not_trusted_beyond_its_name_and_variable(tmp_
 def test_no_conversation_means_not_resumable_but_a_fresh_start(tmp_path: Path) -> None:
     agent = AgentInfo("claude", SID, resume_argv=["claude", "--resume", SID], cwd=str(tmp_path), conversation=False)
     assert resume_argv(agent, nowhere) is None
-    record = PaneRecord(id="p1", tab="t1", title="claude", cwd=str(tmp_path), argv=["claude"], env={}, rows=24,
-                        cols=80, agent=agent, lifecycle="running", exit_status=None, attention=False,
-                        last_message=None, created_at="2026-12-01T00:00:00.000Z")
+    record = PaneRecord(
+        id="p1",
+        tab="t1",
+        title="claude",
+        cwd=str(tmp_path),
+        argv=["claude"],
+        env={},
+        rows=24,
+        cols=80,
+        agent=agent,
+        lifecycle="running",
+        exit_status=None,
+        attention=False,
+        last_message=None,
+        created_at="2026-12-01T00:00:00.000Z",
+    )
     from dsh.agents.registry import resume_argv_for
 
     assert restored_state(record, resume_argv_for) is PaneState.RESTORED
-    plan = plan_pane_start(pane_id="p1", state=PaneState.RESTORED, agent=agent, saved_cwd=str(tmp_path),
-                           session_cwd="/s", shell_argv=SHELL, which=nowhere)
+    plan = plan_pane_start(
+        pane_id="p1",
+        state=PaneState.RESTORED,
+        agent=agent,
+        saved_cwd=str(tmp_path),
+        session_cwd="/s",
+        shell_argv=SHELL,
+        which=nowhere,
+    )
     assert plan.argv == ["claude"] and plan.cwd == str(tmp_path)
     assert plan.message is not None and "no conversation" in plan.message and "afresh" in plan.message
     assert plan.agent is not None and plan.agent.session_id is None and plan.agent.kind == "claude"
@@ -60,18 +80,38 @@ def test_no_conversation_means_not_resumable_but_a_fresh_start(tmp_path: Path) -
 def test_resume_runs_in_the_agents_directory_and_waits_when_it_is_gone(tmp_path: Path) -> None:
     agent = AgentInfo("codex", SID, cwd=str(tmp_path / "agent-dir"))
     (tmp_path / "agent-dir").mkdir()
-    plan = plan_pane_start(pane_id="p2", state=PaneState.RESUMABLE, agent=agent, saved_cwd=str(tmp_path),
-                           session_cwd="/s", shell_argv=SHELL, which=nowhere)
+    plan = plan_pane_start(
+        pane_id="p2",
+        state=PaneState.RESUMABLE,
+        agent=agent,
+        saved_cwd=str(tmp_path),
+        session_cwd="/s",
+        shell_argv=SHELL,
+        which=nowhere,
+    )
     assert plan.argv == ["codex", "resume", SID] and plan.cwd == str(tmp_path / "agent-dir") and plan.agent is agent
     (tmp_path / "agent-dir").rmdir()
-    plan = plan_pane_start(pane_id="p2", state=PaneState.RESUMABLE, agent=agent, saved_cwd=str(tmp_path),
-                           session_cwd="/s", shell_argv=SHELL, which=nowhere)
+    plan = plan_pane_start(
+        pane_id="p2",
+        state=PaneState.RESUMABLE,
+        agent=agent,
+        saved_cwd=str(tmp_path),
+        session_cwd="/s",
+        shell_argv=SHELL,
+        which=nowhere,
+    )
     assert plan.argv is None and plan.error and "is gone" in (plan.message or "")
 
 
 def test_a_shell_start_drops_the_agent_and_falls_back_to_the_session_directory(tmp_path: Path) -> None:
-    plan = plan_pane_start(pane_id="p3", state=PaneState.EXITED, agent=AgentInfo("claude", SID),
-                           saved_cwd=str(tmp_path / "gone"), session_cwd=str(tmp_path), shell_argv=SHELL)
+    plan = plan_pane_start(
+        pane_id="p3",
+        state=PaneState.EXITED,
+        agent=AgentInfo("claude", SID),
+        saved_cwd=str(tmp_path / "gone"),
+        session_cwd=str(tmp_path),
+        shell_argv=SHELL,
+    )
     assert plan.argv == SHELL and plan.cwd == str(tmp_path) and plan.agent is None and plan.error
 
 

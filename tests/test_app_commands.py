@@ -105,6 +105,7 @@ def test_resize_moves_the_border_by_the_cells_given(tmp_path: Path) -> None:
             h.send(C_B + "%")
             await h.wait(lambda: len(h.session.panes) == 2, "C-b % to split")
             await h.wait(lambda: h.session.area.width > 40, "the first frame")
+
             def left_width() -> int:
                 return h.session.tabs.rects(h.session.area).rects[left].width
 

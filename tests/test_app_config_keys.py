@@ -177,7 +177,7 @@ def test_reload_applies_a_new_prefix_at_once(tmp_path: Path, dsh_home: Path) -> 
             assert "prefix C-a" in h.message and h.app.keymap.prefix == "c-a"
             h.send("\x01%")  # C-a %: the new prefix splits
             await h.wait(lambda: len(h.session.panes) == 2, "C-a % to split")
-            (dsh_home / "config.toml").write_text('[term]\nscrollback = -5\n')
+            (dsh_home / "config.toml").write_text("[term]\nscrollback = -5\n")
             h.type_line("/reload")
             await h.wait(lambda: "scrollback" in h.message, "the bad value named")
 

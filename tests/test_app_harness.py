@@ -118,8 +118,10 @@ class Harness:
         # A line ending with `text`: a shell that starts after the keys were typed prints its prompt
         # first on the output's line.
         try:
-            await self.wait(lambda: any(line.rstrip().endswith(text) for line in pane.terminal.text_lines()),
-                            f"a line ending with {text!r} in {pane.id}")
+            await self.wait(
+                lambda: any(line.rstrip().endswith(text) for line in pane.terminal.text_lines()),
+                f"a line ending with {text!r} in {pane.id}",
+            )
         except AssertionError as exc:
             shown = "\n".join(line for line in pane.terminal.text_lines() if line.strip())
             raise AssertionError(f"{exc}\n{pane.id} shows:\n{shown}") from None
@@ -142,8 +144,9 @@ async def running_app(cwd: Path, **options: Any) -> AsyncIterator[Harness]:
         harness = Harness(app, pipe, task)
         try:
             await harness.wait(lambda: app.application.is_running, "the app to run")
-            await harness.wait(lambda: app.active_pane is not None and app.active_pane.running,
-                               "the first pane to start")
+            await harness.wait(
+                lambda: app.active_pane is not None and app.active_pane.running, "the first pane to start"
+            )
             yield harness
         finally:
             if not task.done():
@@ -161,6 +164,7 @@ def log_events(app: DshApp) -> list[dict[str, Any]]:
 
 
 # -- the harness's own checks -------------------------------------------------------------------
+
 
 def test_app_starts_on_the_prompt_with_one_live_shell_pane(tmp_path: Path) -> None:
     async def body() -> None:
@@ -184,8 +188,7 @@ def test_quit_ends_the_app_and_closes_the_session_log(tmp_path: Path) -> None:
             events = log_events(h.app)
             assert events[0]["type"] == "session" and events[0]["cwd"] == str(tmp_path)
             assert events[-1]["type"] == "close"
-            assert {"type": "input", "text": "/quit"}.items() <= next(
-                e for e in events if e["type"] == "input").items()
+            assert {"type": "input", "text": "/quit"}.items() <= next(e for e in events if e["type"] == "input").items()
             assert os.path.basename(str(h.session.log.path)) == f"{h.session.log.id}.jsonl"
 
     run(body)

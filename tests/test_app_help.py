@@ -10,7 +10,7 @@ from dsh.ui.keyhelp import PROMPT_KEYS, copy_key_rows, key_help_lines
 def rows(lines: list[str]) -> dict[str, str]:
     """Key column -> rest of the row, for the keymap rows (before the first blank line)."""
     out: dict[str, str] = {}
-    for line in lines[1:lines.index("")]:
+    for line in lines[1 : lines.index("")]:
         out[line[2:18].strip()] = line[18:].strip()
     return out
 

@@ -139,8 +139,22 @@ def test_prefix_question_mark_shows_every_binding_and_q_closes(tmp_path: Path) -
             h.send(C_B + "?")
             await h.wait(lambda: h.app.mode == "help", "C-b ? to open help")
             text = "\n".join(h.app.help_lines)
-            for shown in ("C-b %", 'C-b "', "C-b o", "C-b z", "C-b x", "C-b c", "C-b n", "C-b p",
-                          "C-b ,", "C-b [", "C-b ?", "C-b C-b", "M-Left", "C-]"):
+            for shown in (
+                "C-b %",
+                'C-b "',
+                "C-b o",
+                "C-b z",
+                "C-b x",
+                "C-b c",
+                "C-b n",
+                "C-b p",
+                "C-b ,",
+                "C-b [",
+                "C-b ?",
+                "C-b C-b",
+                "M-Left",
+                "C-]",
+            ):
                 assert shown in text, shown
             h.send("q")
             await h.wait(lambda: h.app.mode == "prompt", "q to close help")

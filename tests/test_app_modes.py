@@ -120,7 +120,7 @@ def test_help_lists_the_prompt_keys(tmp_path: Path) -> None:
             h.send(C_B + "?")
             await h.wait(lambda: h.app.mode == "help", "C-b ? to open help")
             assert "On the prompt line:" in h.app.help_lines
-            assert any(line.startswith("  C-b \"") and line.endswith("/split -v") for line in h.app.help_lines)
+            assert any(line.startswith('  C-b "') and line.endswith("/split -v") for line in h.app.help_lines)
 
     run(body)
 

@@ -114,8 +114,10 @@ def test_dragging_the_border_resizes_both_panes(tmp_path: Path) -> None:
             left, right = first.terminal.cols, second.terminal.cols
             y = border.y + 3
             h.send(press(border.x, y) + drag(border.x - 6, y) + drag(border.x - 10, y + 2) + release(border.x - 10, y))
-            await h.wait(lambda: (first.terminal.cols, second.terminal.cols) == (left - 10, right + 10),
-                         "both panes resized by the drag")
+            await h.wait(
+                lambda: (first.terminal.cols, second.terminal.cols) == (left - 10, right + 10),
+                "both panes resized by the drag",
+            )
             assert clipboard(h) == "" and h.pane is second  # a border drag selects nothing, focuses nothing
 
     run(body)

@@ -78,8 +78,10 @@ def test_tab_completes_command_names_and_arguments(tmp_path: Path) -> None:
             h.send("/fo" + TAB)
             await h.wait(lambda: buffer.text == "/focus", "Tab to complete /fo to /focus")
             h.send(" l")
-            await h.wait(lambda: buffer.complete_state is not None and buffer.complete_state.completions,
-                         "argument completions for /focus l")
+            await h.wait(
+                lambda: buffer.complete_state is not None and buffer.complete_state.completions,
+                "argument completions for /focus l",
+            )
             assert [c.text for c in buffer.complete_state.completions] == ["left", "last"]
             h.send(TAB)
             await h.wait(lambda: buffer.text == "/focus left", "Tab to complete the argument")
@@ -190,8 +192,10 @@ def test_slash_commands_work_from_inside_a_pane_via_the_prefix(tmp_path: Path) -
             await h.wait(lambda: h.app.mode == "pane", "C-] to enter the pane")
             h.send(C_B + "c")
             await h.wait(lambda: len(h.session.tabs.tabs) == 2, "C-b c from inside a pane")
-            await h.wait(lambda: h.app.layout.has_focus(h.app.slots[h.pane.id].body),
-                         "the keyboard to follow into the new tab's pane")
+            await h.wait(
+                lambda: h.app.layout.has_focus(h.app.slots[h.pane.id].body),
+                "the keyboard to follow into the new tab's pane",
+            )
             assert h.app.mode == "pane"
 
     run(body)
@@ -355,8 +359,10 @@ def test_tab_completes_a_file_name_in_the_panes_directory(tmp_path: Path) -> Non
     run(body)
 
 
-@pytest.mark.skipif(shutil.which("bash") is None or not os.path.isfile("/usr/share/bash-completion/bash_completion"),
-                    reason="needs bash and the bash-completion package (CI installs both)")
+@pytest.mark.skipif(
+    shutil.which("bash") is None or not os.path.isfile("/usr/share/bash-completion/bash_completion"),
+    reason="needs bash and the bash-completion package (CI installs both)",
+)
 def test_tab_offers_what_the_commands_bash_completion_offers(tmp_path: Path) -> None:
     async def body() -> None:
         async with running_app(tmp_path) as h:

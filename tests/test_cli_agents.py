@@ -25,15 +25,15 @@ def env(dsh_env: dict[str, str], tmp_path: Path) -> dict[str, str]:
 
 
 def agent(argv: list[str], cwd: Path, env: dict[str, str], *lines: str) -> str:
-    done = subprocess.run(argv, cwd=cwd, env=env, input="".join(f"{x}\n" for x in lines), capture_output=True,
-                          text=True, timeout=30)
+    done = subprocess.run(
+        argv, cwd=cwd, env=env, input="".join(f"{x}\n" for x in lines), capture_output=True, text=True, timeout=30
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout.split()[2]
 
 
 def sessions(dsh_cmd: list[str], env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*dsh_cmd, "sessions", *args], env=env, cwd=cwd, capture_output=True, text=True,
-                          timeout=60)
+    return subprocess.run([*dsh_cmd, "sessions", *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=60)
 
 
 def test_agents_of_this_directory_and_of_every_one(dsh_cmd: list[str], env: dict[str, str], tmp_path: Path) -> None:

@@ -78,16 +78,22 @@ def test_man_page_documents_the_contracts() -> None:
     from dsh.store.summary import JSON_KEYS
 
     page = (REPO / "man" / "dsh.1").read_text().replace("\\-", "-")
-    for section in ["SYNOPSIS", "COMMANDS", "FILES", "ENVIRONMENT", "SESSION LOG FORMAT", "JSON OUTPUT",
-                    "EXIT STATUS"]:
+    for section in ["SYNOPSIS", "COMMANDS", "FILES", "ENVIRONMENT", "SESSION LOG FORMAT", "JSON OUTPUT", "EXIT STATUS"]:
         assert f".SH {section}" in page
     json_section = page.split(".SH JSON OUTPUT", 1)[1].split(".SH ", 1)[0]
     for key in JSON_KEYS:
         assert re.search(rf"^\.BR? (.*\W)?{key}\b", json_section, re.MULTILINE), key
     for name in [*ENV_KEYS, "DSH_HOME"]:
         assert f".B {name}\n" in page, name
-    for word in ["--resume", "--continue", "dsh sessions", "dsh config", "session-query.db",
-                 "session has no recorded workspace", '"type": "session", "version": 1']:
+    for word in [
+        "--resume",
+        "--continue",
+        "dsh sessions",
+        "dsh config",
+        "session-query.db",
+        "session has no recorded workspace",
+        '"type": "session", "version": 1',
+    ]:
         assert word in page, word
 
 
@@ -107,17 +113,15 @@ def test_completions_offer_every_option_of_the_commands() -> None:
             assert word in text or f"-l {bare}" in text, (path.name, word)
 
 
-def test_bash_completion_completes_commands_options_keys_and_ids(
-    dsh_env: dict[str, str], dsh_home: Path
-) -> None:
+def test_bash_completion_completes_commands_options_keys_and_ids(dsh_env: dict[str, str], dsh_home: Path) -> None:
     from dsh.store.log import SessionLog
 
     log = SessionLog.create(dsh_home / "sessions", "/w")
     log.close()
     script = (
         f"source {COMPLETIONS[0]}\n"
-        "t() { COMP_WORDS=(\"$@\"); COMP_CWORD=$((${#COMP_WORDS[@]}-1)); COMPREPLY=(); _dsh;"
-        " echo \"${COMPREPLY[*]}\"; }\n"
+        't() { COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]}-1)); COMPREPLY=(); _dsh;'
+        ' echo "${COMPREPLY[*]}"; }\n'
         "t dsh se\nt dsh sessions --a\nt dsh config s\nt dsh config set ui.m\nt dsh --resume ''\n"
     )
     env = {**dsh_env, "PATH": f"{Path(sys.executable).parent}:{dsh_env['PATH']}"}

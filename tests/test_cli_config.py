@@ -36,8 +36,9 @@ def test_show_origin_names_each_layer(dsh_cmd: list[str], dsh_env: dict[str, str
     assert lines[f'store.root = "sessions"  # {dsh_home / "sessions"}'].startswith("base: ")
 
 
-def test_the_config_shows_the_session_root_it_resolves_to(dsh_cmd: list[str], dsh_env: dict[str, str],
-                                                          dsh_home: Path) -> None:
+def test_the_config_shows_the_session_root_it_resolves_to(
+    dsh_cmd: list[str], dsh_env: dict[str, str], dsh_home: Path
+) -> None:
     got = run([*dsh_cmd, "config"], dsh_env)
     assert f'root = "sessions"  # {dsh_home / "sessions"}' in got.stdout.splitlines()
 
@@ -45,8 +46,14 @@ def test_the_config_shows_the_session_root_it_resolves_to(dsh_cmd: list[str], ds
 def test_a_reader_that_leaves_early_is_no_error(dsh_cmd: list[str], dsh_env: dict[str, str]) -> None:
     import subprocess
 
-    shell = subprocess.run(f"{' '.join(dsh_cmd)} config --show-origin | head -1", shell=True, env=dsh_env,
-                           capture_output=True, text=True, timeout=30)
+    shell = subprocess.run(
+        f"{' '.join(dsh_cmd)} config --show-origin | head -1",
+        shell=True,
+        env=dsh_env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert "Traceback" not in shell.stderr and shell.stdout.count("\n") == 1
 
 
@@ -71,9 +78,7 @@ def test_set_then_get(dsh_cmd: list[str], dsh_env: dict[str, str], dsh_home: Pat
     assert (got.returncode, got.stderr) == (1, "dsh: config: no.such is not set\n")
 
 
-def test_set_refuses_bad_values_and_broken_files(
-    dsh_cmd: list[str], dsh_env: dict[str, str], dsh_home: Path
-) -> None:
+def test_set_refuses_bad_values_and_broken_files(dsh_cmd: list[str], dsh_env: dict[str, str], dsh_home: Path) -> None:
     got = run([*dsh_cmd, "config", "set", "term.scrollback", "lots"], dsh_env)
     assert got.returncode == 1
     assert got.stderr == "dsh: config: term.scrollback: expected an integer, got 'lots'; not changed\n"

@@ -93,9 +93,7 @@ def test_titles_from_disk_are_sanitized_in_the_table(
     assert "^[[2J^[]0;pwned^G\\x9bX" in got.stdout
 
 
-def test_archived_only_with_flag(
-    dsh_cmd: list[str], dsh_env: dict[str, str], dsh_home: Path, tmp_path: Path
-) -> None:
+def test_archived_only_with_flag(dsh_cmd: list[str], dsh_env: dict[str, str], dsh_home: Path, tmp_path: Path) -> None:
     log = make(dsh_home, tmp_path, "x")
     from dsh.store.log import append_event
 
@@ -141,9 +139,7 @@ def test_corrupt_index_is_rebuilt_by_the_command(
     assert got.stderr == "" and log.id in got.stdout
 
 
-def test_never_scans_the_launch_dirs_legacy_folder(
-    dsh_cmd: list[str], dsh_env: dict[str, str], tmp_path: Path
-) -> None:
+def test_never_scans_the_launch_dirs_legacy_folder(dsh_cmd: list[str], dsh_env: dict[str, str], tmp_path: Path) -> None:
     legacy = tmp_path / ".sessions"
     legacy.mkdir()
     (legacy / "old1.jsonl").write_text(json.dumps({"type": "session", "id": "old1", "cwd": str(tmp_path)}))
@@ -153,9 +149,7 @@ def test_never_scans_the_launch_dirs_legacy_folder(
     assert got.stdout == "" and "no sessions in" in got.stderr
 
 
-def test_config_root_and_flags_pick_the_store(
-    dsh_cmd: list[str], dsh_env: dict[str, str], tmp_path: Path
-) -> None:
+def test_config_root_and_flags_pick_the_store(dsh_cmd: list[str], dsh_env: dict[str, str], tmp_path: Path) -> None:
     other = tmp_path / "elsewhere"
     log = SessionLog.create(other, str(tmp_path))
     log.close()

@@ -12,7 +12,7 @@ def test_empty(line: str) -> None:
     assert parse_line(line) == ParsedLine("empty")
 
 
-@pytest.mark.parametrize("line", ["ls -la", "  echo 'x'  ", "echo \"unbalanced", " /not-a-command", "a/b"])
+@pytest.mark.parametrize("line", ["ls -la", "  echo 'x'  ", 'echo "unbalanced', " /not-a-command", "a/b"])
 def test_shell_line_kept_exactly(line: str) -> None:
     parsed = parse_line(line)
     assert parsed.kind == "shell" and parsed.text == line

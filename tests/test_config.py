@@ -73,8 +73,17 @@ def test_env_table_maps_names_to_base_keys() -> None:
 
 @pytest.mark.parametrize(
     ("text", "value"),
-    [("42", 42), ("2.5", 2.5), ("true", True), ('"quoted"', "quoted"), ("[1, 2]", [1, 2]),
-     ("c-b", "c-b"), ("hello world", "hello world"), ("1\nx = 2", "1\nx = 2"), ("", "")],
+    [
+        ("42", 42),
+        ("2.5", 2.5),
+        ("true", True),
+        ('"quoted"', "quoted"),
+        ("[1, 2]", [1, 2]),
+        ("c-b", "c-b"),
+        ("hello world", "hello world"),
+        ("1\nx = 2", "1\nx = 2"),
+        ("", ""),
+    ],
 )
 def test_values_parse_as_toml_else_text(text: str, value: object) -> None:
     assert parse_value(text) == value

@@ -36,8 +36,7 @@ class RawClient:
     @classmethod
     async def connect(cls, path: Path, **hello: object) -> tuple[RawClient, dict]:
         reader, writer = await asyncio.open_unix_connection(str(path))
-        writer.write(protocol.hello(rows=24, cols=80, env={"TERM": "xterm-256color"}, pid=os.getpid(),
-                                    **hello))  # type: ignore[arg-type]
+        writer.write(protocol.hello(rows=24, cols=80, env={"TERM": "xterm-256color"}, pid=os.getpid(), **hello))  # type: ignore[arg-type]
         welcome = protocol.decode_line((await reader.readline()).rstrip(b"\n"))
         return cls(reader, writer), welcome
 
@@ -187,5 +186,3 @@ def test_a_stale_socket_is_removed_and_a_live_or_foreign_file_is_not(tmp_path: P
 )
 def test_each_client_gets_the_colour_depth_of_its_own_terminal(env: dict[str, str], depth: ColorDepth) -> None:
     assert color_depth_for(env) is depth
-
-

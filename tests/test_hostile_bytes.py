@@ -97,8 +97,10 @@ def test_a_line_with_a_byte_that_is_not_utf8_reaches_the_pane_as_that_byte(tmp_p
     async def body() -> None:
         async with running_app(tmp_path) as h:
             h.app.handle_line(line)  # what the prompt hands over for a typed 0xff (surrogateescape)
-            await h.wait(lambda: (tmp_path / "out.bin").exists() and (tmp_path / "out.bin").stat().st_size == 3,
-                         "the shell to write the file")
+            await h.wait(
+                lambda: (tmp_path / "out.bin").exists() and (tmp_path / "out.bin").stat().st_size == 3,
+                "the shell to write the file",
+            )
             inputs = [e["text"] for e in read_log(h.session.log.path).events if e["type"] == "input"]
             assert inputs == [line]
 
@@ -107,8 +109,7 @@ def test_a_line_with_a_byte_that_is_not_utf8_reaches_the_pane_as_that_byte(tmp_p
 
 
 @pytest.mark.slow
-def test_continue_in_a_directory_that_is_not_utf8(dsh_cmd: list[str], dsh_env: dict[str, str],
-                                                  bad_dir: Path) -> None:
+def test_continue_in_a_directory_that_is_not_utf8(dsh_cmd: list[str], dsh_env: dict[str, str], bad_dir: Path) -> None:
     from tests.e2e.ptydriver import PtyDriver
 
     [sid] = make_sessions(bad_dir, "before")

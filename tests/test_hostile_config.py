@@ -24,9 +24,16 @@ BAD = {
     "term.term": ('"xterm\\u001b[31m"', "must be a terminal type name"),
     "store.root": ('""', "must name a folder"),
 }
-DEFAULTS = {"ui.prefix": "c-b", "ui.escape_key": "c-]", "ui.copy_keys": "vi", "term.scrollback": 10000,
-            "term.tail_bytes": 65536, "snapshot.debounce_seconds": 2.0, "term.term": "xterm-256color",
-            "store.root": "sessions"}
+DEFAULTS = {
+    "ui.prefix": "c-b",
+    "ui.escape_key": "c-]",
+    "ui.copy_keys": "vi",
+    "term.scrollback": 10000,
+    "term.tail_bytes": 65536,
+    "snapshot.debounce_seconds": 2.0,
+    "term.term": "xterm-256color",
+    "store.root": "sessions",
+}
 
 
 def test_every_bounded_key_is_tested_here() -> None:

@@ -67,7 +67,10 @@ def test_a_log_write_cut_short_leaves_no_torn_line_and_loses_no_event(disk: Smal
     contents = read_log(log.path)
     assert contents.warnings == []
     assert [e.get("text") for e in contents.events if e["type"] == "input"] == [
-        "before", "x" * 20000, "while full", "after"
+        "before",
+        "x" * 20000,
+        "while full",
+        "after",
     ]
 
 
@@ -125,8 +128,10 @@ def test_a_snapshot_that_cannot_be_written_shows_in_the_status_line_until_one_is
             disk.fill()
             h.type_line("echo changed")
             h.session.scheduler.structural_change()
-            await h.wait(lambda: "layout not saved: No space left on device" in status(h),
-                         "the status line to say the snapshot failed")
+            await h.wait(
+                lambda: "layout not saved: No space left on device" in status(h),
+                "the status line to say the snapshot failed",
+            )
             await h.wait_output(h.pane, "changed")
             h.type_line("echo still-shown")
             await h.wait_output(h.pane, "still-shown")
@@ -140,8 +145,12 @@ def test_a_snapshot_that_cannot_be_written_shows_in_the_status_line_until_one_is
 
 
 def test_the_index_on_a_full_disk_lists_every_session_from_memory(
-    home_on_disk: Path, disk: SmallDisk, dsh_cmd: list[str], dsh_env: dict[str, str],
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    home_on_disk: Path,
+    disk: SmallDisk,
+    dsh_cmd: list[str],
+    dsh_env: dict[str, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     first = make_sessions(tmp_path, "a", "b")
     store = Store(load_config(env={}))
@@ -167,8 +176,7 @@ def test_the_index_on_a_full_disk_lists_every_session_from_memory(
     index.close()
 
 
-def test_the_history_file_on_a_full_disk_is_a_message_not_an_exception(home_on_disk: Path,
-                                                                      disk: SmallDisk) -> None:
+def test_the_history_file_on_a_full_disk_is_a_message_not_an_exception(home_on_disk: Path, disk: SmallDisk) -> None:
     from dsh.store.history import PromptHistory
     from dsh.ui.history import WorkspaceHistory
 
@@ -191,8 +199,10 @@ def test_an_index_the_disk_refuses_is_a_message_in_the_app_at_once(
 
     async def body() -> None:
         async with running_app(tmp_path) as h:
-            await h.wait(lambda: "session index not refreshed: database or disk is full" in h.message,
-                         "a message about the index")
+            await h.wait(
+                lambda: "session index not refreshed: database or disk is full" in h.message,
+                "a message about the index",
+            )
             assert "session-query.db" in h.message and "in memory" in h.message
             h.type_line("echo still-works")
             await h.wait_output(h.pane, "still-works")

@@ -36,8 +36,9 @@ def test_a_home_others_can_write_is_refused(
     assert run_dsh(dsh_cmd, dsh_env, "sessions", "--all").returncode == 0
 
 
-def test_a_home_others_can_only_read_is_used(dsh_cmd: list[str], dsh_env: dict[str, str], dsh_home: Path,
-                                               tmp_path: Path) -> None:
+def test_a_home_others_can_only_read_is_used(
+    dsh_cmd: list[str], dsh_env: dict[str, str], dsh_home: Path, tmp_path: Path
+) -> None:
     [sid] = make_sessions(tmp_path, "mine")
     os.chmod(dsh_home, 0o755)
     got = run_dsh(dsh_cmd, dsh_env, "sessions", "--all")
@@ -89,12 +90,18 @@ def test_a_folder_another_user_owns_is_refused_with_the_fix() -> None:
     assert safefile.folder_problem("/srv/dsh", root_owned) is None  # root may own it, as ssh allows
 
 
-def test_a_home_dsh_makes_is_0700_whatever_the_umask(dsh_cmd: list[str], dsh_env: dict[str, str],
-                                                     tmp_path: Path) -> None:
+def test_a_home_dsh_makes_is_0700_whatever_the_umask(
+    dsh_cmd: list[str], dsh_env: dict[str, str], tmp_path: Path
+) -> None:
     home = tmp_path / "new" / "home"
     env = {**dsh_env, "DSH_HOME": str(home)}
-    got = subprocess.run(["sh", "-c", 'umask 000; exec "$@"', "sh", *dsh_cmd, "sessions", "--all"],
-                         env=env, capture_output=True, text=True, timeout=20)
+    got = subprocess.run(
+        ["sh", "-c", 'umask 000; exec "$@"', "sh", *dsh_cmd, "sessions", "--all"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=20,
+    )
     assert got.returncode == 0, got.stderr
     assert stat.S_IMODE(os.stat(home).st_mode) == 0o700
 
@@ -120,8 +127,9 @@ def test_check_folder_names_what_is_wrong(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_dsh_itself_refuses_a_home_others_can_write(dsh_cmd: list[str], dsh_env: dict[str, str],
-                                                     dsh_home: Path, tmp_path: Path) -> None:
+def test_dsh_itself_refuses_a_home_others_can_write(
+    dsh_cmd: list[str], dsh_env: dict[str, str], dsh_home: Path, tmp_path: Path
+) -> None:
     from tests.e2e.ptydriver import PtyDriver
 
     os.chmod(dsh_home, 0o777)

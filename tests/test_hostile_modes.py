@@ -37,9 +37,22 @@ def modes(home: Path) -> dict[str, int]:
 def test_everything_dsh_writes_is_private_under_umask_0(open_umask: None, dsh_home: Path, tmp_path: Path) -> None:
     os.chmod(dsh_home, 0o700)
     make_sessions(tmp_path, "one")
-    pane = PaneRecord(id="p1", tab="t1", title="sh", cwd="/", argv=["sh"], env={}, rows=24, cols=80, agent=None,
-                      lifecycle="exited", exit_status=0, attention=False, last_message=None,
-                      created_at="2026-01-01T00:00:00.000Z")
+    pane = PaneRecord(
+        id="p1",
+        tab="t1",
+        title="sh",
+        cwd="/",
+        argv=["sh"],
+        env={},
+        rows=24,
+        cols=80,
+        agent=None,
+        lifecycle="exited",
+        exit_status=0,
+        attention=False,
+        last_message=None,
+        created_at="2026-01-01T00:00:00.000Z",
+    )
     tab = TabRecord(id="t1", title="main", layout={"pane": "p1"}, active_pane="p1")
     write_snapshot(Snapshot(session_id="s1", tabs=[tab], panes=[pane]), {"p1": b"tail"})
     PromptHistory.for_workspace(str(tmp_path)).append("echo hi")
@@ -53,8 +66,15 @@ def test_everything_dsh_writes_is_private_under_umask_0(open_umask: None, dsh_ho
     found = modes(dsh_home)
     loose = {name: f"{mode:04o}" for name, mode in found.items() if mode != (0o700 if name.endswith("/") else 0o600)}
     assert loose == {}
-    for expected in ("history/", "log/dsh.log", "log/crash.log", "state/s1/history/p1.tail", "state/s1/snapshot.json",
-                     "session-query.db", "config.toml"):
+    for expected in (
+        "history/",
+        "log/dsh.log",
+        "log/crash.log",
+        "state/s1/history/p1.tail",
+        "state/s1/snapshot.json",
+        "session-query.db",
+        "config.toml",
+    ):
         assert any(name.startswith(expected) for name in found), expected
 
 

@@ -70,7 +70,7 @@ def test_a_deeply_nested_config_is_skipped_with_its_path_and_dsh_carries_on(
 ) -> None:
     [sid] = make_sessions(tmp_path, "listed")
     path = dsh_home / "config.toml"
-    path.write_text(f"a = {nested(depth)}\n[ui]\nprefix = \"c-a\"\n")
+    path.write_text(f'a = {nested(depth)}\n[ui]\nprefix = "c-a"\n')
     config = load_config(env={"DSH_SCROLLBACK": "2000"})
     assert config.get("ui.prefix") == "c-b" and config.get("term.scrollback") == 2000
     [warning] = config.warnings

@@ -30,9 +30,22 @@ def never_hang() -> Iterator[None]:
 
 
 def _pane(pane_id: str) -> PaneRecord:
-    return PaneRecord(id=pane_id, tab="t1", title="sh", cwd="/", argv=["sh"], env={}, rows=24, cols=80,
-                      agent=None, lifecycle="exited", exit_status=0, attention=False, last_message=None,
-                      created_at="2026-01-01T00:00:00.000Z")
+    return PaneRecord(
+        id=pane_id,
+        tab="t1",
+        title="sh",
+        cwd="/",
+        argv=["sh"],
+        env={},
+        rows=24,
+        cols=80,
+        agent=None,
+        lifecycle="exited",
+        exit_status=0,
+        attention=False,
+        last_message=None,
+        created_at="2026-01-01T00:00:00.000Z",
+    )
 
 
 def test_a_fifo_as_a_snapshot_does_not_hang_the_json_listing(

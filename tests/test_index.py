@@ -338,9 +338,7 @@ def test_two_processes_writing_and_refreshing_at_once(tmp_path: Path, root: Path
     ctx = multiprocessing.get_context("spawn")
     barrier = ctx.Barrier(2)
     db = tmp_path / "session-query.db"
-    procs = [
-        ctx.Process(target=_writer, args=(str(root), str(db), tag, 40, barrier)) for tag in ("left", "right")
-    ]
+    procs = [ctx.Process(target=_writer, args=(str(root), str(db), tag, 40, barrier)) for tag in ("left", "right")]
     for proc in procs:
         proc.start()
     for proc in procs:

@@ -222,9 +222,7 @@ def test_the_full_listing_comes_in_order_from_an_index(index: SessionIndex, root
     assert not any("TEMP B-TREE" in step or step.startswith("SCAN") for step in found)
 
 
-def test_the_workspace_rows_are_found_through_indexes_not_a_walk_of_every_row(
-    index: SessionIndex, root: Path
-) -> None:
+def test_the_workspace_rows_are_found_through_indexes_not_a_walk_of_every_row(index: SessionIndex, root: Path) -> None:
     make(root, "/w", "x")
     index.refresh()
     found = plans(index, lambda: index.summaries(cwd="/w"))

@@ -39,7 +39,12 @@ def one(index: SessionIndex):
 
 def test_titles_skip_slash_commands_and_exit() -> None:
     assert [worth_a_title(x) for x in ["/resume", "/agent claude", "exit", "  ", "make test"]] == [
-        False, False, False, False, True]
+        False,
+        False,
+        False,
+        False,
+        True,
+    ]
     assert session_title("renamed", "agent says", "typed") == "renamed"
     assert session_title(None, "agent says", "typed") == "agent says"
     assert session_title(None, None, None) == "untitled"
@@ -73,8 +78,10 @@ def test_pane_counts_follow_exits_and_closes_and_agents_of_open_panes(index: Ses
 def test_state_says_crashed_for_a_session_left_without_a_close(index: SessionIndex, root: Path) -> None:
     path = root / "w-part" / "abc123.jsonl"
     path.parent.mkdir(parents=True)
-    lines = [{"type": "session", "version": 1, "id": "abc123", "cwd": "/w", "created_at": "2026-01-01T00:00:00.000Z"},
-             {"type": "input", "at": "2026-01-01T00:00:01.000Z", "text": "work"}]
+    lines = [
+        {"type": "session", "version": 1, "id": "abc123", "cwd": "/w", "created_at": "2026-01-01T00:00:00.000Z"},
+        {"type": "input", "at": "2026-01-01T00:00:01.000Z", "text": "work"},
+    ]
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))  # its dsh died: no close, no lock
     summary = one(index)
     assert summary.live_pid is None and summary.state == "crashed"
@@ -89,9 +96,32 @@ def test_a_session_with_an_agent_is_titled_after_its_conversation(index: Session
     assert one(index).title == "untitled"  # no conversation known yet, nothing typed worth a title
 
     def add(conn) -> None:
-        agent_table.upsert(conn, [ConversationRow(
-            "/c/p.jsonl", "claude:/c", 1, 1, 1, "claude", A, f"claude:{A}", "/w", "fix the login bug",
-            "fix the login bug", None, None, 2, 1, None, "2026-01-01T00:00:00.000Z", "2026-01-01T00:00:00.000Z", "/c")])
+        agent_table.upsert(
+            conn,
+            [
+                ConversationRow(
+                    "/c/p.jsonl",
+                    "claude:/c",
+                    1,
+                    1,
+                    1,
+                    "claude",
+                    A,
+                    f"claude:{A}",
+                    "/w",
+                    "fix the login bug",
+                    "fix the login bug",
+                    None,
+                    None,
+                    2,
+                    1,
+                    None,
+                    "2026-01-01T00:00:00.000Z",
+                    "2026-01-01T00:00:00.000Z",
+                    "/c",
+                )
+            ],
+        )
         apply_agent_titles(conn, keys=[f"claude:{A}"])
 
     index.write(add)
@@ -111,7 +141,8 @@ def test_typed_lines_are_searchable_and_only_new_ones_are_added(index: SessionIn
     count = index.read(lambda conn: conn.execute("SELECT count(*) FROM lines").fetchone()[0])
     assert count == 2
     assert index.read(lambda conn: textsearch.search(conn, "curl local")) == [
-        textsearch.Hit(f"s:{log.id}", "curl localhost:8080")]
+        textsearch.Hit(f"s:{log.id}", "curl localhost:8080")
+    ]
     assert index.read(lambda conn: textsearch.search(conn, "ht")) == []  # too short for the trigram index
     log.close()
 
@@ -139,4 +170,5 @@ def test_a_listing_refresh_stores_lines_and_a_worker_makes_them_searchable(index
     assert index.read(lambda conn: textsearch.search(conn, "compose")) == []
     index.sync_search(batch=1)
     assert index.read(lambda conn: textsearch.search(conn, "compose")) == [
-        textsearch.Hit(f"s:{log.id}", "docker compose up db")]
+        textsearch.Hit(f"s:{log.id}", "docker compose up db")
+    ]

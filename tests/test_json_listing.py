@@ -22,7 +22,7 @@ def test_sql_json_equals_the_python_summaries(tmp_path: Path, monkeypatch) -> No
     live = SessionLog.create(root, f"{home}/src/app")  # held open: live
     live.append("input", text="make test")
     crashed = SessionLog.create(root, "/srv/x")
-    crashed.append("input", text="caf\u00e9 \u0085 \x1b[31m red \\ \"quoted\"")
+    crashed.append("input", text='caf\u00e9 \u0085 \x1b[31m red \\ "quoted"')
     crashed.append("pane_opened", pane_id="p1", argv=["claude"])
     crashed.append("agent", pane_id="p1", kind="claude", session_id="0b7e4c1a-9a49-4a4a-9d0f-2f1f1e3b9a11")
     crashed.append("git", branch="main")
@@ -32,8 +32,9 @@ def test_sql_json_equals_the_python_summaries(tmp_path: Path, monkeypatch) -> No
     append_event(archived.path, "archive", archived=True)
     nowhere = root / workspace_partition("/n") / "nocwd1.jsonl"
     nowhere.parent.mkdir(parents=True)
-    nowhere.write_text(json.dumps({"type": "session", "version": 1, "id": "nocwd1",
-                                   "created_at": "2026-01-01T00:00:00.000Z"}) + "\n")
+    nowhere.write_text(
+        json.dumps({"type": "session", "version": 1, "id": "nocwd1", "created_at": "2026-01-01T00:00:00.000Z"}) + "\n"
+    )
     crashed.close()
     # Closed cleanly above; make it look crashed by writing its log again without the close event.
     lines = crashed.path.read_text().splitlines()
@@ -41,8 +42,13 @@ def test_sql_json_equals_the_python_summaries(tmp_path: Path, monkeypatch) -> No
     index.refresh()
     expected = {s.id: {**s.to_json(), "panes": []} for s in index.summaries(cwd=None, include_archived=True)}
     where, params = index.scope_where(None)
-    got = index.read(lambda conn: list(json_listing(conn, where, params, include_archived=True,
-                                                    panes=lambda sid, live: None, raw_row=lambda path: None)))
+    got = index.read(
+        lambda conn: list(
+            json_listing(
+                conn, where, params, include_archived=True, panes=lambda sid, live: None, raw_row=lambda path: None
+            )
+        )
+    )
     assert len(got) == len(expected) == 4
     for text in got:
         assert text.isascii()
@@ -52,6 +58,7 @@ def test_sql_json_equals_the_python_summaries(tmp_path: Path, monkeypatch) -> No
     states = {json.loads(t)["id"]: json.loads(t)["state"] for t in got}
     assert states[live.id] == "attached" and states[crashed.id] == "crashed" and states[archived.id] == "closed"
     assert json.loads(next(t for t in got if crashed.id in t))["agents"] == [
-        {"kind": "claude", "session_id": "0b7e4c1a-9a49-4a4a-9d0f-2f1f1e3b9a11"}]
+        {"kind": "claude", "session_id": "0b7e4c1a-9a49-4a4a-9d0f-2f1f1e3b9a11"}
+    ]
     live.close()
     index.close()

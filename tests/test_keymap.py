@@ -19,16 +19,39 @@ from dsh.commands.keymap import (
     normalize_key,
 )
 
-KNOWN = ["split", "focus", "zoom", "close", "new", "tab", "copy", "paste", "help", "resize", "swap", "quit", "detach",
-         "sync"]
+KNOWN = [
+    "split",
+    "focus",
+    "zoom",
+    "close",
+    "new",
+    "tab",
+    "copy",
+    "paste",
+    "help",
+    "resize",
+    "swap",
+    "quit",
+    "detach",
+    "sync",
+]
 SOURCE = "/home/u/.dsh/config.toml"
 
 
 def test_valid_key_names_are_prompt_toolkit_keys() -> None:
     real = {k.value for k in Keys} | set(KEY_ALIASES) | {"space"}
     assert VALID_KEY_NAMES <= real
-    pseudo = {"<any>", "<scroll-up>", "<scroll-down>", "<cursor-position-response>", "<vt100-mouse-event>",
-              "<windows-mouse-event>", "<bracketed-paste>", "<sigint>", "<ignore>"}
+    pseudo = {
+        "<any>",
+        "<scroll-up>",
+        "<scroll-down>",
+        "<cursor-position-response>",
+        "<vt100-mouse-event>",
+        "<windows-mouse-event>",
+        "<bracketed-paste>",
+        "<sigint>",
+        "<ignore>",
+    }
     assert {k.value for k in Keys} - pseudo <= VALID_KEY_NAMES
 
 
@@ -169,7 +192,7 @@ def test_config_shapes_that_are_not_tables() -> None:
     keymap, warnings = Keymap.from_config(["x"], known_commands=KNOWN, source=SOURCE)
     assert keymap == Keymap() and warnings == [f"{SOURCE}: [keys] must be a table — using the default keys"]
     keymap, warnings = Keymap.from_config({"direct": "M-h"}, known_commands=KNOWN, source=SOURCE)
-    assert keymap == Keymap() and "[keys] \"direct\": must be a table" in warnings[0]
+    assert keymap == Keymap() and '[keys] "direct": must be a table' in warnings[0]
     assert Keymap.from_config(None, known_commands=KNOWN, source=SOURCE) == (Keymap(), [])
 
 

@@ -23,8 +23,9 @@ def test_the_shell_integration_scripts_are_package_data() -> None:
     import tomllib
 
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["dsh.share"]
-    shipped = {path.relative_to(ROOT / "share").as_posix() for path in (ROOT / "share" / "shell").rglob("*")
-               if path.is_file()}
+    shipped = {
+        path.relative_to(ROOT / "share").as_posix() for path in (ROOT / "share" / "shell").rglob("*") if path.is_file()
+    }
     import fnmatch
 
     assert all(any(fnmatch.fnmatch(name, pattern) for pattern in data) for name in shipped), shipped

@@ -64,10 +64,10 @@ def inline(job: Callable[[], None]) -> None:
     job()
 
 
-def make(rec: Recorder, clock: Clock, runner: Callable[[Callable[[], None]], None] = inline,
-         **kw: object) -> SnapshotScheduler:
-    return SnapshotScheduler(rec.build, write=rec.write, interval=2.0, clock=clock,
-                             run_in_background=runner, **kw)  # type: ignore[arg-type]
+def make(
+    rec: Recorder, clock: Clock, runner: Callable[[Callable[[], None]], None] = inline, **kw: object
+) -> SnapshotScheduler:
+    return SnapshotScheduler(rec.build, write=rec.write, interval=2.0, clock=clock, run_in_background=runner, **kw)  # type: ignore[arg-type]
 
 
 def test_content_changes_are_written_at_most_once_per_interval() -> None:
@@ -208,8 +208,9 @@ def test_a_build_error_is_reported_not_raised_into_the_keystroke_path() -> None:
     def broken() -> tuple[Snapshot, dict[str, bytes]]:
         raise ValueError("bad live state")
 
-    sched = SnapshotScheduler(broken, write=lambda s, t: None, clock=clock, run_in_background=inline,
-                              on_error=errors.append)
+    sched = SnapshotScheduler(
+        broken, write=lambda s, t: None, clock=clock, run_in_background=inline, on_error=errors.append
+    )
     sched.mark_dirty()
     sched.structural_change()
     assert [str(e) for e in errors] == ["bad live state", "bad live state"]

@@ -9,9 +9,22 @@ SID = "0b7e4c1a-9a49-4a4a-9d0f-2f1f1e3b9a11"
 
 
 def record(lifecycle: str = "running", agent: AgentInfo | None = None) -> PaneRecord:
-    return PaneRecord(id="p1", tab="t1", title="x", cwd="/tmp", argv=["claude"], env={}, rows=24, cols=80,
-                      agent=agent, lifecycle=lifecycle, exit_status=0 if lifecycle == "exited" else None,
-                      attention=False, last_message=None, created_at="2026-11-29T20:00:00Z")
+    return PaneRecord(
+        id="p1",
+        tab="t1",
+        title="x",
+        cwd="/tmp",
+        argv=["claude"],
+        env={},
+        rows=24,
+        cols=80,
+        agent=agent,
+        lifecycle=lifecycle,
+        exit_status=0 if lifecycle == "exited" else None,
+        attention=False,
+        last_message=None,
+        created_at="2026-11-29T20:00:00Z",
+    )
 
 
 def resumable_agent() -> AgentInfo:

@@ -15,8 +15,16 @@ HERE = "/home/u/dsh"
 def cand(sid: str, cwd: str, title: str, minute: int, **kw: object) -> Candidate:
     stamp = f"2026-11-29T20:{minute:02d}:00.000Z"
     fields: dict[str, object] = {
-        "id": sid, "cwd": cwd, "workspace_label": cwd.replace("/home/u", "~"), "title": title, "first_input": "",
-        "created_at": stamp, "updated_at": stamp, "pane_count": 1, "live_pid": None, "unresumable_reason": None,
+        "id": sid,
+        "cwd": cwd,
+        "workspace_label": cwd.replace("/home/u", "~"),
+        "title": title,
+        "first_input": "",
+        "created_at": stamp,
+        "updated_at": stamp,
+        "pane_count": 1,
+        "live_pid": None,
+        "unresumable_reason": None,
         "preview": (),
     }
     fields.update(kw)

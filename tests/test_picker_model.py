@@ -213,8 +213,9 @@ def test_rename_and_archive_update_rows() -> None:
 
 
 def test_preview_shows_the_highlighted_rows_last_lines() -> None:
-    cands = [cand("p1", HERE, "with preview", "2026-11-29T20:00:00.000Z",
-                  preview=tuple(f"line {i}" for i in range(10)))]
+    cands = [
+        cand("p1", HERE, "with preview", "2026-11-29T20:00:00.000Z", preview=tuple(f"line {i}" for i in range(10)))
+    ]
     text = render_text(model(cands).frame(80, 20))
     assert "p1 · ~/dsh" in text
     assert "line 9" in text and "line 6" in text and "line 5" not in text
@@ -249,8 +250,12 @@ def test_large_lists_rank_in_steps_and_end_exact(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(picker_mod, "KEYSTROKE_BUDGET", 0.0)  # one chunk per keystroke, whatever the machine
     words = ["parser", "fixture", "login", "export", "flaky", "render"]
     cands = [
-        cand(f"id{i:04d}", f"/w/{i % 7}", f"{words[i % 6]} {words[(i * 5) % 6]} {i}",
-             f"2026-11-{1 + i % 28:02d}T10:00:00Z")
+        cand(
+            f"id{i:04d}",
+            f"/w/{i % 7}",
+            f"{words[i % 6]} {words[(i * 5) % 6]} {i}",
+            f"2026-11-{1 + i % 28:02d}T10:00:00Z",
+        )
         for i in range(1500)
     ]
     m = model(cands, cwd="/w/0")

@@ -22,12 +22,18 @@ ENTER, TAB, BACKSPACE, CTRL_R, CTRL_D, ESC = "\r", "\t", "\x7f", "\x12", "\x04",
 QUIT = "\x11"  # C-q, bound by the test app only, to end the run after every key before it
 
 
-def cand(
-    sid: str, cwd: str, title: str, updated: str, reason: str | None = None, pid: int | None = None
-) -> Candidate:
+def cand(sid: str, cwd: str, title: str, updated: str, reason: str | None = None, pid: int | None = None) -> Candidate:
     return Candidate(
-        id=sid, cwd=cwd, workspace_label=cwd.replace("/home/u", "~"), title=title, first_input="",
-        created_at=updated, updated_at=updated, pane_count=1, live_pid=pid, unresumable_reason=reason,
+        id=sid,
+        cwd=cwd,
+        workspace_label=cwd.replace("/home/u", "~"),
+        title=title,
+        first_input="",
+        created_at=updated,
+        updated_at=updated,
+        pane_count=1,
+        live_pid=pid,
+        unresumable_reason=reason,
         preview=(),
     )
 
@@ -176,8 +182,12 @@ def test_ranking_left_after_a_key_is_finished_in_the_background(monkeypatch: Any
     ]
     model = PickerModel(many, current_cwd=HERE, now=NOW)
     view = PickerView(
-        model, on_resume=lambda c: None, on_close=lambda: None, on_rename=lambda c, t: None,
-        on_archive=lambda c: None, on_message=lambda m: None,
+        model,
+        on_resume=lambda c: None,
+        on_close=lambda: None,
+        on_rename=lambda c, t: None,
+        on_archive=lambda c: None,
+        on_message=lambda m: None,
     )
     extra = KeyBindings()
     seen: dict[str, bool] = {}
@@ -239,8 +249,12 @@ def test_the_app_sequence_open_then_rows_from_a_worker_thread(tmp_path: Any) -> 
     model = open_picker(index, cwd=HERE, current_session_id=None, own_pid=1, now=NOW.timestamp())
     resumed: list[str] = []
     view = PickerView(
-        model, on_resume=lambda c: resumed.append(c.id), on_close=lambda: None,
-        on_rename=lambda c, t: None, on_archive=lambda c: None, on_message=lambda m: None,
+        model,
+        on_resume=lambda c: resumed.append(c.id),
+        on_close=lambda: None,
+        on_rename=lambda c, t: None,
+        on_archive=lambda c: None,
+        on_message=lambda m: None,
     )
     extra = KeyBindings()
     warnings: list[list[str]] = []
@@ -326,7 +340,8 @@ def test_c_a_shows_archived_sessions_where_c_d_brings_one_back() -> None:
 
 def test_agent_rows_are_renamed_and_archived_in_their_own_cli() -> None:
     row = cand("0b7e4c1a-9a49-4a4a-9d0f-2f1f1e3b9a11", HERE, "agent talk", "2026-11-29T20:59:00Z")._replace(
-        kind="claude")
+        kind="claude"
+    )
     h = Harness(PickerModel([row, *sample()], current_cwd=HERE, now=NOW))
     h.type(CTRL_R + CTRL_D)
     assert [e for e in h.events if e[0] == "message"] == [

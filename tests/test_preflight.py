@@ -14,8 +14,17 @@ from dsh.resume.preflight import PreflightError, Resolved, preflight
 
 def _candidate(sid: str, cwd: str | None) -> Candidate:
     return Candidate(
-        id=sid, cwd=cwd, workspace_label=cwd or "", title="t", first_input="", created_at="", updated_at="",
-        pane_count=1, live_pid=None, unresumable_reason=None, preview=(),
+        id=sid,
+        cwd=cwd,
+        workspace_label=cwd or "",
+        title="t",
+        first_input="",
+        created_at="",
+        updated_at="",
+        pane_count=1,
+        live_pid=None,
+        unresumable_reason=None,
+        preview=(),
     )
 
 

@@ -90,8 +90,10 @@ def test_the_first_word_completes_commands_and_later_words_files(tmp_path: Path)
     assert [c.text for c in found] == ["module.py "] and word.typed == "mod"
 
 
-@pytest.mark.skipif(shutil.which("bash") is None or not os.path.isfile("/usr/share/bash-completion/bash_completion"),
-                    reason="needs bash and the bash-completion package (CI installs both)")
+@pytest.mark.skipif(
+    shutil.which("bash") is None or not os.path.isfile("/usr/share/bash-completion/bash_completion"),
+    reason="needs bash and the bash-completion package (CI installs both)",
+)
 def test_bash_completion_completes_a_commands_arguments(tmp_path: Path) -> None:
     assert has_bash_completion("git", {"HOME": str(tmp_path)})
     env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path)}

@@ -45,7 +45,9 @@ def test_the_shell_history_file_follows_the_users_environment(tmp_path: Path) ->
     fish.mkdir(parents=True)
     (fish / "fish_history").write_text("- cmd: ls\n")
     assert history_file("fish", {"HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data")}) == (
-        "fish", fish / "fish_history")
+        "fish",
+        fish / "fish_history",
+    )
 
 
 def test_a_huge_history_file_is_read_from_its_end(tmp_path: Path) -> None:

@@ -10,8 +10,12 @@ from dsh import protocol
 
 
 def test_frames_come_back_whole_however_the_stream_is_cut() -> None:
-    stream = (protocol.frame(protocol.INPUT, b"ls\r") + protocol.size(40, 120)
-              + protocol.control("leave") + protocol.frame(protocol.OUTPUT, b"x" * 70000))
+    stream = (
+        protocol.frame(protocol.INPUT, b"ls\r")
+        + protocol.size(40, 120)
+        + protocol.control("leave")
+        + protocol.frame(protocol.OUTPUT, b"x" * 70000)
+    )
     for cut in (1, 2, 5, 7, 4096, len(stream)):
         reader = protocol.FrameReader()
         got = []

@@ -33,9 +33,11 @@ def outside_paths(text: str) -> list[str]:
 def test_outside_paths_tells_a_path_elsewhere_from_commands_and_paths_under_a_home() -> None:
     assert outside_paths("one package per part of `../shared/DESIGN.md`: x") == ["`../shared/DESIGN.md`:"]
     assert outside_paths("see /work/shared/tools/tui and /home/me/dsh/") == ["/work/shared/tools/tui", "/home/me/dsh/"]
-    fine = ("`/resume`, `/focus left|right`, `//text`, `~/.dsh/config.toml`, `$DSH_HOME/log/host-ID.log`, "
-            "`.venv/bin/dsh`, [workspace.\"/path\"], /dev/null, `/tmp/dsh-<uid>/`, C-n/C-p, `state/<id>/x/y`, "
-            "https://github.com/astral-sh/ruff-pre-commit, [the map](ARCHITECTURE.md)")
+    fine = (
+        "`/resume`, `/focus left|right`, `//text`, `~/.dsh/config.toml`, `$DSH_HOME/log/host-ID.log`, "
+        '`.venv/bin/dsh`, [workspace."/path"], /dev/null, `/tmp/dsh-<uid>/`, C-n/C-p, `state/<id>/x/y`, '
+        "https://github.com/astral-sh/ruff-pre-commit, [the map](ARCHITECTURE.md)"
+    )
     assert outside_paths(fine) == []
 
 

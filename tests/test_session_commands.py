@@ -134,7 +134,7 @@ def test_rename_is_logged_and_said(tmp_path: Path) -> None:
     async def test(session: Session, client: FakeClient) -> None:
         await client.registry.dispatch(client, "rename", ["release", "work"])
         assert session.title == "release work"
-        assert ('"type": "title"' in session.log.path.read_text())
+        assert '"type": "title"' in session.log.path.read_text()
         assert ("announce", "session renamed: release work", False) in client.calls
 
     with_session(tmp_path, test)

@@ -19,7 +19,9 @@ def test_each_shell_starts_as_a_login_shell_with_the_integration() -> None:
     folder = integration_dir()
     assert folder is not None and (folder / "dsh.bash").is_file()
     assert shell_launch("/bin/bash", {}) == (
-        ["/bin/bash", "--init-file", str(folder / "dsh.bash"), "-i"], {"DSH_SHELL_LOGIN": "1"})
+        ["/bin/bash", "--init-file", str(folder / "dsh.bash"), "-i"],
+        {"DSH_SHELL_LOGIN": "1"},
+    )
     argv, env = shell_launch("/usr/bin/zsh", {"ZDOTDIR": "/home/me/.config/zsh"})
     assert argv == ["/usr/bin/zsh", "-l"]
     assert env == {"ZDOTDIR": str(folder / "zsh"), "DSH_USER_ZDOTDIR": "/home/me/.config/zsh"}
@@ -57,7 +59,8 @@ def _run_bash(home: Path, lines: list[bytes]) -> bytes:
 def test_bash_reads_the_users_profile_then_marks_prompt_command_output_and_status(tmp_path: Path) -> None:
     # A hook of the user's own in PROMPT_COMMAND (pyenv and direnv add one) is not the user's command.
     (tmp_path / ".bash_profile").write_text(
-        "export FROM_PROFILE=read\n. ~/.bashrc\nother_hook() { :; }\nPROMPT_COMMAND=other_hook\n")
+        "export FROM_PROFILE=read\n. ~/.bashrc\nother_hook() { :; }\nPROMPT_COMMAND=other_hook\n"
+    )
     (tmp_path / ".bashrc").write_text("PS1='mine$ '\n")
     out = _run_bash(tmp_path, [b"echo $FROM_PROFILE; false\r", b"true\r"])
     assert b"mine$ " in out and b"read" in out

@@ -74,8 +74,13 @@ def agent_pane() -> PaneRecord:
 
 def test_round_trip_keeps_every_field_and_the_tails() -> None:
     tabs = [
-        TabRecord(id="t1", title="main", layout={"split": "h", "children": [{"pane": "p1"}, {"pane": "p2"}]},
-                  active_pane="p2", zoomed=True),
+        TabRecord(
+            id="t1",
+            title="main",
+            layout={"split": "h", "children": [{"pane": "p1"}, {"pane": "p2"}]},
+            active_pane="p2",
+            zoomed=True,
+        ),
         TabRecord(id="t2", title="logs", layout={"pane": "p3"}),
     ]
     panes = [pane(), agent_pane(), pane("p3", tab="t2", lifecycle="exited", exit_status=2)]
@@ -326,25 +331,47 @@ SECRETS = {
 
 
 def test_secrets_in_a_pane_env_never_reach_disk() -> None:
-    env = {"TERM": "xterm-256color", "LANG": "C.UTF-8", "LC_ALL": "C", "COLORTERM": "truecolor",
-           "DSH_PANE": "p1", "CODEX_HOME": "/tmp/codex", **SECRETS}
+    env = {
+        "TERM": "xterm-256color",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C",
+        "COLORTERM": "truecolor",
+        "DSH_PANE": "p1",
+        "CODEX_HOME": "/tmp/codex",
+        **SECRETS,
+    }
     write_snapshot(snapshot([pane(env=env)]), {"p1": b"output"})
 
     for path in state_dir(SID).rglob("*"):
         if path.is_file():
             data = path.read_bytes()
             for name, value in SECRETS.items():
-                assert f"\"{name}\"".encode() not in data and value.encode() not in data, (path, name)
+                assert f'"{name}"'.encode() not in data and value.encode() not in data, (path, name)
     saved = load_snapshot(SID).snapshot
     assert saved is not None
-    assert saved.panes[0].env == {"TERM": "xterm-256color", "LANG": "C.UTF-8", "LC_ALL": "C",
-                                  "COLORTERM": "truecolor", "DSH_PANE": "p1", "CODEX_HOME": "/tmp/codex"}
+    assert saved.panes[0].env == {
+        "TERM": "xterm-256color",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C",
+        "COLORTERM": "truecolor",
+        "DSH_PANE": "p1",
+        "CODEX_HOME": "/tmp/codex",
+    }
 
 
 def test_filter_env_allowlist() -> None:
-    env = {"TERM": "x", "LC_CTYPE": "C", "DSH_X": "1", "CLAUDE_CONFIG_DIR": "/c", "PATH": "/bin",
-           "SSH_AUTH_SOCK": "/s", "DSH_SECRET": "s", "CODEX_API_KEY": "k", "LANG": "C\x00x",
-           "OPENAI_API_KEY": "k"}
+    env = {
+        "TERM": "x",
+        "LC_CTYPE": "C",
+        "DSH_X": "1",
+        "CLAUDE_CONFIG_DIR": "/c",
+        "PATH": "/bin",
+        "SSH_AUTH_SOCK": "/s",
+        "DSH_SECRET": "s",
+        "CODEX_API_KEY": "k",
+        "LANG": "C\x00x",
+        "OPENAI_API_KEY": "k",
+    }
     assert filter_env(env) == {"TERM": "x", "LC_CTYPE": "C", "DSH_X": "1", "CLAUDE_CONFIG_DIR": "/c"}
 
 

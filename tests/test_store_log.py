@@ -168,9 +168,7 @@ def write(path: Path, data: bytes) -> Path:
     return path
 
 
-HEADER = (
-    b'{"type": "session", "version": 1, "id": "s1", "cwd": "/w", "created_at": "2026-01-01T00:00:00.000Z"}\n'
-)
+HEADER = b'{"type": "session", "version": 1, "id": "s1", "cwd": "/w", "created_at": "2026-01-01T00:00:00.000Z"}\n'
 EV = b'{"type": "input", "at": "2026-01-01T00:00:01.000Z", "text": "hi"}\n'
 
 
@@ -309,8 +307,9 @@ def test_failed_create_leaves_no_headerless_log(tmp_path: Path, monkeypatch: pyt
     assert list(tmp_path.rglob("*.jsonl")) == []
 
 
-def test_events_past_what_a_full_disk_lets_it_hold_are_counted_in_the_log(tmp_path: Path,
-                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_events_past_what_a_full_disk_lets_it_hold_are_counted_in_the_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import errno
 
     import dsh.store.log as log_module

@@ -202,8 +202,9 @@ def test_search_forward_and_backward_from_the_cursor_wrapping() -> None:
 def test_prompt_marks_are_jumped_between() -> None:
     prompt = "\x1b]133;A\x07$ \x1b]133;B\x07"
     term = Terminal(["true"], cwd="/", rows=4, cols=20)
-    term.feed((prompt + "ls\r\n" + "".join(f"out {i}\r\n" for i in range(6)) + prompt + "pwd\r\n/x\r\n" + prompt)
-              .encode())
+    term.feed(
+        (prompt + "ls\r\n" + "".join(f"out {i}\r\n" for i in range(6)) + prompt + "pwd\r\n/x\r\n" + prompt).encode()
+    )
     copy = CopyMode(term)
     lines = term.text_lines()
     assert copy.previous_prompt()

@@ -144,8 +144,12 @@ def test_11_hidden_text_and_underline_styles_and_overline_are_kept() -> None:
     s.feed(b"\x1b[8ma\x1b[28mb\x1b[21mc\x1b[4:3md\x1b[4:4me\x1b[4:5mf\x1b[24;53mg\x1b[55mh")
     cells = s.buffer[0]
     assert cells[0].hidden and not cells[1].hidden
-    assert [cells[x].underline_style for x in range(2, 6)] == [UNDERLINE_DOUBLE, UNDERLINE_CURLY,
-                                                             UNDERLINE_DOTTED, UNDERLINE_DASHED]
+    assert [cells[x].underline_style for x in range(2, 6)] == [
+        UNDERLINE_DOUBLE,
+        UNDERLINE_CURLY,
+        UNDERLINE_DOTTED,
+        UNDERLINE_DASHED,
+    ]
     assert all(cells[x].underscore for x in range(2, 6))
     assert cells[6].overline and not cells[6].underscore and not cells[7].overline
 
@@ -166,7 +170,7 @@ def test_12_a_sequence_split_across_reads_is_joined_all_the_same() -> None:
     s = make()
     data = "👨\u200d👩x".encode()
     for i in range(len(data)):
-        s.feed(data[i:i + 1])
+        s.feed(data[i : i + 1])
     assert s.buffer[0][0].data == "👨\u200d👩"
     assert s.buffer[0][2].data == "x"
 

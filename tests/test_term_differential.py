@@ -16,8 +16,8 @@ def _feed_both(data: bytes, chunk: int) -> tuple[pyte.Screen, TermScreen]:
     stream = pyte.ByteStream(ref)
     mine = TermScreen(COLS, ROWS)
     for i in range(0, len(data), chunk):
-        stream.feed(data[i:i + chunk])
-        mine.feed(data[i:i + chunk])
+        stream.feed(data[i : i + chunk])
+        mine.feed(data[i : i + chunk])
     return ref, mine
 
 

@@ -8,8 +8,19 @@ import random
 from dsh.term.rows import row_cells
 from dsh.term.screen import TermScreen
 
-_SGRS = ["\x1b[0m", "\x1b[m", "\x1b[1;31m", "\x1b[44m", "\x1b[38;5;208m", "\x1b[48;2;1;2;3m", "\x1b[7m",
-         "\x1b[4:3m", "\x1b[0;1m", "\x1b[38;5;1m", "\x1b[22m"]
+_SGRS = [
+    "\x1b[0m",
+    "\x1b[m",
+    "\x1b[1;31m",
+    "\x1b[44m",
+    "\x1b[38;5;208m",
+    "\x1b[48;2;1;2;3m",
+    "\x1b[7m",
+    "\x1b[4:3m",
+    "\x1b[0;1m",
+    "\x1b[38;5;1m",
+    "\x1b[22m",
+]
 _TEXT = ["word", "a much longer piece of text", "x", " ", "日本", "e\u0301", "👍", "│", "ünï", "\u200d"]
 
 
@@ -35,8 +46,26 @@ def _stream(rnd: random.Random, cols: int, rows: int) -> bytes:
         elif roll < 0.2:
             out.append(f"\x1b[{rnd.randint(1, rows)};{rnd.randint(1, cols)}H")
         elif roll < 0.25:
-            out.append(rnd.choice(("\x1b[2J", "\x1b[?1049h", "\x1b[?1049l", "\x1b[3;5r", "\x1b[r", "\x1b[L",
-                                   "\x1b[2M", "\x1b[3@", "\x1b[2P", "\x1b[5X", "\r", "\n", "\t", "\x1b[A")))
+            out.append(
+                rnd.choice(
+                    (
+                        "\x1b[2J",
+                        "\x1b[?1049h",
+                        "\x1b[?1049l",
+                        "\x1b[3;5r",
+                        "\x1b[r",
+                        "\x1b[L",
+                        "\x1b[2M",
+                        "\x1b[3@",
+                        "\x1b[2P",
+                        "\x1b[5X",
+                        "\r",
+                        "\n",
+                        "\t",
+                        "\x1b[A",
+                    )
+                )
+            )
         else:
             out.append(_line(rnd, cols) + "\r\n" * rnd.choice((1, 1, 2)))
     return "".join(out).encode()
@@ -58,7 +87,7 @@ def test_fast_paths_draw_what_one_byte_at_a_time_draws() -> None:
         whole.feed(data)
         slow = TermScreen(cols, rows, scrollback=300)
         for i in range(len(data)):
-            slow.feed(data[i:i + 1])
+            slow.feed(data[i : i + 1])
         assert _state(whole) == _state(slow), data
 
 
@@ -93,7 +122,7 @@ def test_rewrapping_compact_rows_gives_what_rewrapping_cells_gives() -> None:
         whole.feed(data)
         slow = TermScreen(cols, rows, scrollback=500)
         for i in range(len(data)):
-            slow.feed(data[i:i + 1])
+            slow.feed(data[i : i + 1])
         for width in (rnd.randint(3, 40), rnd.randint(3, 40), cols):
             whole.resize(columns=width)
             slow.resize(columns=width)

@@ -77,8 +77,9 @@ def test_keypad_keys_follow_application_keypad_mode() -> None:
     assert key_to_bytes("kp--", app_keypad=True) == b"\x1bOm"
     # the outer terminal's sequences name the same keys
     assert KEYPAD_SEQUENCES["\x1bOq"] == "kp-1"
-    assert {key_to_bytes(name, app_keypad=True) for name in KEYPAD_SEQUENCES.values()} == \
-        {seq.encode() for seq in KEYPAD_SEQUENCES}
+    assert {key_to_bytes(name, app_keypad=True) for name in KEYPAD_SEQUENCES.values()} == {
+        seq.encode() for seq in KEYPAD_SEQUENCES
+    }
 
 
 def test_paste_plain_turns_newlines_into_cr() -> None:

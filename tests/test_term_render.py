@@ -19,9 +19,22 @@ def test_styles_for_colours_and_attributes() -> None:
     assert cell_style(Cell("x")) == ""
     assert cell_style(Cell("x", fg="red", bg="blue")) == "fg:ansired bg:ansiblue"
     assert cell_style(Cell("x", fg="ff0000", bg="brightbrown")) == "fg:#ff0000 bg:ansibrightyellow"
-    assert cell_style(Cell("x", bold=True, dim=True, italics=True, underscore=True, strikethrough=True,
-                           reverse=True, blink=True, hidden=True)) == \
-        "bold dim italic underline strike reverse blink hidden"
+    assert (
+        cell_style(
+            Cell(
+                "x",
+                bold=True,
+                dim=True,
+                italics=True,
+                underscore=True,
+                strikethrough=True,
+                reverse=True,
+                blink=True,
+                hidden=True,
+            )
+        )
+        == "bold dim italic underline strike reverse blink hidden"
+    )
 
 
 def test_24_bit_and_256_colours_are_exact_and_palette_0_to_15_use_the_terminal_palette() -> None:
@@ -64,10 +77,13 @@ def test_row_is_clipped_to_columns() -> None:
 
 def test_highlight_adds_a_style() -> None:
     s = screen_with(b"find \x1b[1mme\x1b[0m now")
-    assert line_fragments(s.buffer[0], 12, highlight=(5, 2)) == [("", "find "), ("bold reverse", "me"),
-                                                                  ("", " now")]
-    assert line_fragments(s.buffer[0], 12, highlight=(3, 4)) == [("", "fin"), ("reverse", "d "),
-                                                                  ("bold reverse", "me"), ("", " now")]
+    assert line_fragments(s.buffer[0], 12, highlight=(5, 2)) == [("", "find "), ("bold reverse", "me"), ("", " now")]
+    assert line_fragments(s.buffer[0], 12, highlight=(3, 4)) == [
+        ("", "fin"),
+        ("reverse", "d "),
+        ("bold reverse", "me"),
+        ("", " now"),
+    ]
 
 
 def test_compact_history_rows_draw_like_the_rows_they_were() -> None:
@@ -83,8 +99,11 @@ def test_compact_history_rows_draw_like_the_rows_they_were() -> None:
 
 def test_reverse_video_flips_every_cell_and_pads_the_row() -> None:
     s = screen_with(b"a\x1b[7mb\x1b[0m\x1b[?5h", cols=4)
-    assert line_fragments(s.buffer[0], 4, reverse_screen=s.reverse_video) == [("reverse", "a"), ("", "b"),
-                                                                              ("reverse", "  ")]
+    assert line_fragments(s.buffer[0], 4, reverse_screen=s.reverse_video) == [
+        ("reverse", "a"),
+        ("", "b"),
+        ("reverse", "  "),
+    ]
 
 
 def test_double_width_row_spaces_its_characters() -> None:

@@ -47,12 +47,14 @@ def test_feeding_the_same_tail_would_have_turned_focus_reporting_on() -> None:
 
 # What vim 9.0 (-u NONE) drew for a file of three lines in a 6x30 pane, as it wrote it: the alternate
 # screen, a scroll region, queries, colour, the cursor home.
-VIM_TAIL = (b'\x1b[?1049h\x1b[22;0;0t\x1b[>4;2m\x1b[?1h\x1b=\x1b[?2004h\x1b[?1004h\x1b[1;6r\x1b[?12h\x1b[?12l'
-            b'\x1b[22;2t\x1b[22;1t\x1b[27m\x1b[23m\x1b[29m\x1b[m\x1b[H\x1b[2J\x1b[?25l\x1b[6;1H"notes.txt" 3L, 34B'
-            b'\x1b[2;1H\xbd\x1b[6n\x1b[2;1H  \x1b[3;1H\x1bPzz\x1b\\\x1b[0%m\x1b[6n\x1b[3;1H           \x1b[1;1H\x1b[>c'
-            b'\x1b]10;?\x07\x1b]11;?\x07\x1b[1;1Hfirst line\r\nsecond line\x1b[2;12H\x1b[K\x1b[3;1Hthird line\x1b[3;11H'
-            b'\x1b[K\x1b[4;1H\x1b[94m~                             \x1b[5;1H~                             \x1b[1;1H'
-            b'\x1b[?25h\x1b[?4m')
+VIM_TAIL = (
+    b"\x1b[?1049h\x1b[22;0;0t\x1b[>4;2m\x1b[?1h\x1b=\x1b[?2004h\x1b[?1004h\x1b[1;6r\x1b[?12h\x1b[?12l"
+    b'\x1b[22;2t\x1b[22;1t\x1b[27m\x1b[23m\x1b[29m\x1b[m\x1b[H\x1b[2J\x1b[?25l\x1b[6;1H"notes.txt" 3L, 34B'
+    b"\x1b[2;1H\xbd\x1b[6n\x1b[2;1H  \x1b[3;1H\x1bPzz\x1b\\\x1b[0%m\x1b[6n\x1b[3;1H           \x1b[1;1H\x1b[>c"
+    b"\x1b]10;?\x07\x1b]11;?\x07\x1b[1;1Hfirst line\r\nsecond line\x1b[2;12H\x1b[K\x1b[3;1Hthird line\x1b[3;11H"
+    b"\x1b[K\x1b[4;1H\x1b[94m~                             \x1b[5;1H~                             \x1b[1;1H"
+    b"\x1b[?25h\x1b[?4m"
+)
 
 
 def test_a_new_program_starts_on_a_clean_screen_below_what_the_pane_showed() -> None:

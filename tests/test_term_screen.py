@@ -28,8 +28,10 @@ def test_plain_text_and_crlf() -> None:
 
 def test_16_256_and_true_colour_and_text_attributes() -> None:
     s = make()
-    s.feed(b"\x1b[31;44mA\x1b[0m\x1b[38;5;196mB\x1b[48;2;1;2;3mC\x1b[0m"
-           b"\x1b[1mD\x1b[0m\x1b[2mE\x1b[0m\x1b[3mF\x1b[0m\x1b[4mG\x1b[0m\x1b[7mH\x1b[0m\x1b[91mI")
+    s.feed(
+        b"\x1b[31;44mA\x1b[0m\x1b[38;5;196mB\x1b[48;2;1;2;3mC\x1b[0m"
+        b"\x1b[1mD\x1b[0m\x1b[2mE\x1b[0m\x1b[3mF\x1b[0m\x1b[4mG\x1b[0m\x1b[7mH\x1b[0m\x1b[91mI"
+    )
     line = s.buffer[0]
     assert (line[0].fg, line[0].bg) == ("red", "blue")
     assert line[1].fg == "ff0000"
@@ -196,8 +198,10 @@ def test_csi_s_and_t_scroll() -> None:
 
 def test_malformed_and_unknown_sequences_never_stop_the_feed() -> None:
     s = make()
-    s.feed(b"\x1b[1;2;3;4;5A\x1b[5;5;5;5;5;5H\x1b[?1;2;3;4mX\x1b[99999999999z\x1b[1\x18Y"
-           b"\x1b[12$\x1b[!p\x1b[ q\x1bPq#0;2;0;0;0\x1b\\\x1b_apc\x1b\\\x1b[?2026$p\x1b%G\x1b(0Z\xc2\x9b5mW")
+    s.feed(
+        b"\x1b[1;2;3;4;5A\x1b[5;5;5;5;5;5H\x1b[?1;2;3;4mX\x1b[99999999999z\x1b[1\x18Y"
+        b"\x1b[12$\x1b[!p\x1b[ q\x1bPq#0;2;0;0;0\x1b\\\x1b_apc\x1b\\\x1b[?2026$p\x1b%G\x1b(0Z\xc2\x9b5mW"
+    )
     s.feed(b"\x1b(B\x1b[1;1H\x1b[2Khello")  # (ESC ( 0 above chose line drawing: back to ASCII)
     assert row(s, 0) == "hello"
     assert s.cursor.x == 5
@@ -282,8 +286,10 @@ def test_megabyte_line_without_newline() -> None:
 
 
 def test_any_split_of_a_stream_gives_the_same_screen() -> None:
-    data = ("\x1b[1;31mred\x1b[0m\r\n\x1b]2;ti\x1b[1mtle\x07日本\x1b[?1049h\x1b[5;3Hin alt\x1b[?1049l"
-            "\x1b[38:2::1:2:3mrgb\x1b[2;4r\x1b[3;1H\r\n\r\nq\x1b[r é").encode()
+    data = (
+        "\x1b[1;31mred\x1b[0m\r\n\x1b]2;ti\x1b[1mtle\x07日本\x1b[?1049h\x1b[5;3Hin alt\x1b[?1049l"
+        "\x1b[38:2::1:2:3mrgb\x1b[2;4r\x1b[3;1H\r\n\r\nq\x1b[r é"
+    ).encode()
     whole = make()
     whole.feed(data)
     for cut in range(1, len(data)):
@@ -291,8 +297,9 @@ def test_any_split_of_a_stream_gives_the_same_screen() -> None:
         s.feed(data[:cut])
         s.feed(data[cut:])
         assert s.display == whole.display, cut
-        assert [tuple(s.buffer[y][x]) for y in range(5) for x in range(20)] == \
-               [tuple(whole.buffer[y][x]) for y in range(5) for x in range(20)]
+        assert [tuple(s.buffer[y][x]) for y in range(5) for x in range(20)] == [
+            tuple(whole.buffer[y][x]) for y in range(5) for x in range(20)
+        ]
         assert s.title == whole.title
         assert (s.cursor.x, s.cursor.y) == (whole.cursor.x, whole.cursor.y)
 
@@ -315,11 +322,69 @@ def test_cr_cr_lf_is_a_line_end() -> None:
     assert (s.cursor.x, s.cursor.y) == (2, 3)
 
 
-_FUZZ_PIECES = [b"\x1b[", b"\x1b]", b"\x1b", b"\x07", b"\x1b\\", b";", b"?", b">", b"=", b":", b"1049", b"h",
-                b"l", b"m", b"H", b"J", b"K", b"r", b"S", b"T", b"L", b"M", b"@", b"P", b"X", b"b", b"c", b"n",
-                b"38", b"5", b"2", b"0", b"9999999", b"\r", b"\n", b"\t", b"\x08", b"abc", "日本".encode(),
-                b"\xff", b"\xc3", b"\x9b", b"\x1bP", b"\x1b#8", b"\x1b(0", b"\x1bM", b"\x1bD", b"\x1b7", b"\x1b8",
-                b"\x1bc", b"\x18", b"\x0e", b"e\xcc\x81", b"4", b"6", b"25", b"47", b"1047", b"3", b"7", b"4h"]
+_FUZZ_PIECES = [
+    b"\x1b[",
+    b"\x1b]",
+    b"\x1b",
+    b"\x07",
+    b"\x1b\\",
+    b";",
+    b"?",
+    b">",
+    b"=",
+    b":",
+    b"1049",
+    b"h",
+    b"l",
+    b"m",
+    b"H",
+    b"J",
+    b"K",
+    b"r",
+    b"S",
+    b"T",
+    b"L",
+    b"M",
+    b"@",
+    b"P",
+    b"X",
+    b"b",
+    b"c",
+    b"n",
+    b"38",
+    b"5",
+    b"2",
+    b"0",
+    b"9999999",
+    b"\r",
+    b"\n",
+    b"\t",
+    b"\x08",
+    b"abc",
+    "日本".encode(),
+    b"\xff",
+    b"\xc3",
+    b"\x9b",
+    b"\x1bP",
+    b"\x1b#8",
+    b"\x1b(0",
+    b"\x1bM",
+    b"\x1bD",
+    b"\x1b7",
+    b"\x1b8",
+    b"\x1bc",
+    b"\x18",
+    b"\x0e",
+    b"e\xcc\x81",
+    b"4",
+    b"6",
+    b"25",
+    b"47",
+    b"1047",
+    b"3",
+    b"7",
+    b"4h",
+]
 
 
 def test_random_garbage_keeps_the_screen_consistent() -> None:
@@ -327,8 +392,9 @@ def test_random_garbage_keeps_the_screen_consistent() -> None:
 
     rnd = random.Random(7)
     for _ in range(300):
-        s = TermScreen(rnd.randint(1, 30), rnd.randint(1, 10), scrollback=rnd.randint(0, 50),
-                       write_process_input=lambda _d: None)
+        s = TermScreen(
+            rnd.randint(1, 30), rnd.randint(1, 10), scrollback=rnd.randint(0, 50), write_process_input=lambda _d: None
+        )
         for _ in range(rnd.randint(1, 40)):
             s.feed(b"".join(rnd.choice(_FUZZ_PIECES) for _ in range(rnd.randint(1, 20))))
             if rnd.random() < 0.1:
@@ -433,7 +499,7 @@ def test_narrow_then_widen_gives_back_the_same_lines() -> None:
         lines = ["".join(rnd.choice("abc xyz") for _ in range(rnd.randint(0, 2 * cols))) for _ in range(12)]
         s.feed("\r\n".join(lines).encode())
         before = (_logical_lines(s), s.cursor.x, s.cursor.y)
-        assert before[0][-12:] == [line.rstrip() for line in lines][-len(before[0][-12:]):]
+        assert before[0][-12:] == [line.rstrip() for line in lines][-len(before[0][-12:]) :]
         s.resize(columns=rnd.randint(3, cols - 1))
         s.resize(columns=cols)
         after = (_logical_lines(s), s.cursor.x, s.cursor.y)
@@ -464,7 +530,8 @@ def test_colour_queries_are_answered_with_the_colours_drawn() -> None:
         "\x1b]11;rgb:0000/0000/0000\x1b\\",
         "\x1b]4;1;rgb:cdcd/0000/0000\x07",
         "\x1b]4;196;rgb:ffff/0000/0000\x07",  # 16-255 are drawn as exact #rrggbb: this is exact
-        "\x1b]10;rgb:e5e5/e5e5/e5e5\x07", "\x1b]11;rgb:0000/0000/0000\x07",
+        "\x1b]10;rgb:e5e5/e5e5/e5e5\x07",
+        "\x1b]11;rgb:0000/0000/0000\x07",
     ]
     replies.clear()
     s.palette.background = "fdf6e3"  # what the view learned of the user's terminal

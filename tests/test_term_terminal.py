@@ -27,8 +27,11 @@ def test_tail_keeps_the_last_bytes() -> None:
 
 def test_callbacks_for_title_bell_alt_screen_and_cwd() -> None:
     events: list[object] = []
-    term = make(on_title=lambda t: events.append(("title", t)), on_bell=lambda: events.append("bell"),
-                on_alt_screen=lambda on: events.append(("alt", on)))
+    term = make(
+        on_title=lambda t: events.append(("title", t)),
+        on_bell=lambda: events.append("bell"),
+        on_alt_screen=lambda on: events.append(("alt", on)),
+    )
     term.feed(b"\x1b]2;make\x07\x07\x1b[?1049h\x1b[?1049l\x1b]7;file:///srv/x\x07")
     # the alternate screen came and went inside one feed: no change to report
     assert events == [("title", "make"), "bell"]

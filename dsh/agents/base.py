@@ -275,7 +275,10 @@ class AgentAdapter(ABC):
     ) -> str | None:
         """The session this agent most likely runs in `cwd`, begun after `started_at` (see choose_candidate)."""
         found = choose_candidate(
-            self.candidates(cwd, env, started_at), cwd=cwd, since=started_at, taken=taken,
+            self.candidates(cwd, env, started_at),
+            cwd=cwd,
+            since=started_at,
+            taken=taken,
             rivals=rivals if self.dated_at_launch else (),
         )
         return found.session_id if found is not None else None

@@ -45,8 +45,9 @@ def agent_env(facts: Sequence[ProcessFacts], pane_env: Mapping[str, str]) -> Map
     return pane_env
 
 
-def program_of(adapter: AgentAdapter, argv: Sequence[str], *, path: str | None, cwd: str | None,
-               exe: str | None = None) -> str | None:
+def program_of(
+    adapter: AgentAdapter, argv: Sequence[str], *, path: str | None, cwd: str | None, exe: str | None = None
+) -> str | None:
     """The absolute path of the CLI an argv ran: argv[0] on the process's own PATH, the script an
     interpreter ran (`node /x/bin/codex`), else the kernel's executable when it is named like the CLI."""
     if argv and os.path.basename(argv[0]) in INTERPRETERS and len(argv) > 1 and adapter.recognize(argv[1:]):
@@ -113,7 +114,11 @@ def learn_session(
     transcript, conversation = None, None
     if session_id is not None:
         transcript, conversation = conversation_state(
-            adapter, session_id, cwd, env, known=known_transcript if session_id == known_id else None,
+            adapter,
+            session_id,
+            cwd,
+            env,
+            known=known_transcript if session_id == known_id else None,
             seen=conversation_seen and session_id == known_id,
         )
     return Learned(session_id, cwd, exact, program, adapter.store_env(env), transcript, conversation)

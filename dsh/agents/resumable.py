@@ -108,7 +108,8 @@ def plan_pane_start(
         cwd = agent.cwd or saved_cwd
         if not isdir(cwd):
             return PaneStart(
-                None, cwd,
+                None,
+                cwd,
                 f"{pane_id}: {agent.kind} worked in {cwd}, which is gone, so its conversation cannot be resumed"
                 " there; recreate it and press Enter, or /close the pane",
                 error=True,

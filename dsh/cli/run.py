@@ -30,8 +30,9 @@ def _fail(message: str, code: int = 1) -> int:
 class Target:
     """A session to attach: a running one, one to restore (`session_id`), or a new one (no id)."""
 
-    def __init__(self, session_id: str | None, cwd: str, *, open_picker: bool = False,
-                 first_argv: list[str] | None = None) -> None:
+    def __init__(
+        self, session_id: str | None, cwd: str, *, open_picker: bool = False, first_argv: list[str] | None = None
+    ) -> None:
         self.session_id = session_id
         self.cwd = cwd
         self.open_picker = open_picker
@@ -144,8 +145,7 @@ def _newest_detached(args: argparse.Namespace, here: str) -> str:
 
     partition = workspace_partition(here)
     detached = [
-        host for host in running_hosts()
-        if not host.get("attached") and workspace_partition(host["cwd"]) == partition
+        host for host in running_hosts() if not host.get("attached") and workspace_partition(host["cwd"]) == partition
     ]
     if detached:
         # The one left most recently, as tmux attaches the most recently used session.
@@ -158,12 +158,15 @@ def _newest_detached(args: argparse.Namespace, here: str) -> str:
         store.close()
     where = sanitize(workspace_label(here))
     if not rows:
-        raise ClientError(f"no detached session in {where}, and no session at all (dsh sessions --all lists "
-                          "every workspace)")
+        raise ClientError(
+            f"no detached session in {where}, and no session at all (dsh sessions --all lists every workspace)"
+        )
     table = io.StringIO()
     write_table(table, rows[:10], with_workspace=False)
-    raise ClientError(f"no detached session in {where}; its sessions:\n{table.getvalue().rstrip()}\n"
-                      "dsh attach ID takes an attached one over; dsh --resume=ID restores a closed one")
+    raise ClientError(
+        f"no detached session in {where}; its sessions:\n{table.getvalue().rstrip()}\n"
+        "dsh attach ID takes an attached one over; dsh --resume=ID restores a closed one"
+    )
 
 
 def _live_elsewhere(session_id: str, launch_dir: str) -> int | None:
@@ -180,8 +183,7 @@ def _live_elsewhere(session_id: str, launch_dir: str) -> int | None:
     return live_pid(path) if path is not None else None
 
 
-def _attach_or_start(target: Target, args: argparse.Namespace, *, rows: int, cols: int,
-                     from_cwd: str | None = None):  # type: ignore[no-untyped-def]
+def _attach_or_start(target: Target, args: argparse.Namespace, *, rows: int, cols: int, from_cwd: str | None = None):  # type: ignore[no-untyped-def]
     """An Attachment to the target's host: the running one, or one started for it here and now."""
     from dsh.client.attach import AttachError, Attachment, connect
     from dsh.client.spawn import HostStartError, start_host
@@ -191,8 +193,10 @@ def _attach_or_start(target: Target, args: argparse.Namespace, *, rows: int, col
     intent = {"from_cwd": from_cwd} if from_cwd else {}
     session_id = target.session_id
     if session_id is not None and os.environ.get("DSH_SESSION_ID") == session_id:
-        raise ClientError(f"this is a pane of session {session_id}: attaching it here would show it inside "
-                          "itself (detach with C-b d, then attach from the outer terminal)")
+        raise ClientError(
+            f"this is a pane of session {session_id}: attaching it here would show it inside "
+            "itself (detach with C-b d, then attach from the outer terminal)"
+        )
     try:
         cwd = target.cwd
         announcements: list[str] = []
@@ -294,8 +298,12 @@ def _run_client(target: Target, args: argparse.Namespace) -> int:
     rows, cols = window_size(STDOUT)
     attachment = _attach_or_start(target, args, rows=rows, cols=cols)
 
-    def on_switch(session_id: str | None, cwd: str, from_cwd: str,  # type: ignore[no-untyped-def]
-                  first_argv: list[str] | None = None):
+    def on_switch(
+        session_id: str | None,
+        cwd: str,
+        from_cwd: str,  # type: ignore[no-untyped-def]
+        first_argv: list[str] | None = None,
+    ):
         try:
             # No id: a new session there whose first pane runs `first_argv` (an agent conversation).
             next_target = Target(session_id, cwd, first_argv=first_argv)

@@ -126,8 +126,18 @@ def agent_listing(store: object, cwd: str | None) -> list[object]:
     return rows
 
 
-AGENT_JSON_KEYS = ("kind", "id", "cwd", "title", "first_prompt", "branch", "message_count", "created_at",
-                   "updated_at", "resume_argv")
+AGENT_JSON_KEYS = (
+    "kind",
+    "id",
+    "cwd",
+    "title",
+    "first_prompt",
+    "branch",
+    "message_count",
+    "created_at",
+    "updated_at",
+    "resume_argv",
+)
 
 
 def write_agents(rows: list[object], *, json_out: bool, with_directory: bool, cwd: str | None) -> int:
@@ -140,13 +150,20 @@ def write_agents(rows: list[object], *, json_out: bool, with_directory: bool, cw
             out = []
             for c in rows:
                 adapter = adapter_by_kind(c.kind)  # type: ignore[attr-defined]
-                out.append({
-                    "kind": c.kind, "id": c.id, "cwd": c.cwd, "title": c.title,  # type: ignore[attr-defined]
-                    "first_prompt": c.first_input or None, "branch": c.branch,  # type: ignore[attr-defined]
-                    "message_count": c.input_count, "created_at": c.created_at,  # type: ignore[attr-defined]
-                    "updated_at": c.updated_at,  # type: ignore[attr-defined]
-                    "resume_argv": adapter.resume_argv(c.id) if adapter else None,  # type: ignore[attr-defined]
-                })
+                out.append(
+                    {
+                        "kind": c.kind,
+                        "id": c.id,
+                        "cwd": c.cwd,
+                        "title": c.title,  # type: ignore[attr-defined]
+                        "first_prompt": c.first_input or None,
+                        "branch": c.branch,  # type: ignore[attr-defined]
+                        "message_count": c.input_count,
+                        "created_at": c.created_at,  # type: ignore[attr-defined]
+                        "updated_at": c.updated_at,  # type: ignore[attr-defined]
+                        "resume_argv": adapter.resume_argv(c.id) if adapter else None,  # type: ignore[attr-defined]
+                    }
+                )
             body = ",\n".join(json.dumps(row) for row in out)
             sys.stdout.write(f"[\n{body}\n]\n" if out else "[]\n")
         elif rows:
@@ -200,8 +217,11 @@ def listing_json(store: object, cwd: str | None, *, include_archived: bool) -> l
         return found.to_json() if found is not None else None
 
     try:
-        return index.read(lambda conn: list(json_listing(conn, where, params, include_archived=include_archived,
-                                                         panes=panes, raw_row=raw_row)))
+        return index.read(
+            lambda conn: list(
+                json_listing(conn, where, params, include_archived=include_archived, panes=panes, raw_row=raw_row)
+            )
+        )
     except sqlite3.Error as exc:
         store.warnings.append(f"session index cannot be read: {exc}")  # type: ignore[attr-defined]
         return []

@@ -18,8 +18,14 @@ from dsh.client.tty import RESET_MODES, RawTerminal, window_size, write_all
 HANDSHAKE_TIMEOUT = 10.0
 # What a client's panes should see of its terminal and login (tmux's update-environment).
 FORWARDED_ENV = (
-    "TERM", "COLORTERM", "NO_COLOR", "PROMPT_TOOLKIT_COLOR_DEPTH",
-    "DISPLAY", "WAYLAND_DISPLAY", "SSH_AUTH_SOCK", "SSH_CONNECTION",
+    "TERM",
+    "COLORTERM",
+    "NO_COLOR",
+    "PROMPT_TOOLKIT_COLOR_DEPTH",
+    "DISPLAY",
+    "WAYLAND_DISPLAY",
+    "SSH_AUTH_SOCK",
+    "SSH_CONNECTION",
 )
 _READ = 262144
 
@@ -79,8 +85,9 @@ class Attachment:
         self._early = rest  # bytes that came with the welcome line: the first frames
 
     @classmethod
-    def open(cls, sock: socket.socket, session_id: str, *, rows: int, cols: int,
-             intent: dict[str, Any] | None = None) -> Attachment:
+    def open(
+        cls, sock: socket.socket, session_id: str, *, rows: int, cols: int, intent: dict[str, Any] | None = None
+    ) -> Attachment:
         """Send the hello and read the host's answer; AttachError with the host's words if it refuses."""
         try:
             sock.settimeout(HANDSHAKE_TIMEOUT)
@@ -110,8 +117,9 @@ class Attachment:
             raise AttachError(f"the host of session {session_id} did not answer like a dsh host ({exc})") from exc
         if answer.get("protocol") != protocol.PROTOCOL_VERSION and not answer.get("ok"):
             sock.close()
-            raise AttachError(protocol.version_mismatch(
-                protocol.PROTOCOL_VERSION, answer.get("protocol"), we_are="client"))
+            raise AttachError(
+                protocol.version_mismatch(protocol.PROTOCOL_VERSION, answer.get("protocol"), we_are="client")
+            )
         if not answer.get("ok"):
             sock.close()
             raise AttachError(str(answer.get("error") or "the host refused"))
@@ -152,8 +160,15 @@ class Pump:
     def __enter__(self) -> Pump:
         # warn_on_full_buffer=False: a storm of SIGWINCH must not print over the screen.
         self._old_wakeup = signal.set_wakeup_fd(self._wake_w, warn_on_full_buffer=False)
-        for signum in (signal.SIGWINCH, signal.SIGTERM, signal.SIGHUP, signal.SIGINT, signal.SIGTSTP,
-                       signal.SIGCONT, signal.SIGQUIT):
+        for signum in (
+            signal.SIGWINCH,
+            signal.SIGTERM,
+            signal.SIGHUP,
+            signal.SIGINT,
+            signal.SIGTSTP,
+            signal.SIGCONT,
+            signal.SIGQUIT,
+        ):
             self._old_handlers[signum] = signal.signal(signum, _noop)
         return self
 

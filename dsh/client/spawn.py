@@ -18,8 +18,14 @@ HostEntry = Callable[[HostSpec, ReadyPipe], NoReturn]
 # A host restoring a big session, or on a busy machine, may take a while to listen.
 READY_TIMEOUT = 30.0
 _SIGNALS_TO_RESET = (
-    signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGWINCH, signal.SIGTSTP, signal.SIGCONT,
-    signal.SIGTTIN, signal.SIGTTOU,
+    signal.SIGINT,
+    signal.SIGTERM,
+    signal.SIGHUP,
+    signal.SIGWINCH,
+    signal.SIGTSTP,
+    signal.SIGCONT,
+    signal.SIGTTIN,
+    signal.SIGTTOU,
 )
 
 

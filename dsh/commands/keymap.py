@@ -86,7 +86,7 @@ def _display_part(part: str) -> str:
         return part
     for modifier, shown in (("c-s-", "C-S-"), ("c-", "C-"), ("s-", "S-")):
         if part.startswith(modifier):
-            rest = part[len(modifier):]
+            rest = part[len(modifier) :]
             return shown + (rest if len(rest) == 1 else _display_part(rest))
     return part.capitalize() if part.isalpha() else part
 
@@ -209,9 +209,7 @@ class _ConfigReader:
     def warn(self, section: str, key: object, problem: str) -> None:
         self.warnings.append(f"{self.source}: {section} {_shown(key)}: {problem} — default kept")
 
-    def apply(
-        self, bindings: dict[str, str], section: str, key: object, value: object, *, direct: bool
-    ) -> None:
+    def apply(self, bindings: dict[str, str], section: str, key: object, value: object, *, direct: bool) -> None:
         canonical = normalize_key(key)
         if canonical is None:
             self.warn(section, key, "unknown key name")

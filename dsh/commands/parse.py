@@ -44,7 +44,5 @@ def parse_line(line: str) -> ParsedLine:
         args = shlex.split(rest)
     except ValueError as exc:
         reason = str(exc).lower()
-        raise CommandError(
-            f"/{sanitize(name, 40)}: {reason} — close the quote, or escape it with a backslash"
-        ) from exc
+        raise CommandError(f"/{sanitize(name, 40)}: {reason} — close the quote, or escape it with a backslash") from exc
     return ParsedLine("command", name=name, args=args, text=line[1:])

@@ -173,7 +173,7 @@ class Registry:
         if not body or not any(ch.isspace() for ch in body):
             return self._complete_names(body)
         name = body.split(maxsplit=1)[0]
-        rest = body[len(name):]
+        rest = body[len(name) :]
         command = self.get(name)
         if command is None or command.args is None:
             return []

@@ -32,7 +32,7 @@ def split_key(key: str) -> tuple[str, ...]:
     while isinstance(node, dict):
         if len(node) != 1:
             raise ConfigKeyError(f"invalid config key {key!r}")
-        (name, node), = node.items()
+        ((name, node),) = node.items()
         parts.append(name)
     return tuple(parts)
 

@@ -110,8 +110,7 @@ class _Layers:
             node[parts[-1]] = fitted
             self.origins[parts] = origin
 
-    def _merge(self, into: dict[str, Any], doc: dict[str, Any], at: tuple[str, ...], origin: str,
-               check: bool) -> None:
+    def _merge(self, into: dict[str, Any], doc: dict[str, Any], at: tuple[str, ...], origin: str, check: bool) -> None:
         for key, value in doc.items():
             parts = (*at, key)
             current = into.get(key)

@@ -133,8 +133,9 @@ def _log_to_file(session_id: str) -> None:
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s host %(process)d %(name)s: %(message)s")
 
 
-async def _main(spec: HostSpec, ready: ReadyPipe, run_view: RunView, config: object, store: object,
-                opened: Opened) -> int:
+async def _main(
+    spec: HostSpec, ready: ReadyPipe, run_view: RunView, config: object, store: object, opened: Opened
+) -> int:
     from dsh.host.server import HostServer
     from dsh.rundir import socket_path
     from dsh.session.session import Session
@@ -153,8 +154,9 @@ async def _main(spec: HostSpec, ready: ReadyPipe, run_view: RunView, config: obj
         first_argv=spec.first_argv,
         options=spec.options,
     )
-    server = HostServer(session, socket_path(session.log.id), run_view, announcements=opened.announcements,
-                        open_picker=spec.open_picker)
+    server = HostServer(
+        session, socket_path(session.log.id), run_view, announcements=opened.announcements, open_picker=spec.open_picker
+    )
     try:
         await server.start()
     except OSError as exc:
@@ -175,5 +177,7 @@ async def _main(spec: HostSpec, ready: ReadyPipe, run_view: RunView, config: obj
 def _log_loop_exception(loop: asyncio.AbstractEventLoop, context: dict[str, object]) -> None:
     """A failing callback is logged with its traceback; the host and its panes carry on."""
     logging.getLogger("dsh.host").error(
-        "unhandled: %s", context.get("message"), exc_info=context.get("exception")  # type: ignore[arg-type]
+        "unhandled: %s",
+        context.get("message"),
+        exc_info=context.get("exception"),  # type: ignore[arg-type]
     )

@@ -67,8 +67,15 @@ def remove_stale_socket(path: Path) -> None:
 class HostServer:
     """Listens on the session's socket; a new client takes the session over from the attached one."""
 
-    def __init__(self, session: Session, path: Path, run_view: RunView, *,
-                 announcements: list[str] | None = None, open_picker: bool = False) -> None:
+    def __init__(
+        self,
+        session: Session,
+        path: Path,
+        run_view: RunView,
+        *,
+        announcements: list[str] | None = None,
+        open_picker: bool = False,
+    ) -> None:
         self.session = session
         self.path = path
         self._run_view = run_view
@@ -141,17 +148,26 @@ class HostServer:
             await _drain(writer)
             return
         if hello.get("protocol") != protocol.PROTOCOL_VERSION:
-            writer.write(protocol.refusal(protocol.version_mismatch(
-                protocol.PROTOCOL_VERSION, hello.get("protocol"), we_are="host")))
+            writer.write(
+                protocol.refusal(
+                    protocol.version_mismatch(protocol.PROTOCOL_VERSION, hello.get("protocol"), we_are="host")
+                )
+            )
             await _drain(writer)
             return
         intent = hello.get("intent") if isinstance(hello.get("intent"), dict) else {}
         if intent.get("kind") == "query":
             # `dsh attach` with no id asks every host what it holds; no view is made for that.
-            writer.write(protocol.welcome(
-                session=self.session.log.id, pid=os.getpid(), cwd=self.session.cwd,
-                attached=self.current is not None, detached_at=self.detached_at, title=self.session.title,
-            ))
+            writer.write(
+                protocol.welcome(
+                    session=self.session.log.id,
+                    pid=os.getpid(),
+                    cwd=self.session.cwd,
+                    attached=self.current is not None,
+                    detached_at=self.detached_at,
+                    title=self.session.title,
+                )
+            )
             await _drain(writer)
             return
         if intent.get("kind") == "stop":
@@ -167,7 +183,10 @@ class HostServer:
                 previous.end(f"session {self.session.log.id} was attached from another terminal")
                 await previous.done.wait()
             connection = Connection(
-                self.session, reader, writer, hello,
+                self.session,
+                reader,
+                writer,
+                hello,
                 announcements=self._announcements_for(intent),
                 open_picker=self._first_open_picker and self.attaches == 0,
             )

@@ -33,7 +33,7 @@ def next_id(prefix: str, existing: Iterable[str]) -> str:
     highest = 0
     for name in existing:
         if name.startswith(prefix):
-            digits = name[len(prefix):]
+            digits = name[len(prefix) :]
             if digits.isdigit() and digits.isascii():
                 highest = max(highest, int(digits))
     return check_id(f"{prefix}{highest + 1}", "id prefix")

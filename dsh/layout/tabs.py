@@ -414,9 +414,7 @@ class TabSet:
         return tabset_to_dict(self)
 
     @classmethod
-    def from_dict(
-        cls, data: Mapping[str, Any], *, min_width: int = MIN_WIDTH, min_height: int = MIN_HEIGHT
-    ) -> TabSet:
+    def from_dict(cls, data: Mapping[str, Any], *, min_width: int = MIN_WIDTH, min_height: int = MIN_HEIGHT) -> TabSet:
         """Rebuild tabs from `to_dict` output; anything malformed raises LayoutError saying what."""
         from dsh.layout.serialize import tabset_from_dict
 

@@ -95,9 +95,7 @@ def normalize(node: Node) -> Node:
     return node
 
 
-def split_pane(
-    root: Node, target: str, new_id: str, orientation: Orientation, *, before: bool = False
-) -> Node:
+def split_pane(root: Node, target: str, new_id: str, orientation: Orientation, *, before: bool = False) -> Node:
     """Put a new leaf next to `target` and return the (possibly new) root.
 
     When the target's parent already runs along `orientation`, the new pane joins it and takes half of
@@ -159,4 +157,3 @@ def swap_panes(root: Node, first: str, second: str) -> None:
         missing = first if a is None else second
         raise LayoutError(f"no pane {missing!r} in this tab")
     a.pane_id, b.pane_id = b.pane_id, a.pane_id
-

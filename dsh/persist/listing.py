@@ -59,10 +59,12 @@ def pane_states(session_id: str, *, live: bool, known: Iterable[str] | None = No
         agent = record.agent
         adapter = adapter_by_kind(agent.kind) if agent is not None else None
         sid = agent.session_id if agent is not None and adapter and adapter.valid_session_id(agent.session_id) else None
-        rows.append({
-            "id": record.id,
-            "title": sanitize(record.title, max_len=120),
-            "state": state.name,
-            "agent": {"kind": sanitize(agent.kind, max_len=40), "session_id": sid} if agent else None,
-        })
+        rows.append(
+            {
+                "id": record.id,
+                "title": sanitize(record.title, max_len=120),
+                "state": state.name,
+                "agent": {"kind": sanitize(agent.kind, max_len=40), "session_id": sid} if agent else None,
+            }
+        )
     return rows

@@ -235,8 +235,7 @@ class PaneRecord:
             raise SnapshotError(f"{where}.agent: expected agent info, got {_type_name(self.agent)}")
         if self.lifecycle not in LIFECYCLES:
             raise SnapshotError(
-                f"{where}.lifecycle: expected one of {', '.join(LIFECYCLES)}, "
-                f"got {sanitize(repr(self.lifecycle), 40)}"
+                f"{where}.lifecycle: expected one of {', '.join(LIFECYCLES)}, got {sanitize(repr(self.lifecycle), 40)}"
             )
         _int(self.exit_status, f"{where}.exit_status", optional=True)
         _bool(self.attention, f"{where}.attention")

@@ -19,9 +19,32 @@ BASH_COMPLETION_SCRIPTS = ("/usr/share/bash-completion/bash_completion", "/etc/b
 # Characters a shell word cannot hold unquoted.
 _SPECIAL = re.compile(r"""[\s'"\\$`!*?&;|<>(){}\[\]#~=%^]""")
 _PLAIN = re.compile(r"[\w./@+,:-]*")
-_BUILTINS = ("alias", "bg", "cd", "command", "echo", "exec", "exit", "export", "fg", "history", "jobs",
-             "kill", "printf", "pwd", "read", "set", "source", "test", "type", "ulimit", "umask",
-             "unalias", "unset", "wait")
+_BUILTINS = (
+    "alias",
+    "bg",
+    "cd",
+    "command",
+    "echo",
+    "exec",
+    "exit",
+    "export",
+    "fg",
+    "history",
+    "jobs",
+    "kill",
+    "printf",
+    "pwd",
+    "read",
+    "set",
+    "source",
+    "test",
+    "type",
+    "ulimit",
+    "umask",
+    "unalias",
+    "unset",
+    "wait",
+)
 
 
 class Found(list):  # type: ignore[type-arg]
@@ -225,8 +248,11 @@ def has_bash_completion(command: str, env: Mapping[str, str]) -> bool:
         return False
     name = os.path.basename(command)
     data = env.get("XDG_DATA_HOME") or os.path.join(env.get("HOME", "~"), ".local", "share")
-    folders = (os.path.join(data, "bash-completion", "completions"), "/usr/share/bash-completion/completions",
-               "/etc/bash_completion.d")
+    folders = (
+        os.path.join(data, "bash-completion", "completions"),
+        "/usr/share/bash-completion/completions",
+        "/etc/bash_completion.d",
+    )
     return any(os.path.isfile(os.path.join(folder, name)) for folder in folders)
 
 
@@ -282,9 +308,24 @@ def bash_programmable(word: Word, cwd: str, env: Mapping[str, str], *, bash: str
     prev = words[-2] if len(words) > 1 else ""
     try:
         done = subprocess.run(
-            [bash, "--norc", "--noprofile", "-c", _BASH_SCRIPT, "dsh-complete", script, words[0], word.value,
-             prev, str(len(words) - 1), *words],
-            cwd=cwd if os.path.isdir(cwd) else None, env=dict(env), capture_output=True, timeout=BASH_TIMEOUT,
+            [
+                bash,
+                "--norc",
+                "--noprofile",
+                "-c",
+                _BASH_SCRIPT,
+                "dsh-complete",
+                script,
+                words[0],
+                word.value,
+                prev,
+                str(len(words) - 1),
+                *words,
+            ],
+            cwd=cwd if os.path.isdir(cwd) else None,
+            env=dict(env),
+            capture_output=True,
+            timeout=BASH_TIMEOUT,
             stdin=subprocess.DEVNULL,
         )
     except (OSError, subprocess.TimeoutExpired):
@@ -321,8 +362,9 @@ def _programmable(text: str, word: Word, cwd: str) -> Candidate:
     directory with no slash (readline would add it for `-o filenames`)."""
     bare = text.rstrip("/")
     path = os.path.expanduser(bare)
-    directory = text.endswith("/") or (bool(bare) and os.path.isdir(path if os.path.isabs(path) else
-                                                                    os.path.join(cwd, path)))
+    directory = text.endswith("/") or (
+        bool(bare) and os.path.isdir(path if os.path.isabs(path) else os.path.join(cwd, path))
+    )
     quoted = quote_word(bare, word.quote)
     if directory:
         return Candidate(quoted + "/", bare + "/", "dir")

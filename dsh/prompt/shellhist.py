@@ -20,8 +20,10 @@ def history_file(shell: str, env: Mapping[str, str]) -> tuple[str, Path] | None:
     if name == "bash":
         candidates = [("bash", Path(env["HISTFILE"]) if env.get("HISTFILE") else home / ".bash_history")]
     elif name == "zsh":
-        candidates = [("zsh", Path(env["HISTFILE"]) if env.get("HISTFILE") else home / ".zsh_history"),
-                      ("zsh", home / ".histfile")]
+        candidates = [
+            ("zsh", Path(env["HISTFILE"]) if env.get("HISTFILE") else home / ".zsh_history"),
+            ("zsh", home / ".histfile"),
+        ]
     elif name == "fish":
         data = Path(env.get("XDG_DATA_HOME") or home / ".local" / "share")
         candidates = [("fish", data / "fish" / "fish_history")]

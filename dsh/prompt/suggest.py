@@ -58,11 +58,11 @@ class Suggester:
             return None
         for line in reversed(self.recent):
             if line.startswith(typed) and len(line) > len(typed):
-                return line[len(typed):]
+                return line[len(typed) :]
         for tier in self.tiers:
             line = tier.newest_with_prefix(typed)
             if line is not None:
-                return line[len(typed):]
+                return line[len(typed) :]
         return None
 
     def add(self, line: str) -> None:

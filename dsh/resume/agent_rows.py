@@ -73,7 +73,8 @@ def agent_candidates(
     hidden = open_agent_keys(conn)
     rows = agent_table.conversations(conn, cwds=cwds, limit=limit)
     return [
-        candidate(row) for row in rows
+        candidate(row)
+        for row in rows
         if row.key not in hidden and listable(row) and (kinds is None or row.kind in kinds)
     ]
 

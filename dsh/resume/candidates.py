@@ -27,7 +27,6 @@ def clean(value: object, max_len: int = _TEXT_MAX) -> str:
     return sanitize(value if isinstance(value, str) else str(value), max_len)
 
 
-
 def live_reason(pid: int) -> str:
     return f"open in another dsh (pid {pid})"
 

@@ -57,8 +57,12 @@ def open_picker(
         total += len(others)  # a lower bound until every row is here
     # The count and the rows are separate reads: a refresh in between must not make the count smaller.
     return PickerModel(
-        candidates, current_cwd=cwd, now=now, current_workspace=workspace,
-        all_count=max(total, len(candidates)), all_recent=newest[:RECENT_ROWS],
+        candidates,
+        current_cwd=cwd,
+        now=now,
+        current_workspace=workspace,
+        all_count=max(total, len(candidates)),
+        all_recent=newest[:RECENT_ROWS],
     )
 
 
@@ -83,9 +87,7 @@ def load_rest(
             summaries, problems = [], [f"session index: {exc}"]
         finally:
             own.close()
-        candidates = Candidate.from_summaries(
-            summaries, current_session_id=current_session_id, own_pid=own_pid
-        )
+        candidates = Candidate.from_summaries(summaries, current_session_id=current_session_id, own_pid=own_pid)
         release(summaries)
         candidates += agent_rows
         error = problems[-1] if problems and not candidates else None

@@ -22,7 +22,15 @@ ALL = "all"
 KEYSTROKE_BUDGET = 0.005
 
 __all__ = [
-    "ALL", "WORKSPACE", "AllRows", "PickerModel", "age", "cells", "in_workspace", "newest_first", "prepare_all",
+    "ALL",
+    "WORKSPACE",
+    "AllRows",
+    "PickerModel",
+    "age",
+    "cells",
+    "in_workspace",
+    "newest_first",
+    "prepare_all",
     "render_text",
 ]
 

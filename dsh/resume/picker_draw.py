@@ -238,9 +238,7 @@ def _row_lines(model: PickerModel, c: Candidate, selected: bool, width: int) -> 
     if model.with_labels:
         label_style = S_DISABLED if c.disabled else S_LABEL
         frags = [(merge(label_style, sel), "    ")]
-        frags += [
-            (merge(s, sel), t) for s, t in highlight(c.workspace_label, marks["label"], label_style, match_style)
-        ]
+        frags += [(merge(s, sel), t) for s, t in highlight(c.workspace_label, marks["label"], label_style, match_style)]
         out.append(fit(frags, width, merge(label_style, sel)))
     return out
 

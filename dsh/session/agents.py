@@ -68,8 +68,12 @@ def probe_agents(session: Session) -> None:
         probe.schedule(now, known=agent.session_id is not None)
         probe.busy = True
         others = [
-            Neighbour(p.agent.kind, p.agent.session_id, p.agent.cwd or p.agent_cwd or p.cwd,
-                      p.agent_seen_at or p.started_at or 0.0)
+            Neighbour(
+                p.agent.kind,
+                p.agent.session_id,
+                p.agent.cwd or p.agent_cwd or p.cwd,
+                p.agent_seen_at or p.started_at or 0.0,
+            )
             for p in session.panes.values()
             if p is not pane and p.agent is not None and p.running
         ]

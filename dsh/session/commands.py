@@ -67,8 +67,11 @@ def build_registry() -> Registry:
             ctx.session.quit()
             return
         names = ", ".join(f"{pane.id} {pane.title}" for pane in busy[:3]) + ("…" if len(busy) > 3 else "")
-        ctx.confirm(f"still running: {names}. End them and quit? y quits, any other key stays",
-                    ctx.session.quit, declined="not quitting")
+        ctx.confirm(
+            f"still running: {names}. End them and quit? y quits, any other key stays",
+            ctx.session.quit,
+            declined="not quitting",
+        )
 
     @command("detach")
     def detach(ctx: Client, args: list[str]) -> None:

@@ -153,4 +153,3 @@ def auto_resume_panes(session: Session) -> None:
             session.start_tombstone(pane)
         elif pane.rerun_line is not None:
             session.rerun_command(pane)
-

@@ -160,7 +160,8 @@ class Session:
         """The title by the rule `dsh sessions` uses: rename, agent conversation, first line worth one."""
         self.titles.explicit = self.title or None
         open_keys = {
-            f"{p.agent.kind}:{p.agent.session_id}" for p in self.panes.values()
+            f"{p.agent.kind}:{p.agent.session_id}"
+            for p in self.panes.values()
             if p.agent is not None and p.agent.session_id and (p.running or p.state in _WAITING)
         }
         return sanitize(self.titles.title(open_keys, self.agent_titles), max_len=60)
@@ -314,8 +315,9 @@ class Session:
         """Rows and columns for a new pane before a view lays it out: the area less the pane header."""
         return max(2, self.area.height - 1), max(10, self.area.width)
 
-    def make_terminal(self, pane_id: str, argv: list[str], cwd: str, env: dict[str, str],
-                      rows: int, cols: int) -> Terminal:
+    def make_terminal(
+        self, pane_id: str, argv: list[str], cwd: str, env: dict[str, str], rows: int, cols: int
+    ) -> Terminal:
         return Terminal(
             argv,
             cwd=cwd,
@@ -533,7 +535,11 @@ class Session:
         # The saved argv is untrusted disk input: the adapter rebuilds the resume command, which runs the
         # program that ran, in the directory the agent worked in (dsh.agents.resumable).
         plan = plan_pane_start(
-            pane_id=pane.id, state=pane.state, agent=pane.agent, saved_cwd=pane.cwd, session_cwd=self.cwd,
+            pane_id=pane.id,
+            state=pane.state,
+            agent=pane.agent,
+            saved_cwd=pane.cwd,
+            session_cwd=self.cwd,
             shell_argv=self.default_shell_argv(),
         )
         if plan.message:
@@ -746,6 +752,3 @@ def _in_sessions(sessions: set[int]) -> list[int]:
         if len(fields) > 3 and fields[0] != b"Z" and int(fields[3]) in sessions:
             found.append(int(entry))
     return found
-
-
-

@@ -36,8 +36,25 @@ STATEMENTS = [
 ]
 
 COLUMNS = (
-    "path", "source", "size", "mtime_ns", "parsed_to", "kind", "id", "key", "cwd", "title", "first_prompt",
-    "custom_title", "summary", "message_count", "prompt_count", "branch", "created_at", "updated_at", "home",
+    "path",
+    "source",
+    "size",
+    "mtime_ns",
+    "parsed_to",
+    "kind",
+    "id",
+    "key",
+    "cwd",
+    "title",
+    "first_prompt",
+    "custom_title",
+    "summary",
+    "message_count",
+    "prompt_count",
+    "branch",
+    "created_at",
+    "updated_at",
+    "home",
 )
 _UPSERT = f"INSERT OR REPLACE INTO agent_conversations ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
 _SELECT = f"SELECT {', '.join(COLUMNS)} FROM agent_conversations"
@@ -104,7 +121,10 @@ def set_stamp(conn: sqlite3.Connection, source: str, value: str) -> None:
 
 
 def conversations(
-    conn: sqlite3.Connection, *, cwds: Sequence[str] | None = None, limit: int | None = None,
+    conn: sqlite3.Connection,
+    *,
+    cwds: Sequence[str] | None = None,
+    limit: int | None = None,
     sources: Sequence[str] | None = None,
 ) -> list[ConversationRow]:
     """Conversations newest first: those recorded in one of `cwds`, or all; of `sources`, or of every one."""

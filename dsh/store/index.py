@@ -111,9 +111,7 @@ PRAGMA user_version = {SCHEMA_VERSION};
 """
 
 _SELECT = "SELECT " + ", ".join(_COLUMNS[4:]) + ", path FROM sessions"
-_UPSERT = (
-    f"INSERT OR REPLACE INTO sessions ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' for _ in _COLUMNS)})"
-)
+_UPSERT = f"INSERT OR REPLACE INTO sessions ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' for _ in _COLUMNS)})"
 
 Stat = tuple[int, int]
 T = TypeVar("T")
@@ -200,8 +198,7 @@ class SessionIndex:
             if version == SCHEMA_VERSION and self._has_table(conn):
                 return  # another process set it up while we waited for the lock
             objects = conn.execute(
-                "SELECT type, name FROM sqlite_master"
-                " WHERE name NOT LIKE 'sqlite_%' AND type IN ('table', 'view')"
+                "SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' AND type IN ('table', 'view')"
             ).fetchall()
             if objects:
                 self._pending.append(
@@ -549,19 +546,61 @@ def _summaries(rows: list[tuple]) -> list[Summary]:  # type: ignore[type-arg]
     for row in rows:
         if row[-2]:  # raw: some text was not UTF-8 and is stored as its bytes
             row = tuple(map(_from_db, row))
-        (sid, cwd, workspace, title, explicit_title, first_input, created_at, updated_at, event_count,
-         input_count, pane_count, closed, archived, reason, preview, branch, agents, _agent_key, _auto_title,
-         _preview_json, _agents_json, attached, _raw, path) = row
+        (
+            sid,
+            cwd,
+            workspace,
+            title,
+            explicit_title,
+            first_input,
+            created_at,
+            updated_at,
+            event_count,
+            input_count,
+            pane_count,
+            closed,
+            archived,
+            reason,
+            preview,
+            branch,
+            agents,
+            _agent_key,
+            _auto_title,
+            _preview_json,
+            _agents_json,
+            attached,
+            _raw,
+            path,
+        ) = row
         label = labels.get(cwd)
         if label is None:
             label = labels[cwd] = workspace_label(cwd, home)
         # Liveness is never cached: a closed log is not live; any other is asked of its lock right now.
         pid = None if closed else live_pid(Path(path))
-        add(make(
-            sid, path, cwd, workspace, label, title, explicit_title, first_input, created_at, updated_at,
-            event_count, input_count, pane_count, pid, bool(archived), reason, lines(preview),
-            session_state(pid, bool(closed), bool(attached)), branch, lines(agents),
-        ))
+        add(
+            make(
+                sid,
+                path,
+                cwd,
+                workspace,
+                label,
+                title,
+                explicit_title,
+                first_input,
+                created_at,
+                updated_at,
+                event_count,
+                input_count,
+                pane_count,
+                pid,
+                bool(archived),
+                reason,
+                lines(preview),
+                session_state(pid, bool(closed), bool(attached)),
+                branch,
+                lines(agents),
+            )
+        )
     return out
 
 

@@ -409,8 +409,9 @@ class LogScan:
     warnings: list[str] = field(default_factory=list)
 
 
-def scan_log(path: Path, fh: BinaryIO, each: Callable[[list[dict[str, Any]]], object],
-             chunk: int = READ_CHUNK) -> LogScan:
+def scan_log(
+    path: Path, fh: BinaryIO, each: Callable[[list[dict[str, Any]]], object], chunk: int = READ_CHUNK
+) -> LogScan:
     """Read a log a chunk of whole lines at a time, handing each chunk's events to `each`.
 
     Memory stays bounded by the chunk (and the longest line), not by the log: a 50 MB log is never

@@ -75,8 +75,9 @@ def sync(conn: sqlite3.Connection, limit: int | None = None) -> bool:
     (last,) = conn.execute("SELECT coalesce(max(id), 0) FROM lines").fetchone()
     upto = last if limit is None else min(last, synced + limit)
     if upto > synced:
-        conn.execute("INSERT INTO lines_fts (rowid, text) SELECT id, text FROM lines WHERE id > ? AND id <= ?",
-                     (synced, upto))
+        conn.execute(
+            "INSERT INTO lines_fts (rowid, text) SELECT id, text FROM lines WHERE id > ? AND id <= ?", (synced, upto)
+        )
         conn.execute("UPDATE lines_synced SET id = ?", (upto,))
     return upto < last
 

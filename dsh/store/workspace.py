@@ -36,7 +36,7 @@ def home_dir() -> str:
 @functools.lru_cache(maxsize=_LABELS_KEPT)
 def _label(cwd: str, home: str) -> str:
     if home and (cwd == home or cwd.startswith(home + "/")):
-        return "~" + cwd[len(home):]
+        return "~" + cwd[len(home) :]
     return cwd
 
 

@@ -126,14 +126,13 @@ def _narrow_class() -> str:
     ranges: list[tuple[int, int]] = []
     for code in range(0x20, 0x3000):
         ch = chr(code)
-        if 0x7f <= code <= 0x9f or wcwidth(ch) != 1 or unicodedata.combining(ch):
+        if 0x7F <= code <= 0x9F or wcwidth(ch) != 1 or unicodedata.combining(ch):
             continue
         if ranges and ranges[-1][1] == code - 1:
             ranges[-1] = (ranges[-1][0], code)
         else:
             ranges.append((code, code))
-    return "".join(re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}"
-                   for a, b in ranges)
+    return "".join(re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges)
 
 
 NARROW = _narrow_class()

@@ -30,7 +30,7 @@ __all__ = ["CHARSETS", "Drawing"]
 # Character sets a program can designate (ESC ( 0 and so on): DEC special graphics (the line
 # drawing ncurses uses when the locale is not UTF-8, as xterm maps it) and the UK set; anything
 # else draws as ASCII.
-_DEC_GRAPHICS = dict(zip(range(0x5f, 0x7f), " ◆▒␉␌␍␊°±␤␋┘┐┌└┼⎺⎻─⎼⎽├┤┴┬│≤≥π≠£·", strict=True))
+_DEC_GRAPHICS = dict(zip(range(0x5F, 0x7F), " ◆▒␉␌␍␊°±␤␋┘┐┌└┼⎺⎻─⎼⎽├┤┴┬│≤≥π≠£·", strict=True))
 CHARSETS: dict[str, dict[int, str]] = {"0": _DEC_GRAPHICS, "A": {ord("#"): "£"}}
 
 _CR_LF = re.compile(r"\r+\n")
@@ -60,6 +60,7 @@ class Drawing:
     charsets: list[str]
 
     if TYPE_CHECKING:  # provided by the other halves of TermScreen
+
         def index(self) -> None: ...
         def erase_in_line(self, how: int = 0) -> None: ...
         def _charset_table(self, slot: int) -> dict[int, str] | None: ...
@@ -133,7 +134,7 @@ class Drawing:
         if end < 0 or not self._plain or self._join:
             return False
         tail = end + 3 < len(run)
-        if tail and SEGMENT.sub("", run[end + 3:]):
+        if tail and SEGMENT.sub("", run[end + 3 :]):
             return False  # text after the EL
         text = SEGMENT.sub("", run)  # (the tail has no text)
         width = len(text)
@@ -240,8 +241,9 @@ class Drawing:
     def _bulk_ready(self) -> bool:
         """True when the lines of a run can scroll in without being drawn cell by cell: the cursor
         on the bottom row, no scrolling region, and nothing special about how text is drawn."""
-        return (self.cursor.y == self.lines - 1 and self.margins is None and self._plain
-                and self._row_size(-1) == SINGLE)  # _plain: autowrap, no IRM, ASCII sets
+        return (
+            self.cursor.y == self.lines - 1 and self.margins is None and self._plain and self._row_size(-1) == SINGLE
+        )  # _plain: autowrap, no IRM, ASCII sets
 
     def _bulk(self, pieces: list[str], start: int, stop: int, plain_run: bool) -> int:
         """Lines `pieces[start:stop]`, each after a CR LF, made into compact rows and scrolled in
@@ -274,8 +276,9 @@ class Drawing:
                         width = -1  # (spaces at the end may be no content: measured when read)
                 append(Raw(piece, attrs, BLANK if attrs is BLANK else blank_for(attrs), width, cols))
                 attrs = self._attrs_after(piece, attrs)
-            elif len(piece) <= cols and (piece.isascii() or 2 * len(piece) <= cols
-                                         or NARROW_TEXT.fullmatch(piece) or text_width(piece) <= cols):
+            elif len(piece) <= cols and (
+                piece.isascii() or 2 * len(piece) <= cols or NARROW_TEXT.fullmatch(piece) or text_width(piece) <= cols
+            ):
                 if attrs is BLANK:
                     append(piece)
                 else:  # over the line feed's blank
@@ -285,8 +288,8 @@ class Drawing:
                 fill = blank_for(attrs)
                 runs = ((cols, attrs),)
                 for x in range(0, len(piece) - cols, cols):
-                    append(Packed(piece[x:x + cols], runs, fill, True))
-                tail = piece[(len(piece) - 1) // cols * cols:]
+                    append(Packed(piece[x : x + cols], runs, fill, True))
+                tail = piece[(len(piece) - 1) // cols * cols :]
                 append(tail if attrs is BLANK else compact_row(tail, ((len(tail), attrs),), fill, cols))
             else:
                 break
@@ -315,14 +318,14 @@ class Drawing:
                 history.extend(buf[:leave])
             else:
                 history.extend(buf)
-                history.extend(rows[:leave - count])
+                history.extend(rows[: leave - count])
             self.history_pushed += leave
         bottom = Row([blank_for(self.cursor.attrs)] * self.columns)
         if leave <= count:
             del buf[:leave]
             buf.extend(rows)
         else:
-            buf[:] = rows[leave - count:]
+            buf[:] = rows[leave - count :]
         buf.append(bottom)
         if rows:
             self._compact_rows = True
@@ -412,11 +415,11 @@ class Drawing:
                     x = limit
                     break
             k = min(limit - x, n - i)
-            chunk = text[i:i + k] if i or k < n else text
+            chunk = text[i : i + k] if i or k < n else text
             if insert:
                 row[x:x] = [blank_for(cursor.attrs)] * k
                 del row[cols:]
-            row[x:x + k] = map(getc, chunk)
+            row[x : x + k] = map(getc, chunk)
             x += k
             i += k
         cursor.x = x
@@ -500,4 +503,3 @@ class Drawing:
         """ESC ( 0 and the like: `code` becomes G0..G3."""
         self.charsets[slot] = code
         self._update_plain()
-

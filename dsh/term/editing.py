@@ -30,6 +30,7 @@ class Editing:
     _iso_protect: bool
 
     if TYPE_CHECKING:  # provided by TermScreen and Drawing
+
         def _alternate(self) -> bool: ...
         def _scroll_in(self, rows: list[AnyRow]) -> None: ...
         def _cursor_row(self) -> Row: ...
@@ -52,14 +53,14 @@ class Editing:
         if top == 0 and bottom == self.lines - 1 and not self._alternate() and self.history.maxlen:
             self.history.extend(buf[:count])
             self.history_pushed += count
-        del buf[top:top + count]
-        buf[bottom - count + 1:bottom - count + 1] = [self._new_row(fill) for _ in range(count)]
+        del buf[top : top + count]
+        buf[bottom - count + 1 : bottom - count + 1] = [self._new_row(fill) for _ in range(count)]
 
     def _scroll_region_down(self, top: int, bottom: int, count: int) -> None:
         buf = self._buffer
         count = min(count, bottom - top + 1)
         fill = blank_for(self.cursor.attrs)
-        del buf[bottom - count + 1:bottom + 1]
+        del buf[bottom - count + 1 : bottom + 1]
         buf[top:top] = [self._new_row(fill) for _ in range(count)]
 
     # -- line feeds -------------------------------------------------------------------------------
@@ -153,8 +154,8 @@ class Editing:
             buf = self._buffer
             count = min(count or 1, bottom - cursor.y + 1)
             fill = blank_for(cursor.attrs)
-            del buf[cursor.y:cursor.y + count]
-            buf[bottom - count + 1:bottom - count + 1] = [self._new_row(fill) for _ in range(count)]
+            del buf[cursor.y : cursor.y + count]
+            buf[bottom - count + 1 : bottom - count + 1] = [self._new_row(fill) for _ in range(count)]
             cursor.x = 0
 
     def scroll_up(self, count: int = 0, *_: int) -> None:
@@ -187,7 +188,7 @@ class Editing:
         x = min(cursor.x, cols - 1)
         count = min(count or 1, cols - x)
         row = self._cursor_row()
-        del row[x:x + count]
+        del row[x : x + count]
         row.extend([blank_for(cursor.attrs)] * count)
 
     def erase_characters(self, count: int = 0, *_: int) -> None:
@@ -199,9 +200,9 @@ class Editing:
         row = self._cursor_row()
         blank = blank_for(cursor.attrs)
         if self._iso_protect:
-            row[x:x + count] = [cell if cell.protected else blank for cell in row[x:x + count]]
+            row[x : x + count] = [cell if cell.protected else blank for cell in row[x : x + count]]
         else:
-            row[x:x + count] = [blank] * count
+            row[x : x + count] = [blank] * count
 
     # -- erasing ---------------------------------------------------------------------------------------
     def erase_in_line(self, how: int = 0, *_: int, selective: bool = False) -> None:

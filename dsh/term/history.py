@@ -20,9 +20,12 @@ __all__ = ["compact", "reflow"]
 def _unchanged(row: AnyRow, columns: int) -> bool:
     """True when a row stays as it is at width `columns`: not wrapped, and its content fits."""
     if type(row) is str:
-        return len(row) <= columns and (row.isascii() or 2 * len(row) <= columns
-                                        or NARROW_TEXT.fullmatch(row) is not None
-                                        or text_width(row) <= columns)
+        return len(row) <= columns and (
+            row.isascii()
+            or 2 * len(row) <= columns
+            or NARROW_TEXT.fullmatch(row) is not None
+            or text_width(row) <= columns
+        )
     if row.wrapped:  # type: ignore[union-attr]
         return False
     if type(row) is Row and len(row) <= columns:
@@ -63,7 +66,7 @@ def _rewrap_text(group: Sequence[AnyRow], old_cols: int, new_cols: int) -> list[
         if k == last:
             # spaces at the end are no content, but a row the line wrapped into holds at least
             # the character that wrapped
-            text = text[:max(len(content(text, row_runs, fill)), 1 if k else 0)]
+            text = text[: max(len(content(text, row_runs, fill)), 1 if k else 0)]
         texts.append(text)
         runs.extend((offset + end, attrs) for end, attrs in row_runs)
         offset += len(text)
@@ -80,13 +83,15 @@ def _rewrap_text(group: Sequence[AnyRow], old_cols: int, new_cols: int) -> list[
     for start in range(0, len(line), new_cols):
         stop = min(start + new_cols, len(line))
         final = stop == len(line)
-        out.append(compact_row(line[start:stop], _slice_runs(runs, start, stop), fill if final else BLANK,
-                               new_cols, not final))
+        out.append(
+            compact_row(line[start:stop], _slice_runs(runs, start, stop), fill if final else BLANK, new_cols, not final)
+        )
     return out
 
 
-def _rewrap_cells(group: Sequence[AnyRow], old_cols: int, new_cols: int,
-                  cursor_row: int | None, cursor_x: int) -> tuple[list[AnyRow], tuple[int, int] | None]:
+def _rewrap_cells(
+    group: Sequence[AnyRow], old_cols: int, new_cols: int, cursor_row: int | None, cursor_x: int
+) -> tuple[list[AnyRow], tuple[int, int] | None]:
     """A logical line rewrapped through its cells (wide characters are never split; a wide
     character that does not fit leaves a blank and moves to the next row); the cursor's new
     (row in the result, column) when it is in this line."""
@@ -139,8 +144,9 @@ def _rewrap_cells(group: Sequence[AnyRow], old_cols: int, new_cols: int,
     return out, cursor
 
 
-def reflow(rows: Sequence[AnyRow], cursor_index: int, cursor_x: int, old_cols: int,
-           new_cols: int) -> tuple[list[AnyRow], int, int]:
+def reflow(
+    rows: Sequence[AnyRow], cursor_index: int, cursor_x: int, old_cols: int, new_cols: int
+) -> tuple[list[AnyRow], int, int]:
     """All rows (history then screen) rewrapped from `old_cols` to `new_cols`: rows the terminal
     wrapped are joined and split again; the rest stay the same objects. Returns the rows and the
     cursor's new (index, column); the cursor was at (`cursor_index`, `cursor_x`)."""
@@ -158,7 +164,7 @@ def reflow(rows: Sequence[AnyRow], cursor_index: int, cursor_x: int, old_cols: i
         j = i
         while j < n - 1 and type(rows[j]) is not str and rows[j].wrapped:  # type: ignore[union-attr]
             j += 1
-        group = rows[i:j + 1]
+        group = rows[i : j + 1]
         if i <= cursor_index <= j:
             new, at = _rewrap_cells(group, old_cols, new_cols, cursor_index - i, cursor_x)
             if at is not None:

@@ -37,8 +37,13 @@ _SPECIAL = {
 # gets otherwise.
 _KEYPAD = {
     **{f"kp-{n}": ("pqrstuvwxy"[n], str(n)) for n in range(10)},
-    "kp-.": ("n", "."), "kp-enter": ("M", "\r"), "kp-+": ("k", "+"), "kp--": ("m", "-"),
-    "kp-*": ("j", "*"), "kp-/": ("o", "/"), "kp-=": ("X", "="),
+    "kp-.": ("n", "."),
+    "kp-enter": ("M", "\r"),
+    "kp-+": ("k", "+"),
+    "kp--": ("m", "-"),
+    "kp-*": ("j", "*"),
+    "kp-/": ("o", "/"),
+    "kp-=": ("X", "="),
 }
 # What an outer terminal in application keypad mode sends for each keypad key: a view that puts
 # the outer terminal in that mode registers these with its input parser to get the keys above.
@@ -51,7 +56,7 @@ _BRACKET_END = "\x1b[201~"
 def _split_modifier(key: str) -> tuple[int, str]:
     for prefix in ("c-s-", "s-", "c-"):
         if key.startswith(prefix):
-            return _MODIFIERS[prefix], key[len(prefix):]
+            return _MODIFIERS[prefix], key[len(prefix) :]
     return 1, key
 
 

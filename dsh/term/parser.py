@@ -113,8 +113,10 @@ _RUN_BREAK = re.compile(r"[\x00-\x09\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f]")
 _RUN = r"(?P<run>(?:[^\x00-\x1f\x7f-\x9f]+|\x1b\[[0-9;:]*m|\x1b\[K|\r|\n)+)"
 # A full-screen program redrawing a row: CUP to its first column, the row's text and SGR, EL (and
 # nothing of the run after it). Possessive, so a near miss costs no backtracking.
-_ROW = (r"\x1b\[(?P<line_row>[0-9]{1,4});1H(?P<line>(?:[^\x00-\x1f\x7f-\x9f\x1b]++|\x1b\[[0-9;:]*+m)*+"
-        r"\x1b\[K(?:\x1b\[[0-9;:]*+m)*+)(?![^\x00-\x1f\x7f-\x9f\x1b]|\x1b\[K|\r|\n)")
+_ROW = (
+    r"\x1b\[(?P<line_row>[0-9]{1,4});1H(?P<line>(?:[^\x00-\x1f\x7f-\x9f\x1b]++|\x1b\[[0-9;:]*+m)*+"
+    r"\x1b\[K(?:\x1b\[[0-9;:]*+m)*+)(?![^\x00-\x1f\x7f-\x9f\x1b]|\x1b\[K|\r|\n)"
+)
 _CUP = r"\x1b\[(?P<row>[0-9]{1,4});(?P<column>[0-9]{1,4})H"  # the most common CSI, taken directly
 _CSI = r"(?:\x1b\[|\x9b)(?P<params>[\x30-\x3f]*)(?P<inter>[\x20-\x2f]*)(?P<final>[\x40-\x7e])"
 _TOKEN = re.compile(f"{_RUN}|{_ROW}|{_CUP}|{_CSI}")
@@ -126,8 +128,18 @@ _ESC = re.compile(r"\x1b([\x20-\x2f]*)([\x30-\x7e])")
 # OSC/DCS strings end at BEL or ST; any other ESC ends them too and starts a new sequence, and
 # CAN/SUB cancel them (the VT500 parser), so a lost terminator cannot swallow the rest of the output.
 _STRING_END = re.compile(r"\x07|\x1b\\?|\x9c|[\x18\x1a]")
-_STRING_STARTS = {"]": "]", "P": "P", "X": "X", "^": "^", "_": "_",
-                  sq.OSC_C1: "]", sq.DCS_C1: "P", sq.SOS_C1: "X", sq.PM_C1: "^", sq.APC_C1: "_"}
+_STRING_STARTS = {
+    "]": "]",
+    "P": "P",
+    "X": "X",
+    "^": "^",
+    "_": "_",
+    sq.OSC_C1: "]",
+    sq.DCS_C1: "P",
+    sq.SOS_C1: "X",
+    sq.PM_C1: "^",
+    sq.APC_C1: "_",
+}
 # An unterminated OSC/DCS longer than this is dropped rather than buffered forever.
 STRING_MAX = 65536
 # An escape sequence still unfinished after this many characters is garbage, not a split read.
@@ -340,5 +352,5 @@ class Parser:
             return -1
         self._done()
         if kind == "]" and token not in (sq.CAN, sq.SUB):
-            self.screen.osc(text[pos + intro:end.start()], "\x07" if token == sq.BEL else "\x1b\\")
+            self.screen.osc(text[pos + intro : end.start()], "\x07" if token == sq.BEL else "\x1b\\")
         return end.start() if token == sq.ESC else end.end()

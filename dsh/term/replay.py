@@ -14,8 +14,18 @@ REPLAY_DROPPED_MODES = frozenset(
         1,  # application cursor keys
         9,  # X10 mouse
         25,  # cursor visible
-        47, 1047, 1048, 1049,  # alternate screen, saved cursor
-        1000, 1001, 1002, 1003, 1005, 1006, 1015, 1016,  # mouse reporting and its encodings
+        47,
+        1047,
+        1048,
+        1049,  # alternate screen, saved cursor
+        1000,
+        1001,
+        1002,
+        1003,
+        1005,
+        1006,
+        1015,
+        1016,  # mouse reporting and its encodings
         1004,  # focus events
         2004,  # bracketed paste
         2026,  # synchronized output

@@ -166,8 +166,7 @@ class Replies:
             parts = rest.split(";")
             for index, spec in zip(parts[::2], parts[1::2], strict=False):
                 if spec == "?" and index.isdigit() and int(index) < 256:
-                    self.write_process_input(
-                        f"\x1b]4;{int(index)};{_rgb(self.palette.entry(int(index)))}{terminator}")
+                    self.write_process_input(f"\x1b]4;{int(index)};{_rgb(self.palette.entry(int(index)))}{terminator}")
 
     def _colour_queries(self, code: int, specs: list[str], terminator: str) -> None:
         # OSC 10;?;? asks for 10 then 11 (each further parameter is the next colour)

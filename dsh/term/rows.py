@@ -44,8 +44,9 @@ class Packed:
 
     __slots__ = ("fill", "runs", "text", "wrapped")
 
-    def __init__(self, text: str, runs: tuple[tuple[int, Cell], ...], fill: Cell = BLANK,
-                 wrapped: bool = False) -> None:
+    def __init__(
+        self, text: str, runs: tuple[tuple[int, Cell], ...], fill: Cell = BLANK, wrapped: bool = False
+    ) -> None:
         self.text = text
         self.runs = runs
         self.fill = fill
@@ -105,8 +106,9 @@ def pack_source(source: str, attrs: Cell, fill: Cell, span: int) -> str | Packed
     return compact_row("".join(texts), tuple(runs), fill, span)
 
 
-def compact_row(text: str, runs: tuple[tuple[int, Cell], ...], fill: Cell, span: int,
-                wrapped: bool = False) -> str | Packed:
+def compact_row(
+    text: str, runs: tuple[tuple[int, Cell], ...], fill: Cell, span: int, wrapped: bool = False
+) -> str | Packed:
     """A compact row for `text` drawn from column 0 on a row `span` cells wide over `fill`, said
     the way `pack` says the same cells: spaces at the end in a background alone are blanks (the
     fill, when they reach the row's end), and the fill is kept only if some of it shows."""
@@ -317,7 +319,7 @@ def row_runs(row: AnyRow, columns: int) -> list[tuple[Cell, str]]:
         text = row.text
         cut = columns if is_narrow(text) else len(text)
         for end, attrs in row.runs:
-            piece = text[start:min(end, cut)]
+            piece = text[start : min(end, cut)]
             if piece:
                 out.append((attrs, piece))
             start = end

@@ -50,8 +50,17 @@ class _Saved(NamedTuple):
 
 
 # Modes a program sets for itself that must not outlive it in the pane.
-PROGRAM_MODES = (*sq.MOUSE_MODES, sq.MOUSE_UTF8, sq.MOUSE_SGR, sq.MOUSE_URXVT, sq.FOCUS_EVENTS,
-                 sq.BRACKETED_PASTE, sq.DECCKM, sq.DECNKM, sq.SYNCHRONIZED_OUTPUT)
+PROGRAM_MODES = (
+    *sq.MOUSE_MODES,
+    sq.MOUSE_UTF8,
+    sq.MOUSE_SGR,
+    sq.MOUSE_URXVT,
+    sq.FOCUS_EVENTS,
+    sq.BRACKETED_PASTE,
+    sq.DECCKM,
+    sq.DECNKM,
+    sq.SYNCHRONIZED_OUTPUT,
+)
 
 
 class TermScreen(Drawing, Editing, Replies):
@@ -136,8 +145,13 @@ class TermScreen(Drawing, Editing, Replies):
 
     def _update_plain(self) -> None:
         self._gl_table = self._charset_table(self._gl)
-        self._plain = (self._autowrap and not self._insert and self._gl_table is None
-                       and self._single_shift is None and not self._iso_protect)
+        self._plain = (
+            self._autowrap
+            and not self._insert
+            and self._gl_table is None
+            and self._single_shift is None
+            and not self._iso_protect
+        )
 
     def _alternate(self) -> bool:
         return self._main is not None
@@ -268,8 +282,15 @@ class TermScreen(Drawing, Editing, Replies):
 
     def save_cursor(self) -> None:
         cursor = self.cursor
-        self._saved = _Saved(cursor.x, cursor.y, cursor.attrs, sq.DECOM in self.private_modes,
-                             self._autowrap, tuple(self.charsets), self._gl)
+        self._saved = _Saved(
+            cursor.x,
+            cursor.y,
+            cursor.attrs,
+            sq.DECOM in self.private_modes,
+            self._autowrap,
+            tuple(self.charsets),
+            self._gl,
+        )
 
     def save_cursor_ansi(self, *args: int) -> None:
         if not any(args):  # with parameters `CSI s` is DECSLRM (left/right margins), not supported
@@ -440,7 +461,7 @@ class TermScreen(Drawing, Editing, Replies):
         history.extend(every[:start])
         self.history_pushed += max(0, len(history) - old_len)
         self._compacted_mark = min(self._compacted_mark, self.history_pushed - len(history))
-        shown = [row_cells(row, columns) for row in every[start:start + rows]]
+        shown = [row_cells(row, columns) for row in every[start : start + rows]]
         shown.extend(Row([BLANK] * columns) for _ in range(rows - len(shown)))
         buf[:] = shown
         cursor.y = min(max(y - start, 0), rows - 1)

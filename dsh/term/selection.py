@@ -82,7 +82,7 @@ class LineCells:
     def index_of_column(self, line: int, column: int) -> int:
         """The index in the line's text of the character at cell `column`."""
         cells = self.cells(line)
-        return sum(len(text) for text in cells[:max(0, column)]) if cells else max(0, column)
+        return sum(len(text) for text in cells[: max(0, column)]) if cells else max(0, column)
 
 
 def char_class(ch: str) -> int:

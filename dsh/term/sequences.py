@@ -133,11 +133,32 @@ SYNCHRONIZED_OUTPUT = 2026
 ALT_SCREEN_MODES = (ALT_SCREEN_SAVE, ALT_SCREEN_CLEAR, ALT_SCREEN)
 MOUSE_MODES = (X10_MOUSE, MOUSE_NORMAL, MOUSE_BUTTON, MOUSE_ANY)
 # Private modes DECRQM answers for (1 set, 2 reset); others are reported unknown (0).
-REPORTED_PRIVATE_MODES = frozenset({
-    DECCKM, DECCOLM, DECSCNM, DECOM, DECAWM, X10_MOUSE, 12, DECTCEM, DECNKM, ALT_SCREEN, MOUSE_NORMAL,
-    MOUSE_BUTTON, MOUSE_ANY, FOCUS_EVENTS, MOUSE_UTF8, MOUSE_SGR, MOUSE_URXVT, ALT_SCREEN_CLEAR,
-    SAVE_CURSOR, ALT_SCREEN_SAVE, BRACKETED_PASTE, SYNCHRONIZED_OUTPUT,
-})
+REPORTED_PRIVATE_MODES = frozenset(
+    {
+        DECCKM,
+        DECCOLM,
+        DECSCNM,
+        DECOM,
+        DECAWM,
+        X10_MOUSE,
+        12,
+        DECTCEM,
+        DECNKM,
+        ALT_SCREEN,
+        MOUSE_NORMAL,
+        MOUSE_BUTTON,
+        MOUSE_ANY,
+        FOCUS_EVENTS,
+        MOUSE_UTF8,
+        MOUSE_SGR,
+        MOUSE_URXVT,
+        ALT_SCREEN_CLEAR,
+        SAVE_CURSOR,
+        ALT_SCREEN_SAVE,
+        BRACKETED_PASTE,
+        SYNCHRONIZED_OUTPUT,
+    }
+)
 REPORTED_ANSI_MODES = frozenset({IRM, LNM})
 
 # -- OSC codes -------------------------------------------------------------------------------

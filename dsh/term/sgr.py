@@ -17,10 +17,21 @@ __all__ = ["PALETTE_NAMES", "SGR_CACHE", "apply_sgr", "canonical", "sgr_step"]
 PALETTE_NAMES = (*(g.FG_ANSI[30 + i] for i in range(8)), *(g.FG_AIXTERM[90 + i] for i in range(8)))
 
 _FLAGS = {  # SGR code -> (field, value)
-    1: ("bold", True), 2: ("dim", True), 3: ("italics", True), 5: ("blink", True), 6: ("blink", True),
-    7: ("reverse", True), 8: ("hidden", True), 9: ("strikethrough", True), 23: ("italics", False),
-    25: ("blink", False), 27: ("reverse", False), 28: ("hidden", False), 29: ("strikethrough", False),
-    53: ("overline", True), 55: ("overline", False),
+    1: ("bold", True),
+    2: ("dim", True),
+    3: ("italics", True),
+    5: ("blink", True),
+    6: ("blink", True),
+    7: ("reverse", True),
+    8: ("hidden", True),
+    9: ("strikethrough", True),
+    23: ("italics", False),
+    25: ("blink", False),
+    27: ("reverse", False),
+    28: ("hidden", False),
+    29: ("strikethrough", False),
+    53: ("overline", True),
+    55: ("overline", False),
 }
 _UNDERLINE_OFF = {"underscore": False, "underline_style": 0}
 

@@ -91,8 +91,7 @@ class Terminal(Scrollback):
         self.on_title = on_title
         self.on_bell = on_bell
         self.on_alt_screen = on_alt_screen
-        self.screen = TermScreen(self.cols, self.rows, scrollback=scrollback,
-                                 write_process_input=self.write)
+        self.screen = TermScreen(self.cols, self.rows, scrollback=scrollback, write_process_input=self.write)
         self.exit_status: int | None = None
         self.running = False
         self.pid: int | None = None
@@ -170,7 +169,10 @@ class Terminal(Scrollback):
             return
         try:
             proc = ptyprocess.PtyProcess.spawn(
-                [exe, *self.argv[1:]], cwd=self.cwd, env=self.env, dimensions=(self.rows, self.cols),
+                [exe, *self.argv[1:]],
+                cwd=self.cwd,
+                env=self.env,
+                dimensions=(self.rows, self.cols),
                 preexec_fn=_default_signals,
             )
         except Exception as exc:  # an unstartable child is a message in the pane, not a crash
@@ -557,7 +559,7 @@ class Terminal(Scrollback):
 
     def tail(self) -> bytes:
         """The last `tail_bytes` of raw output, for snapshots."""
-        return bytes(self._tail[-self.tail_bytes:]) if self.tail_bytes else b""
+        return bytes(self._tail[-self.tail_bytes :]) if self.tail_bytes else b""
 
     def _changed(self) -> None:
         if self._sync_timer is not None:

@@ -132,8 +132,9 @@ class DshApp:
         from dsh.prompt.complete import CommandNames
 
         self._command_names = CommandNames()
-        self.memory = PromptMemory(session.cwd, session.env, lambda text: self.announce(text, error=True),
-                                   session.worker)
+        self.memory = PromptMemory(
+            session.cwd, session.env, lambda text: self.announce(text, error=True), session.worker
+        )
         self.prompt_buffer = Buffer(
             name="prompt",
             multiline=False,
@@ -324,9 +325,13 @@ class DshApp:
         self.tabbar = Window(
             FormattedTextControl(lambda: chrome.tabbar_fragments(self)), height=1, style="class:tabbar"
         )
-        self.panes_view = PanesContainer(self._pane_layout, self._visible_slots, on_area=self._set_area,
-                                         on_border_drag=self.session.drag_border,
-                                         on_border_drop=self.session.border_dropped)
+        self.panes_view = PanesContainer(
+            self._pane_layout,
+            self._visible_slots,
+            on_area=self._set_area,
+            on_border_drag=self.session.drag_border,
+            on_border_drop=self.session.border_dropped,
+        )
         self.help_window = Window(
             FormattedTextControl(self._help_fragments, focusable=True, show_cursor=False),
             style="class:help",
@@ -665,7 +670,6 @@ class DshApp:
         from prompt_toolkit.buffer import CompletionState
         from prompt_toolkit.completion import Completion
 
-
         buffer = self.prompt_buffer
         if done.cancelled() or done.exception() is not None or buffer.document != document:
             return  # the line changed meanwhile: this answer is for another question
@@ -682,8 +686,7 @@ class DshApp:
             buffer.delete_before_cursor(typed)
             buffer.insert_text(prefix)
             typed = len(prefix)
-        completions = [Completion(c.text, start_position=-typed, display=c.display, display_meta=c.meta)
-                       for c in found]
+        completions = [Completion(c.text, start_position=-typed, display=c.display, display_meta=c.meta) for c in found]
         buffer.complete_state = CompletionState(buffer.document, completions)  # a menu; Tab walks it
         if found.total > len(found):
             self.announce(f"{found.total} matches: the menu shows the first {len(found)}; type more to narrow them")
@@ -827,8 +830,12 @@ class DshApp:
         agents = bool(picker_hooks.agent_sources(self.config))
         try:
             model = open_picker(
-                session.store.index, cwd=session.cwd, current_session_id=session.log.id, own_pid=os.getpid(),
-                now=time.time(), agents=agents,
+                session.store.index,
+                cwd=session.cwd,
+                current_session_id=session.log.id,
+                own_pid=os.getpid(),
+                now=time.time(),
+                agents=agents,
             )
         except Exception as exc:
             self.announce(f"cannot read the session store: {exc}", error=True)
@@ -995,7 +1002,11 @@ class DshApp:
 
         try:
             plan = plan_agent_open(
-                candidate.kind, candidate.id, candidate.cwd, candidate.home, current_cwd=self.session.cwd,
+                candidate.kind,
+                candidate.id,
+                candidate.cwd,
+                candidate.home,
+                current_cwd=self.session.cwd,
                 env=self.session.env,
             )
         except PreflightError as exc:
@@ -1046,8 +1057,7 @@ class DshApp:
 
         try:
             # No exception handler of prompt_toolkit's: it would print to the client and wait for Enter.
-            result = await self.application.run_async(pre_run=pre_run, handle_sigint=False,
-                                                      set_exception_handler=False)
+            result = await self.application.run_async(pre_run=pre_run, handle_sigint=False, set_exception_handler=False)
         finally:
             self._ended = True
             if self._transcripts is not None:

@@ -65,10 +65,16 @@ def cell_style(cell: Cell, *, reverse_screen: bool = False) -> str:
             parts.append("fg:" + fg)
         if bg:
             parts.append("bg:" + bg)
-        for flag, word in ((cell.bold, "bold"), (cell.dim, "dim"), (cell.italics, "italic"),
-                           (cell.underscore, "underline"), (cell.strikethrough, "strike"),
-                           (cell.reverse != reverse_screen, "reverse"), (cell.blink, "blink"),
-                           (cell.hidden, "hidden")):
+        for flag, word in (
+            (cell.bold, "bold"),
+            (cell.dim, "dim"),
+            (cell.italics, "italic"),
+            (cell.underscore, "underline"),
+            (cell.strikethrough, "strike"),
+            (cell.reverse != reverse_screen, "reverse"),
+            (cell.blink, "blink"),
+            (cell.hidden, "hidden"),
+        ):
             if flag:
                 parts.append(word)
         style = " ".join(parts)
@@ -126,8 +132,7 @@ def _width(text: str) -> int:
     return len(text) if text.isascii() else sum(max(0, wcwidth(ch)) for ch in text)
 
 
-def _highlighted(fragments: list[tuple[str, str]], highlight: tuple[int, int],
-                 style: str) -> list[tuple[str, str]]:
+def _highlighted(fragments: list[tuple[str, str]], highlight: tuple[int, int], style: str) -> list[tuple[str, str]]:
     start, length = highlight
     stop = start + length
     out: list[tuple[str, str]] = []
@@ -169,8 +174,14 @@ def cursor_column(line: AnyRow, x: int, columns: int) -> int:
     while col < x:
         ch = row[col].data if col < len(row) else " "
         step = 1
-        if ch and not ch.isascii() and wcwidth(ch[0]) == 2 and col + 1 < columns and col + 1 < len(row) \
-                and row[col + 1].data == "":
+        if (
+            ch
+            and not ch.isascii()
+            and wcwidth(ch[0]) == 2
+            and col + 1 < columns
+            and col + 1 < len(row)
+            and row[col + 1].data == ""
+        ):
             step = 2
         col += step
         index += 1

@@ -64,15 +64,14 @@ def tabbar_fragments(app: ViewState) -> StyleAndTextTuples:
         # program), as tmux's automatic-rename names a window.
         active = app.session.panes.get(tab.active_pane)
         label = sanitize(tab.title or (tab_label(active) if active else "tab"), max_len=30)
-        attention = any(
-            app.session.panes[p].attention for p in tab.pane_ids() if p in app.session.panes
-        )
+        attention = any(app.session.panes[p].attention for p in tab.pane_ids() if p in app.session.panes)
         zoomed = " [Z]" if tab.zoomed else ""  # tmux marks a zoomed window with Z
         if tab.id in app.session.synced_tabs:
             zoomed += " [S]"  # typed input goes to every pane of it
         out.append((style, f" {index}:{label}{zoomed}{'!' if attention else ''} ", _select_tab(app, index)))
         out.append(("class:tabbar", " "))
     return out
+
 
 def tab_label(pane: Pane) -> str:
     return pane.name or pane.program
@@ -112,6 +111,7 @@ def pane_header(app: ViewState, pane_id: str) -> Callable[[], StyleAndTextTuples
 
     return fragments
 
+
 def command_status(pane: Pane) -> int | None:
     """The exit status of the last command the pane's shell ran, while it waits at its next prompt
     (only a shell with dsh's integration says it)."""
@@ -126,6 +126,7 @@ def pane_state_label(pane: Pane) -> str:
         return "LIVE"
     return pane.state.name
 
+
 def pane_hint(pane: Pane) -> str:
     hint = restart_hint(pane.state, pane.agent)
     if hint is not None:
@@ -137,6 +138,7 @@ def pane_hint(pane: Pane) -> str:
     if pane.startable:
         return "Enter: start a shell here"
     return ""
+
 
 def status_fragments(app: ViewState) -> StyleAndTextTuples:
     pane = app.active_pane
@@ -167,6 +169,7 @@ def status_fragments(app: ViewState) -> StyleAndTextTuples:
     out += [("class:status.mode", f" {mode_label} "), ("class:status", text), ("class:status", f" {hint}")]
     return out
 
+
 def key_hint(app: ViewState) -> str:
     esc = key_display(app.escape_key)
     prefix = key_display(app.keymap.prefix)
@@ -179,6 +182,7 @@ def key_hint(app: ViewState) -> str:
     if app.mode == "help":
         return "↑↓ PgUp PgDn scroll · q/Esc close"
     return f"{esc}: into pane · {prefix} ?: keys · /help"
+
 
 def message_fragments(app: ViewState) -> StyleAndTextTuples:
     if app.message is None:

@@ -26,8 +26,9 @@ def main(argv: list[str] | None = None) -> int:
         if app is not None:
             app.invalidate()
 
-    term = Terminal(argv, cwd=os.getcwd(), on_change=redraw, on_exit=lambda _code: redraw(),
-                    on_title=lambda _t: redraw())
+    term = Terminal(
+        argv, cwd=os.getcwd(), on_change=redraw, on_exit=lambda _code: redraw(), on_title=lambda _t: redraw()
+    )
     control = TerminalControl(term)
     kb = KeyBindings()
 
@@ -56,14 +57,26 @@ def main(argv: list[str] | None = None) -> int:
         state = "running" if term.running else f"exited {term.exit_status}"
         return sanitize(f" {term.title or ' '.join(argv)} | {state} | C-] quits", 200)
 
-    layout = Layout(HSplit([
-        Window(control),
-        Window(FormattedTextControl(lambda: [("reverse", status())]), height=1),
-    ]), focused_element=control)
+    layout = Layout(
+        HSplit(
+            [
+                Window(control),
+                Window(FormattedTextControl(lambda: [("reverse", status())]), height=1),
+            ]
+        ),
+        focused_element=control,
+    )
     # 24-bit colour when the terminal says it draws it (prompt_toolkit would map it to 256 colours)
     depth = ColorDepth.TRUE_COLOR if os.environ.get("COLORTERM") in ("truecolor", "24bit") else None
-    app = Application(layout=layout, key_bindings=kb, full_screen=True, mouse_support=True,
-                      max_render_postpone_time=0.02, min_redraw_interval=1 / 60, color_depth=depth)
+    app = Application(
+        layout=layout,
+        key_bindings=kb,
+        full_screen=True,
+        mouse_support=True,
+        max_render_postpone_time=0.02,
+        min_redraw_interval=1 / 60,
+        color_depth=depth,
+    )
 
     async def run() -> int:
         term.start()

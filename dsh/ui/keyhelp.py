@@ -91,8 +91,11 @@ def key_help_lines(keymap: Keymap, registry: Registry | None, escape_key: str, c
     lines += [f"  {key:<16} {text}" for key, text in PROMPT_KEYS]
     lines += ["", f"In copy mode ({prefix} [ or /copy; {copy_style} keys, ui.copy_keys chooses):"]
     lines += [f"  {key:<24} {text}" for key, text in copy_key_rows(copy_style, prefix)]
-    lines += ["", "With the mouse (ui.mouse): drag to select (double click: a word, triple: a line), the release",
-              "copies; drag a border between panes to resize them; Shift-drag is your terminal's own selection."]
+    lines += [
+        "",
+        "With the mouse (ui.mouse): drag to select (double click: a word, triple: a line), the release",
+        "copies; drag a border between panes to resize them; Shift-drag is your terminal's own selection.",
+    ]
     return lines
 
 
@@ -117,8 +120,5 @@ def checked_escape_key(app: ViewState) -> str:
         problem = f"is also bound to /{app.keymap.direct_bindings[key]}"
     if not problem:
         return key  # type: ignore[return-value]
-    app.announce(f"ui.escape_key {configured!r} {problem} — using {key_display(DEFAULT_ESCAPE_KEY)}",
-                 error=True)
+    app.announce(f"ui.escape_key {configured!r} {problem} — using {key_display(DEFAULT_ESCAPE_KEY)}", error=True)
     return DEFAULT_ESCAPE_KEY
-
-

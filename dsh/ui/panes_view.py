@@ -24,8 +24,9 @@ class _NoMouseHandlers(MouseHandlers):
     """Handed to the panes' own windows: the container sets one handler per pane itself, in cells
     of the pane (a window would give a column in the line's characters, and only over its text)."""
 
-    def set_mouse_handler_for_range(self, x_min: int, x_max: int, y_min: int, y_max: int,
-                                    handler: Callable[[MouseEvent], NotImplementedOrNone]) -> None:
+    def set_mouse_handler_for_range(
+        self, x_min: int, x_max: int, y_min: int, y_max: int, handler: Callable[[MouseEvent], NotImplementedOrNone]
+    ) -> None:
         return None
 
 
@@ -202,5 +203,6 @@ def _in_pane(control: Any, rect: Rect, event: MouseEvent) -> NotImplementedOrNon
     its header is row 0)."""
     local = Point(x=event.position.x - rect.x, y=event.position.y - rect.y - 1)
     result: NotImplementedOrNone = control.mouse_handler(
-        MouseEvent(position=local, event_type=event.event_type, button=event.button, modifiers=event.modifiers))
+        MouseEvent(position=local, event_type=event.event_type, button=event.button, modifiers=event.modifiers)
+    )
     return result

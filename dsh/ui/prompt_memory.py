@@ -62,8 +62,9 @@ class _MergedHistory(History):
 class PromptMemory:
     """One prompt's history, suggestions and reverse search; built from disk once, on a thread."""
 
-    def __init__(self, cwd: str, env: Mapping[str, str], on_error: Callable[[str], None],
-                 executor: Executor | None = None) -> None:
+    def __init__(
+        self, cwd: str, env: Mapping[str, str], on_error: Callable[[str], None], executor: Executor | None = None
+    ) -> None:
         self.cwd = cwd
         self.env = env
         self.on_error = on_error

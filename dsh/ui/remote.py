@@ -41,12 +41,15 @@ async def run_remote_view(session: Session, link: Connection) -> str:
         )
         try:
             with create_app_session(input=pipe, output=output):
-                view = DshApp(session, ViewOptions(
-                    announcements=[Announcement(text) for text in link.announcements],
-                    open_picker=link.open_picker,
-                    color_depth=color_depth_for(link.env),
-                    on_switch=lambda switch: link.request_switch(switch.session_id, switch.cwd, switch.first_argv),
-                ))
+                view = DshApp(
+                    session,
+                    ViewOptions(
+                        announcements=[Announcement(text) for text in link.announcements],
+                        open_picker=link.open_picker,
+                        color_depth=color_depth_for(link.env),
+                        on_switch=lambda switch: link.request_switch(switch.session_id, switch.cwd, switch.first_argv),
+                    ),
+                )
                 link.attach_view(_Handle(view, feeder))
                 result = await view.run_async()
         finally:

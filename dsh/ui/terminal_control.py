@@ -65,8 +65,13 @@ class TerminalControl(UIControl):
         now = time.monotonic()
         cached = self._cached
         fed = self.terminal.fed
-        if interval > 0 and cached is not None and cached[1:3] == (width, height) and now - cached[0] < interval \
-                and self._pressed is None:
+        if (
+            interval > 0
+            and cached is not None
+            and cached[1:3] == (width, height)
+            and now - cached[0] < interval
+            and self._pressed is None
+        ):
             if cached[4] != fed:
                 self._redraw_later(cached[0] + interval - now)
             return cached[3]
@@ -84,13 +89,29 @@ class TerminalControl(UIControl):
         """What the drawn frame depends on, when it can be told without drawing; None while a copy-mode
         cursor, a selection or a search match is shown (those are drawn fresh each time)."""
         term = self.terminal
-        if term.copy is not None or self.selection is not None or self._pressed is not None \
-                or term.search_match is not None:
+        if (
+            term.copy is not None
+            or self.selection is not None
+            or self._pressed is not None
+            or term.search_match is not None
+        ):
             return None
         screen = term.screen
         cursor = screen.cursor
-        return (width, height, term.fed, term.rows, term.cols, term.scroll_offset, cursor.x, cursor.y,
-                screen.cursor_visible, screen.reverse_video, screen.alternate_screen, term.running)
+        return (
+            width,
+            height,
+            term.fed,
+            term.rows,
+            term.cols,
+            term.scroll_offset,
+            cursor.x,
+            cursor.y,
+            screen.cursor_visible,
+            screen.reverse_video,
+            screen.alternate_screen,
+            term.running,
+        )
 
     def _redraw_later(self, delay: float) -> None:
         """A reused frame is older than the pane's output: draw again once it may be replaced, or that
@@ -139,8 +160,12 @@ class TerminalControl(UIControl):
                 fragments = line_fragments(line, columns, highlight=highlight, reverse_screen=reverse)
                 span = spans.get(i)
                 if span is not None:
-                    fragments = marked(fragments, cursor_column(line, span[0], columns),
-                                       cursor_column(line, span[1], columns), "class:copy.selection")
+                    fragments = marked(
+                        fragments,
+                        cursor_column(line, span[0], columns),
+                        cursor_column(line, span[1], columns),
+                        "class:copy.selection",
+                    )
                 if mark is not None and mark[1] == i:
                     at = cursor_column(line, mark[0], columns)
                     fragments = marked(fragments, at, at + 1, "class:copy.cursor")
@@ -163,8 +188,7 @@ class TerminalControl(UIControl):
             # A reused frame must not change under prompt_toolkit as the screen's rows move on.
             for i in range(len(lines)):
                 get_line(i)
-        return UIContent(get_line=get_line, line_count=len(lines), cursor_position=position,
-                         show_cursor=show)
+        return UIContent(get_line=get_line, line_count=len(lines), cursor_position=position, show_cursor=show)
 
     # -- the mouse ------------------------------------------------------------------------------
     def mouse_handler(self, mouse_event: MouseEvent) -> NotImplementedOrNone:
@@ -208,8 +232,9 @@ class TerminalControl(UIControl):
             self._clicked()
         elif kind == MouseEventType.MOUSE_UP:
             term.send_mouse(button, x, y, release=True)
-        elif kind == MouseEventType.MOUSE_MOVE and term.screen.has_private_mode(1002) \
-                and mouse_event.button in _BUTTONS:
+        elif (
+            kind == MouseEventType.MOUSE_MOVE and term.screen.has_private_mode(1002) and mouse_event.button in _BUTTONS
+        ):
             term.send_mouse(button, x, y, motion=True)
 
     def _wheel(self, up: bool) -> None:

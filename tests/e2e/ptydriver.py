@@ -96,7 +96,7 @@ class PtyDriver:
             if self._eof.is_set() and not found:
                 # One last look: the final frame may have arrived with EOF.
                 screen = self.text()
-                if (matcher.search(screen) if matcher else pattern in screen):
+                if matcher.search(screen) if matcher else pattern in screen:
                     return screen
                 raise AssertionError(f"program ended before {pattern!r}; screen:\n{screen}")
             time.sleep(0.05)

@@ -47,8 +47,9 @@ def run(dsh_cmd: list[str]):
 
 def agent(argv: list[str], cwd: Path, env: dict[str, str], lines: list[str]) -> str:
     """Run a fake agent CLI as a person would outside dsh; its conversation id."""
-    done = subprocess.run(argv, cwd=cwd, env=env, input="".join(f"{x}\n" for x in lines), capture_output=True,
-                          text=True, timeout=30)
+    done = subprocess.run(
+        argv, cwd=cwd, env=env, input="".join(f"{x}\n" for x in lines), capture_output=True, text=True, timeout=30
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout.split()[2]
 
@@ -157,8 +158,9 @@ def test_the_status_line_and_dsh_sessions_show_one_title(run, dsh_cmd, agent_env
     screen = d.wait_for("build the release notes\n")
     status = next(line for line in screen.splitlines() if "PROMPT" in line)
     assert "echo build the release notes" in status and "untitled" not in status
-    out = subprocess.run([*dsh_cmd, "sessions", "--json"], cwd=here, env=agent_env, capture_output=True, text=True,
-                         timeout=30)
+    out = subprocess.run(
+        [*dsh_cmd, "sessions", "--json"], cwd=here, env=agent_env, capture_output=True, text=True, timeout=30
+    )
     (row,) = [r for r in json.loads(out.stdout) if r["live_pid"] == host_pid(dsh_home)]
     assert row["title"] == "echo build the release notes"
 
@@ -175,8 +177,9 @@ def test_a_session_with_an_agent_is_titled_after_its_conversation(run, dsh_cmd, 
     screen = d.wait_until(lambda s: "· summarize the README" in s, timeout=20, what="the title in the status line")
     status = next(line for line in screen.splitlines() if "· summarize the README" in line)
     assert "untitled" not in status
-    out = subprocess.run([*dsh_cmd, "sessions", "--json"], cwd=here, env=agent_env, capture_output=True, text=True,
-                         timeout=30)
+    out = subprocess.run(
+        [*dsh_cmd, "sessions", "--json"], cwd=here, env=agent_env, capture_output=True, text=True, timeout=30
+    )
     (row,) = [r for r in json.loads(out.stdout) if r["live_pid"] == host_pid(dsh_home)]
     assert row["title"] == "summarize the README for me"
     assert row["agents"] and row["agents"][0]["kind"] == "claude"

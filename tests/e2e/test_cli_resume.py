@@ -62,8 +62,14 @@ def test_unknown_and_malformed_ids(run, tmp_path: Path) -> None:
 def test_resume_finds_a_legacy_dot_sessions_log(run, dsh_home: Path, tmp_path: Path) -> None:
     legacy = tmp_path / ".sessions"
     legacy.mkdir()
-    header = {"type": "session", "version": 1, "id": "legacy-one", "cwd": str(tmp_path),
-              "created_at": "2025-01-01T00:00:00.000Z", "dsh": "0.0.1"}
+    header = {
+        "type": "session",
+        "version": 1,
+        "id": "legacy-one",
+        "cwd": str(tmp_path),
+        "created_at": "2025-01-01T00:00:00.000Z",
+        "dsh": "0.0.1",
+    }
     (legacy / "legacy-one.jsonl").write_text(json.dumps(header) + "\n")
     d = run("--resume", "legacy-one", cwd=tmp_path)
     d.wait_for("resumed session legacy-one")
@@ -123,12 +129,19 @@ def test_a_session_where_nothing_was_done_is_archived_and_not_continued(run, dsh
     idle.wait_for("PROMPT")
     idle.type_line("/quit")
     idle.wait_exit()
-    listed = subprocess.run([*dsh_cmd, "sessions", "--json"], cwd=tmp_path, env=dsh_env,
-                            capture_output=True, text=True, timeout=30)
+    listed = subprocess.run(
+        [*dsh_cmd, "sessions", "--json"], cwd=tmp_path, env=dsh_env, capture_output=True, text=True, timeout=30
+    )
     rows = json.loads(listed.stdout)
     assert len(rows) == 1 and rows[0]["title"].startswith("printf")
-    archived = subprocess.run([*dsh_cmd, "sessions", "--json", "--archived"], cwd=tmp_path, env=dsh_env,
-                              capture_output=True, text=True, timeout=30)
+    archived = subprocess.run(
+        [*dsh_cmd, "sessions", "--json", "--archived"],
+        cwd=tmp_path,
+        env=dsh_env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert len(json.loads(archived.stdout)) == 2  # hidden, never deleted
     d = run("--continue", cwd=tmp_path)
     d.wait_for("real-work")

@@ -34,8 +34,9 @@ def workdir(tmp_path: Path) -> Path:
 def run(dsh_cmd: list[str], dsh_env: dict[str, str], workdir: Path):
     drivers: list[PtyDriver] = []
 
-    def start(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
-              rows: int = 30, cols: int = 100) -> PtyDriver:
+    def start(
+        *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, rows: int = 30, cols: int = 100
+    ) -> PtyDriver:
         driver = PtyDriver([*dsh_cmd, *args], env=env or dsh_env, cwd=cwd or workdir, rows=rows, cols=cols)
         drivers.append(driver)
         return driver
@@ -46,8 +47,9 @@ def run(dsh_cmd: list[str], dsh_env: dict[str, str], workdir: Path):
 
 
 def sessions(dsh_cmd: list[str], env: dict[str, str], cwd: Path, *extra: str) -> list[dict]:
-    out = subprocess.run([*dsh_cmd, "sessions", "--json", *extra], cwd=cwd, env=env, capture_output=True,
-                         text=True, timeout=30)
+    out = subprocess.run(
+        [*dsh_cmd, "sessions", "--json", *extra], cwd=cwd, env=env, capture_output=True, text=True, timeout=30
+    )
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout)
 
@@ -93,8 +95,9 @@ def test_detach_leaves_the_program_running_and_attach_shows_it_later(run, dsh_ho
     assert "IN PANE" not in screen
 
 
-def test_a_killed_or_hung_up_client_leaves_the_session_running(run, dsh_cmd, dsh_env, dsh_home: Path,
-                                                               workdir: Path) -> None:
+def test_a_killed_or_hung_up_client_leaves_the_session_running(
+    run, dsh_cmd, dsh_env, dsh_home: Path, workdir: Path
+) -> None:
     d = run()
     d.wait_for("PROMPT")
     d.type_line(COUNTER)
@@ -118,8 +121,9 @@ def test_a_killed_or_hung_up_client_leaves_the_session_running(run, dsh_cmd, dsh
     b.wait_until(lambda s: last_tick(s) > first, what="the counter still counting")
 
 
-def test_resume_to_another_project_leaves_running_work_running(run, dsh_cmd, dsh_env, dsh_home: Path,
-                                                               tmp_path: Path) -> None:
+def test_resume_to_another_project_leaves_running_work_running(
+    run, dsh_cmd, dsh_env, dsh_home: Path, tmp_path: Path
+) -> None:
     alpha, bravo = tmp_path / "alpha-app", tmp_path / "bravo-service"
     alpha.mkdir()
     bravo.mkdir()
@@ -199,8 +203,9 @@ def test_a_second_client_takes_the_session_over(run, dsh_home: Path) -> None:
     second.wait_for("still-yours")
 
 
-def test_stop_ends_the_session_and_tells_the_attached_client(run, dsh_cmd, dsh_env, dsh_home: Path,
-                                                             workdir: Path) -> None:
+def test_stop_ends_the_session_and_tells_the_attached_client(
+    run, dsh_cmd, dsh_env, dsh_home: Path, workdir: Path
+) -> None:
     d = run()
     d.wait_for("PROMPT")
     # A program that ignores SIGHUP must not outlive its session.
@@ -208,8 +213,9 @@ def test_stop_ends_the_session_and_tells_the_attached_client(run, dsh_cmd, dsh_e
     time.sleep(0.5)
     (row,) = sessions(dsh_cmd, dsh_env, workdir)
     host = row["live_pid"]
-    out = subprocess.run([*dsh_cmd, "stop", row["id"]], cwd=workdir, env=dsh_env, capture_output=True,
-                         text=True, timeout=30)
+    out = subprocess.run(
+        [*dsh_cmd, "stop", row["id"]], cwd=workdir, env=dsh_env, capture_output=True, text=True, timeout=30
+    )
     assert out.returncode == 0 and f"stopped session {row['id']}" in out.stdout
     assert d.wait_exit() == 0
     assert "was stopped (dsh stop)" in d.text().replace("\n", "")
@@ -217,8 +223,9 @@ def test_stop_ends_the_session_and_tells_the_attached_client(run, dsh_cmd, dsh_e
     assert not running(dsh_home, "sleep 1000")
     (row,) = sessions(dsh_cmd, dsh_env, workdir)
     assert row["state"] == "closed"
-    again = subprocess.run([*dsh_cmd, "stop", row["id"]], cwd=workdir, env=dsh_env, capture_output=True,
-                           text=True, timeout=30)
+    again = subprocess.run(
+        [*dsh_cmd, "stop", row["id"]], cwd=workdir, env=dsh_env, capture_output=True, text=True, timeout=30
+    )
     assert again.returncode == 1 and "is not running (closed)" in again.stderr
 
 
@@ -268,8 +275,10 @@ def test_a_client_of_another_protocol_version_gets_one_clear_line(run, dsh_home:
 SYSTEM_PYTHON = shutil.which("python3", path="/usr/bin:/bin")
 
 
-@pytest.mark.skipif(os.getuid() != 0 or shutil.which("setpriv") is None or SYSTEM_PYTHON is None,
-                    reason="running a client as another user needs root, setpriv and a system python3")
+@pytest.mark.skipif(
+    os.getuid() != 0 or shutil.which("setpriv") is None or SYSTEM_PYTHON is None,
+    reason="running a client as another user needs root, setpriv and a system python3",
+)
 def test_a_peer_of_another_uid_is_refused(run, dsh_home: Path) -> None:
     d = run()
     d.wait_for("PROMPT")
@@ -284,10 +293,14 @@ def test_a_peer_of_another_uid_is_refused(run, dsh_home: Path) -> None:
         probe = (
             "import json, socket; s = socket.socket(socket.AF_UNIX); s.settimeout(5); "
             f"s.connect({str(sock_path)!r}); "
-            "s.sendall(b'{\"dsh\": \"dsh\", \"protocol\": 1}\\n'); print(s.recv(65536).decode())"
+            's.sendall(b\'{"dsh": "dsh", "protocol": 1}\\n\'); print(s.recv(65536).decode())'
         )
-        out = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                              str(SYSTEM_PYTHON), "-c", probe], capture_output=True, text=True, timeout=30)
+        out = subprocess.run(
+            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", str(SYSTEM_PYTHON), "-c", probe],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
     finally:
         for p, mode in modes.items():
             p.chmod(mode)

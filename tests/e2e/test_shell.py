@@ -28,8 +28,9 @@ def workdir(tmp_path: Path) -> Path:
 def dsh(dsh_cmd: list[str], dsh_env: dict[str, str], workdir: Path):
     drivers: list[PtyDriver] = []
 
-    def start(*args: str, rows: int = 30, cols: int = 100, cwd: Path | None = None,
-              env: dict[str, str] | None = None) -> PtyDriver:
+    def start(
+        *args: str, rows: int = 30, cols: int = 100, cwd: Path | None = None, env: dict[str, str] | None = None
+    ) -> PtyDriver:
         driver = PtyDriver([*dsh_cmd, *args], env=env or dsh_env, cwd=cwd or workdir, rows=rows, cols=cols)
         drivers.append(driver)
         driver.wait_for("PROMPT")
@@ -192,8 +193,13 @@ def test_last_shell_exiting_ends_dsh(dsh, dsh_home: Path) -> None:
 
 def test_without_a_terminal_is_a_clear_error(dsh_cmd, dsh_env, workdir) -> None:
     proc = subprocess.run(
-        dsh_cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-        env=dsh_env, cwd=workdir, timeout=30,
+        dsh_cmd,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=dsh_env,
+        cwd=workdir,
+        timeout=30,
     )
     assert proc.returncode == 2
     assert proc.stderr.startswith("dsh: needs a terminal")
@@ -437,12 +443,20 @@ def test_a_secret_read_in_raw_mode_never_passes_through_the_prompt(dsh, dsh_home
 
 
 def test_git_log_in_its_pager_takes_the_keys_and_gives_them_back(dsh, workdir: Path) -> None:
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@t", "HOME": str(workdir)}
+    env = {
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+        "HOME": str(workdir),
+    }
     subprocess.run(["git", "init", "-q", str(workdir)], check=True)
     for n in range(200):
-        subprocess.run(["git", "-C", str(workdir), "commit", "-q", "--allow-empty", "-m", f"commit number {n}"],
-                       check=True, env={**os.environ, **env})
+        subprocess.run(
+            ["git", "-C", str(workdir), "commit", "-q", "--allow-empty", "-m", f"commit number {n}"],
+            check=True,
+            env={**os.environ, **env},
+        )
     d = dsh()
     d.type_line("LESS=FRX git log")
     d.wait_for("commit number 199")

@@ -49,6 +49,7 @@ def test_printf_colours(tmp_path: Path) -> None:
         assert row[4].data == "g" and row[4].fg == "5fff00"
         assert exits == [0]
         assert "[exited 0]" in text(term)
+
     run(main())
 
 
@@ -61,6 +62,7 @@ def test_seq_output_lands_in_history(tmp_path: Path) -> None:
         numbers = [line for line in lines if line.isdigit()]
         assert numbers == [str(i) for i in range(1, 3001)]
         assert len(term.screen.history) > 2900
+
     run(main())
 
 
@@ -73,6 +75,7 @@ def test_stty_size_follows_resize(tmp_path: Path) -> None:
         term.write("\r")
         await until(lambda: exits, "exit")
         assert "30 100" in text(term)
+
     run(main())
 
 
@@ -83,8 +86,11 @@ def test_less_then_q_leaves_no_residue(tmp_path: Path) -> None:
     page.write_text("".join(f"alpha-{i}\n" for i in range(200)))
 
     async def main() -> None:
-        term, exits = make(["sh", "-c", f"echo before; less {page}; echo after"], tmp_path,
-                           env={"PATH": "/usr/bin:/bin", "LESS": "", "HOME": str(tmp_path)})
+        term, exits = make(
+            ["sh", "-c", f"echo before; less {page}; echo after"],
+            tmp_path,
+            env={"PATH": "/usr/bin:/bin", "LESS": "", "HOME": str(tmp_path)},
+        )
         term.start()
         await until(lambda: "alpha-5" in text(term), "less page")
         assert term.alternate_screen
@@ -94,6 +100,7 @@ def test_less_then_q_leaves_no_residue(tmp_path: Path) -> None:
         shown = text(term)
         assert "before" in shown and "after" in shown
         assert "alpha" not in shown
+
     run(main())
 
 
@@ -104,8 +111,11 @@ def test_vi_round_trip(tmp_path: Path) -> None:
 
     async def main() -> None:
         target = tmp_path / "note.txt"
-        term, exits = make(["sh", "-c", f"echo before; {vi} -u NONE -N {target}; echo after"], tmp_path,
-                           env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+        term, exits = make(
+            ["sh", "-c", f"echo before; {vi} -u NONE -N {target}; echo after"],
+            tmp_path,
+            env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+        )
         term.start()
         await until(lambda: term.alternate_screen and "~" in text(term), "vi screen")
         for ch in "ihello":
@@ -118,6 +128,7 @@ def test_vi_round_trip(tmp_path: Path) -> None:
         assert target.read_text() == "hello\n"
         shown = text(term)
         assert "before" in shown and "after" in shown and "~" not in shown
+
     run(main())
 
 
@@ -128,6 +139,7 @@ def test_missing_command_says_so(tmp_path: Path) -> None:
         assert exits == [127]
         assert term.exit_status == 127 and not term.running
         assert "command not found: no-such-command-dsh-test" in text(term)
+
     run(main())
 
 
@@ -138,6 +150,7 @@ def test_missing_cwd_says_so(tmp_path: Path) -> None:
         term.start()
         assert exits == [127]
         assert "does not exist" in text(term)
+
     run(main())
 
 
@@ -148,18 +161,22 @@ def test_child_that_exits_at_once_keeps_its_output(tmp_path: Path) -> None:
         await until(lambda: exits, "exit")
         assert exits == [5]
         assert term.text_lines()[:2] == ["quick", "[exited 5]"]
+
     run(main())
 
 
 def test_cursor_position_query_is_answered(tmp_path: Path) -> None:
-    script = ("import os, tty; tty.setraw(0); os.write(1, b'ab\\x1b[6n'); "
-              "r = os.read(0, 32); os.write(1, b'\\r\\ngot ' + r[1:])")
+    script = (
+        "import os, tty; tty.setraw(0); os.write(1, b'ab\\x1b[6n'); "
+        "r = os.read(0, 32); os.write(1, b'\\r\\ngot ' + r[1:])"
+    )
 
     async def main() -> None:
         term, exits = make([sys.executable, "-c", script], tmp_path)
         term.start()
         await until(lambda: exits, "exit")
         assert "got [1;3R" in text(term)
+
     run(main())
 
 
@@ -180,6 +197,7 @@ def test_flood_does_not_starve_the_loop(tmp_path: Path) -> None:
         assert total > 70_000
         # the loop ran other callbacks many times while output was still arriving
         assert len([n for n in fed_when_ticked if 0 < n < total]) >= 3
+
     run(main())
 
 
@@ -194,6 +212,7 @@ def test_kill_is_idempotent_and_stops_the_child(tmp_path: Path) -> None:
         await until(lambda: term.exit_status is not None, "reaped")
         assert not term.running
         assert exits == []
+
     run(main())
 
 
@@ -205,24 +224,27 @@ def test_child_gets_default_sigpipe(tmp_path: Path) -> None:
         shown = text(term)
         assert "done" in shown
         assert "Broken pipe" not in shown
+
     run(main())
 
 
 def test_synchronized_update_is_drawn_when_it_ends(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("dsh.term.terminal.SYNC_TIMEOUT", 60.0)  # only the end of the update may redraw
-    script = ("import os, sys; os.write(1, b'\\x1b[?2026hpart'); sys.stdin.readline(); "
-              "os.write(1, b'whole\\x1b[?2026l'); sys.stdin.readline()")
+    script = (
+        "import os, sys; os.write(1, b'\\x1b[?2026hpart'); sys.stdin.readline(); "
+        "os.write(1, b'whole\\x1b[?2026l'); sys.stdin.readline()"
+    )
 
     async def main() -> None:
         changes: list[str] = []
-        term = Terminal([sys.executable, "-c", script], cwd=str(tmp_path),
-                        on_change=lambda: changes.append(text(term)))
+        term = Terminal([sys.executable, "-c", script], cwd=str(tmp_path), on_change=lambda: changes.append(text(term)))
         term.start()
         await until(lambda: "part" in text(term), "first half")
         assert not any("part" in c for c in changes)  # held back while the update is open
         term.write("\r")
         await until(lambda: any("whole" in c for c in changes), "update drawn")
         term.kill()
+
     run(main())
 
 
@@ -242,6 +264,7 @@ def test_history_is_compacted_once_output_is_quiet(tmp_path: Path, monkeypatch: 
         await until(lambda: not any(type(line) is Row for line in term.screen.history), "compaction")
         numbers = [line for line in term.text_lines() if line.isdigit()]
         assert numbers == [str(i) for i in range(1, 301)]
+
     run(main())
 
 
@@ -256,6 +279,7 @@ def test_relative_command_runs_from_the_pane_cwd(tmp_path: Path) -> None:
         await until(lambda: exits, "exit")
         assert exits == [0]
         assert "hello from script" in text(term)
+
     run(main())
 
 
@@ -286,19 +310,24 @@ def test_path_that_is_not_executable_says_so(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("just text\n")
 
     async def main() -> None:
-        for argv, message in ((["./notes.txt"], "not an executable file: ./notes.txt"),
-                              (["./missing.sh"], "no such file: ./missing.sh")):
+        for argv, message in (
+            (["./notes.txt"], "not an executable file: ./notes.txt"),
+            (["./missing.sh"], "no such file: ./missing.sh"),
+        ):
             term, exits = make(argv, tmp_path)
             term.start()
             assert exits == [127]
             assert message in text(term)
+
     run(main())
 
 
 def test_keys_reach_the_child_as_a_terminal_sends_them(tmp_path: Path) -> None:
     """Alt-x in one read, C-h as BS, the keypad in application mode after the child asks for it."""
-    script = ("import os, tty; tty.setraw(0); os.write(1, b'\\x1b=ready\\r\\n'); "
-              "got = [os.read(0, 100) for _ in range(3)]; os.write(1, repr(got).encode() + b'\\r\\n')")
+    script = (
+        "import os, tty; tty.setraw(0); os.write(1, b'\\x1b=ready\\r\\n'); "
+        "got = [os.read(0, 100) for _ in range(3)]; os.write(1, repr(got).encode() + b'\\r\\n')"
+    )
 
     async def main() -> None:
         term, exits = make([sys.executable, "-c", script], tmp_path)
@@ -313,6 +342,7 @@ def test_keys_reach_the_child_as_a_terminal_sends_them(tmp_path: Path) -> None:
         term.send_key("kp-1")
         await until(lambda: exits, "exit")
         assert r"[b'\x1bx', b'\x08', b'\x1bOq']" in text(term)
+
     run(main())
 
 
@@ -323,8 +353,10 @@ def _bgs(term: Terminal, rows: range) -> set[str]:
 def test_printf_cases_of_issue_11(tmp_path: Path) -> None:
     """Background colour erase, line drawing, underline colour, 24-bit and palette colours, as a
     program in the pane prints them."""
-    script = (r"printf 'ab\r\n\033[44m\033[2J\033[H\033[0m'; "
-              r"printf '\033(0lqqk\033(B \033[58;5;196mU\033[0m \033[38;2;18;52;86mT\033[38;5;1mP\033[0m\n'")
+    script = (
+        r"printf 'ab\r\n\033[44m\033[2J\033[H\033[0m'; "
+        r"printf '\033(0lqqk\033(B \033[58;5;196mU\033[0m \033[38;2;18;52;86mT\033[38;5;1mP\033[0m\n'"
+    )
 
     async def main() -> None:
         term, exits = make(["sh", "-c", script], tmp_path, rows=6, cols=20)
@@ -336,6 +368,7 @@ def test_printf_cases_of_issue_11(tmp_path: Path) -> None:
         row = term.screen.buffer[0]
         assert not row[5].blink and row[5].underline_colour == "ff0000"
         assert (row[7].fg, row[8].fg) == ("123456", "red")
+
     run(main())
 
 
@@ -349,10 +382,23 @@ def test_vim_with_termguicolors_fills_its_background(tmp_path: Path) -> None:
     target.write_text("short line\n")
 
     async def main() -> None:
-        term, exits = make([vim, "-u", "NONE", "-N", "-c", "set termguicolors",
-                            "-c", "highlight Normal guifg=#d0d0d0 guibg=#102030", str(target)], tmp_path,
-                           rows=10, cols=40, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
-                                                  "TERM": "xterm-256color"})
+        term, exits = make(
+            [
+                vim,
+                "-u",
+                "NONE",
+                "-N",
+                "-c",
+                "set termguicolors",
+                "-c",
+                "highlight Normal guifg=#d0d0d0 guibg=#102030",
+                str(target),
+            ],
+            tmp_path,
+            rows=10,
+            cols=40,
+            env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "TERM": "xterm-256color"},
+        )
         term.start()
         await until(lambda: term.alternate_screen and "short line" in text(term), "vim screen")
         await asyncio.sleep(0.5)  # vim draws the highlight after the text
@@ -362,6 +408,7 @@ def test_vim_with_termguicolors_fills_its_background(tmp_path: Path) -> None:
             term.send_key("<any>", ch)
         term.send_key("c-m", "\r")
         await until(lambda: exits, "exit")
+
     run(main())
 
 
@@ -373,9 +420,13 @@ def test_dialog_draws_line_drawing_in_a_c_locale(tmp_path: Path) -> None:
         pytest.skip("dialog is not installed")
 
     async def main() -> None:
-        term, exits = make([dialog, "--msgbox", "hello there", "8", "30"], tmp_path, rows=12, cols=40,
-                           env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "TERM": "xterm-256color",
-                                "LC_ALL": "C"})
+        term, exits = make(
+            [dialog, "--msgbox", "hello there", "8", "30"],
+            tmp_path,
+            rows=12,
+            cols=40,
+            env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "TERM": "xterm-256color", "LC_ALL": "C"},
+        )
         term.start()
         await until(lambda: "hello there" in text(term), "dialog box")
         await asyncio.sleep(0.3)
@@ -387,19 +438,27 @@ def test_dialog_draws_line_drawing_in_a_c_locale(tmp_path: Path) -> None:
         assert "blue" in _bgs(term, range(0, 2))  # the screen behind the box, cleared in its colour
         term.send_key("c-m", "\r")
         await until(lambda: exits, "exit")
+
     run(main())
 
 
 def test_colours_reach_the_outer_terminal_exactly(tmp_path: Path) -> None:
     """Drawn by the view on a 24-bit terminal: true colour as sent, 256-colour entries as their
     exact colour, palette entries 0-15 as the outer terminal's own palette entries."""
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "TERM": "xterm-256color", "PS1": "demo$ ",
-           "COLORTERM": "truecolor"}
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "TERM": "xterm-256color",
+        "PS1": "demo$ ",
+        "COLORTERM": "truecolor",
+    }
     driver = PtyDriver([sys.executable, "-m", "dsh.ui.demo", "sh"], env=env, cwd=tmp_path, rows=12, cols=60)
     try:
         driver.wait_for("demo$")
-        driver.type_line(r"clear; printf '\033[38;2;18;52;86mTRUE\033[0m \033[38;5;208mORANGE\033[0m "
-                         r"\033[38;5;1mRED\033[0m \033[48;5;12mBLUE\033[0m\n'")
+        driver.type_line(
+            r"clear; printf '\033[38;2;18;52;86mTRUE\033[0m \033[38;5;208mORANGE\033[0m "
+            r"\033[38;5;1mRED\033[0m \033[48;5;12mBLUE\033[0m\n'"
+        )
         driver.wait_for("TRUE ORANGE RED BLUE")
         screen = driver.screen
         with driver._lock:

@@ -64,8 +64,9 @@ def test_a_mouse_drag_copies_exactly_those_cells_and_a_border_drag_resizes_both_
     d.wait_for("copied 9 characters")
     assert osc52("3456789AB") in d.raw  # the outer terminal's clipboard too
     d.type_line("/paste")  # typed into the shell's line
-    d.wait_until(lambda s: any(at_prompt(line, "3456789AB") for line in s.splitlines()),
-                 what="exactly those characters pasted")
+    d.wait_until(
+        lambda s: any(at_prompt(line, "3456789AB") for line in s.splitlines()), what="exactly those characters pasted"
+    )
     d.type_line("")  # (dash runs them: not found)
 
     d.send(C_B + "%")
@@ -99,7 +100,8 @@ def test_copy_mode_w_e_v_y_copies_a_word(dsh) -> None:
 
 
 def test_a_restored_vim_pane_starts_clean_and_a_restored_command_runs_again_on_its_key(
-        dsh, dsh_home: Path, tmp_path: Path) -> None:
+    dsh, dsh_home: Path, tmp_path: Path
+) -> None:
     if shutil.which("vim") is None:
         pytest.skip("vim is not installed (apt-get install vim)")
     work = tmp_path / "proj"
@@ -124,7 +126,7 @@ def test_a_restored_vim_pane_starts_clean_and_a_restored_command_runs_again_on_i
     header = next(y for y, line in enumerate(r.lines()) if "▶ p2" in line)
     r.type_line("echo fresh-$((1+1))")
     r.wait_for("fresh-2")
-    body = r.lines()[header + 1:]
+    body = r.lines()[header + 1 :]
     assert at_prompt(body[0], "echo fresh-$((1+1))") and body[1] == "fresh-2"  # from the top of a clean screen
     r.send(C_B + "\x1b[A")  # C-b Up: the other restored pane
     screen = r.wait_for("▶ p1")

@@ -31,8 +31,7 @@ def log_invocation(agent: str) -> None:
     path = os.environ.get("FAKE_AGENT_LOG")
     if not path:
         return
-    line = json.dumps({"agent": agent, "argv": sys.argv, "args": sys.argv[1:], "cwd": os.getcwd(),
-                       "pid": os.getpid()})
+    line = json.dumps({"agent": agent, "argv": sys.argv, "args": sys.argv[1:], "cwd": os.getcwd(), "pid": os.getpid()})
     with open(path, "a", encoding="utf-8") as handle:
         handle.write(line + "\n")
 
@@ -44,7 +43,7 @@ def option(args: list[str], *names: str) -> str | None:
             if arg == name and i + 1 < len(args):
                 return args[i + 1]
             if name.startswith("--") and arg.startswith(name + "="):
-                return arg[len(name) + 1:]
+                return arg[len(name) + 1 :]
     return None
 
 

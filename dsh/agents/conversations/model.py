@@ -51,16 +51,44 @@ class Fold:
             self.first_prompt = one_line(text, TITLE_MAX)
         return line
 
-    def to_row(self, *, path: str, source: str, size: int, mtime_ns: int, parsed_to: int,
-               home: str | None) -> ConversationRow:
+    def to_row(
+        self, *, path: str, source: str, size: int, mtime_ns: int, parsed_to: int, home: str | None
+    ) -> ConversationRow:
         updated = self.updated_at or iso_from_epoch(mtime_ns / 1e9)
         return ConversationRow(
-            path, source, size, mtime_ns, parsed_to, self.kind, self.id, f"{self.kind}:{self.id}", self.cwd,
-            self.title, self.first_prompt, self.custom_title, self.summary, self.message_count, self.prompt_count,
-            self.branch, self.created_at or updated, updated, home,
+            path,
+            source,
+            size,
+            mtime_ns,
+            parsed_to,
+            self.kind,
+            self.id,
+            f"{self.kind}:{self.id}",
+            self.cwd,
+            self.title,
+            self.first_prompt,
+            self.custom_title,
+            self.summary,
+            self.message_count,
+            self.prompt_count,
+            self.branch,
+            self.created_at or updated,
+            updated,
+            home,
         )
 
     @classmethod
     def from_row(cls, row: ConversationRow) -> Fold:
-        return cls(row.kind, row.id, row.cwd, row.first_prompt, row.custom_title, row.summary, row.message_count,
-                   row.prompt_count, row.branch, row.created_at, row.updated_at)
+        return cls(
+            row.kind,
+            row.id,
+            row.cwd,
+            row.first_prompt,
+            row.custom_title,
+            row.summary,
+            row.message_count,
+            row.prompt_count,
+            row.branch,
+            row.created_at,
+            row.updated_at,
+        )

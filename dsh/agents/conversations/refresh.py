@@ -112,8 +112,12 @@ def _subfolders(folder: str, warnings: list[str], what: str) -> list[str]:
 
 def claude_files(home: Path, warnings: list[str]) -> dict[str, tuple[int, int]]:
     projects = str(home / "projects")
-    return _scan(iter(_subfolders(projects, warnings, "claude")),
-                 lambda name: name.endswith(".jsonl") and uuid_like(name[: -len(".jsonl")]), warnings, "claude")
+    return _scan(
+        iter(_subfolders(projects, warnings, "claude")),
+        lambda name: name.endswith(".jsonl") and uuid_like(name[: -len(".jsonl")]),
+        warnings,
+        "claude",
+    )
 
 
 def codex_files(home: Path, warnings: list[str]) -> dict[str, tuple[int, int]]:
@@ -187,8 +191,14 @@ def _parse_file(
         return None, len(data), False
     done = parsed_to >= size
     # A file read only part way is stored with a size it does not have, so the next refresh goes on.
-    row = fold.to_row(path=path, source=source.key, size=size if done else parsed_to, mtime_ns=mtime_ns,
-                      parsed_to=parsed_to, home=str(source.home))
+    row = fold.to_row(
+        path=path,
+        source=source.key,
+        size=size if done else parsed_to,
+        mtime_ns=mtime_ns,
+        parsed_to=parsed_to,
+        home=str(source.home),
+    )
     return _Parsed(row, prompts, replace=start == 0), len(data), True
 
 
@@ -275,7 +285,11 @@ def _stamp(paths: Sequence[Path]) -> str:
 
 
 def _opencode_source(
-    index: SessionIndex, source: Source, cwds: Sequence[str], env: Mapping[str, str], result: AgentRefresh,
+    index: SessionIndex,
+    source: Source,
+    cwds: Sequence[str],
+    env: Mapping[str, str],
+    result: AgentRefresh,
     lister: Callable[[str], list[dict[str, object]] | None] | None,
 ) -> None:
     """opencode keeps SQLite behind its CLI: ask `opencode session list` (in each folder given, since it
@@ -289,6 +303,7 @@ def _opencode_source(
 
         def lister(cwd: str) -> list[dict[str, object]] | None:
             return adapter.list_sessions_or_none(cwd, env, timeout=15.0)
+
     folders = list(dict.fromkeys([*cwds, env.get("HOME") or str(Path.home())]))
     stamp = _stamp([source.home / "opencode.db", source.home / "opencode.db-wal"]) + "|" + "|".join(folders)
     if index.read(lambda conn: agent_table.stamp(conn, source.key)) == stamp:
@@ -309,8 +324,14 @@ def _opencode_source(
             fold.summary = one_line(title, 200) if isinstance(title, str) and title.strip() else None
             fold.created_at = iso_from_epoch(created) if created is not None else None
             fold.updated_at = iso_from_epoch(updated) if updated is not None else fold.created_at
-            found[session_id] = fold.to_row(path=f"opencode:{session_id}", source=source.key, size=0,
-                                            mtime_ns=int((updated or 0) * 1e9), parsed_to=0, home=str(source.home))
+            found[session_id] = fold.to_row(
+                path=f"opencode:{session_id}",
+                source=source.key,
+                size=0,
+                mtime_ns=int((updated or 0) * 1e9),
+                parsed_to=0,
+                home=str(source.home),
+            )
 
     def write(conn: sqlite3.Connection) -> None:
         old = [row.path for row in agent_table.conversations(conn, sources=[source.key])]

@@ -22,13 +22,15 @@ if TYPE_CHECKING:
 def build_key_bindings(app: DshApp) -> KeyBindingsBase:
     app.escape_key = checked_escape_key(app)
     modes = app.modes = Modes(app)
-    return merge_key_bindings([
-        # Right, C-f and C-e take the grey suggestion (as fish; prompt_toolkit's own, for the prompt).
-        ConditionalKeyBindings(load_auto_suggest_bindings(), modes.in_prompt & modes.no_prefix),
-        prefix_bindings(app, modes),
-        pane_bindings(app, modes),
-        prompt_bindings(app, modes),
-        search_bindings(app, modes),
-        copy_bindings(app, modes),
-        help_bindings(app, modes),
-    ])
+    return merge_key_bindings(
+        [
+            # Right, C-f and C-e take the grey suggestion (as fish; prompt_toolkit's own, for the prompt).
+            ConditionalKeyBindings(load_auto_suggest_bindings(), modes.in_prompt & modes.no_prefix),
+            prefix_bindings(app, modes),
+            pane_bindings(app, modes),
+            prompt_bindings(app, modes),
+            search_bindings(app, modes),
+            copy_bindings(app, modes),
+            help_bindings(app, modes),
+        ]
+    )

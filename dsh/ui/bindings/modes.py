@@ -29,4 +29,5 @@ class Modes:
         self.in_work = Condition(lambda: app.mode in WORK_MODES)
         self.pane_is_tombstone = Condition(lambda: bool(app.active_pane and app.active_pane.startable))
         self.pane_has_saved_command = Condition(
-            lambda: app.active_pane is not None and app.active_pane.rerun_line is not None)
+            lambda: app.active_pane is not None and app.active_pane.rerun_line is not None
+        )

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
 def help_bindings(app: DshApp, m: Modes) -> KeyBindings:
     kb = KeyBindings()
+
     # -- help overlay --------------------------------------------------------------------------
     # The keys of a pager (less, tmux copy mode), which is what help looks like.
     @kb.add("up", filter=m.in_help)

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 def pane_bindings(app: DshApp, m: Modes) -> KeyBindings:
     kb = KeyBindings()
+
     # -- inside a pane: every other key goes to the child -----------------------------------
     @kb.add("enter", filter=m.in_pane & m.no_prefix & m.pane_is_tombstone)
     def _start_tombstone(event: KeyPressEvent) -> None:

@@ -64,8 +64,11 @@ def prefix_bindings(app: DshApp, m: Modes) -> KeyBindings:
         pane = app.active_pane
         if command_name(command_line) not in CONFIRM_COMMANDS or pane is None or not pane.running:
             return False
-        app.confirm(f"/{command_line} {pane.id} ({pane.title})? y closes it, any other key keeps it",
-                    lambda: app.run_command_line(command_line), declined=f"not done: /{command_line}")
+        app.confirm(
+            f"/{command_line} {pane.id} ({pane.title})? y closes it, any other key keeps it",
+            lambda: app.run_command_line(command_line),
+            declined=f"not done: /{command_line}",
+        )
         return True
 
     def bind_prefix(key: str, command_line: str) -> None:

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 def prompt_bindings(app: DshApp, m: Modes) -> KeyBindings:
     kb = KeyBindings()
+
     # -- on the prompt ------------------------------------------------------------------------
     @kb.add("c-c", filter=m.in_prompt & m.no_prefix)
     def _interrupt(event: KeyPressEvent) -> None:

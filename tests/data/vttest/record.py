@@ -35,10 +35,22 @@ MENUS: dict[str, list[tuple[str, str]]] = {
     "2": [("walk", "2\r")],
     "3": [("menu", "3\r"), ("walk", "8\r"), ("walk", "9\r"), ("walk", "10\r"), ("walk", "11\r")],
     "8": [("walk", "8\r")],
-    "11.6": [("menu", "11\r"), ("menu", "6\r"), *(("walk", f"{n}\r") for n in (2, 3, 4, 5)),
-             ("menu", "6\r"), *(("walk", f"{n}\r") for n in (1, 2, 3)), ("menu", "0\r"),
-             ("menu", "7\r"), ("menu", "1\r"), ("walk", "2\r"), ("menu", "0\r"),
-             *(("walk", f"{n}\r") for n in (2, 3, 6)), ("menu", "0\r"), ("walk", "8\r"), ("walk", "9\r")],
+    "11.6": [
+        ("menu", "11\r"),
+        ("menu", "6\r"),
+        *(("walk", f"{n}\r") for n in (2, 3, 4, 5)),
+        ("menu", "6\r"),
+        *(("walk", f"{n}\r") for n in (1, 2, 3)),
+        ("menu", "0\r"),
+        ("menu", "7\r"),
+        ("menu", "1\r"),
+        ("walk", "2\r"),
+        ("menu", "0\r"),
+        *(("walk", f"{n}\r") for n in (2, 3, 6)),
+        ("menu", "0\r"),
+        ("walk", "8\r"),
+        ("walk", "9\r"),
+    ],
 }
 MENU_PROMPT = "Enter choice number"
 
