@@ -11,7 +11,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition
@@ -41,6 +40,7 @@ from dsh.session.session import Session
 from dsh.term.copymode import CopyMode
 from dsh.text import sanitize
 from dsh.ui import chrome
+from dsh.ui.application import ViewApplication
 from dsh.ui.completion import RegistryCompleter
 from dsh.ui.panes_view import PanesContainer, PaneSlot
 from dsh.ui.prompt_memory import HistorySuggest, PromptMemory
@@ -151,7 +151,7 @@ class DshApp:
 
         self._bindings = build_key_bindings(self)
         depth = options.color_depth
-        self.application: Application[ViewResult] = Application(
+        self.application: ViewApplication[ViewResult] = ViewApplication(
             layout=self.layout,
             # Dynamic: /reload swaps in bindings built from the new keymap.
             key_bindings=DynamicKeyBindings(lambda: self._bindings),
