@@ -1,20 +1,16 @@
-"""One client's view over a host connection: pipe input, a VT100 output framed onto the socket."""
+"""One client's view over a host connection: its keys as input, a VT100 output framed onto the socket."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import os
 from typing import TYPE_CHECKING, NoReturn
 
 from prompt_toolkit.application import create_app_session
 from prompt_toolkit.data_structures import Size
-from prompt_toolkit.input import create_pipe_input
-from prompt_toolkit.input.base import PipeInput
 from prompt_toolkit.output.color_depth import ColorDepth
 from prompt_toolkit.output.vt100 import Vt100_Output
 
 from dsh.ui.app import Announcement, DshApp, Switch, ViewOptions, ViewResult
+from dsh.ui.link_input import LinkInput
 
 if TYPE_CHECKING:
     from dsh.host.connection import Connection
@@ -31,29 +27,28 @@ def serve(spec: HostSpec, ready: ReadyPipe) -> NoReturn:
 
 async def run_remote_view(session: Session, link: Connection) -> str:
     """Draw `session` for the client at the other end of `link` until it detaches, leaves or is gone."""
-    with create_pipe_input() as pipe:
-        feeder = _PipeFeeder(pipe, asyncio.get_running_loop())
-        output = Vt100_Output(
-            _LinkStdout(link),  # type: ignore[arg-type]
-            lambda: Size(rows=link.rows, columns=link.cols),
-            term=link.env.get("TERM") or "xterm-256color",
-            enable_cpr=False,
-        )
-        try:
-            with create_app_session(input=pipe, output=output):
-                view = DshApp(
-                    session,
-                    ViewOptions(
-                        announcements=[Announcement(text) for text in link.announcements],
-                        open_picker=link.open_picker,
-                        color_depth=color_depth_for(link.env),
-                        on_switch=lambda switch: link.request_switch(switch.session_id, switch.cwd, switch.first_argv),
-                    ),
-                )
-                link.attach_view(_Handle(view, feeder))
-                result = await view.run_async()
-        finally:
-            feeder.close()
+    keys = LinkInput()
+    output = Vt100_Output(
+        _LinkStdout(link),  # type: ignore[arg-type]
+        lambda: Size(rows=link.rows, columns=link.cols),
+        term=link.env.get("TERM") or "xterm-256color",
+        enable_cpr=False,
+    )
+    try:
+        with create_app_session(input=keys, output=output):
+            view = DshApp(
+                session,
+                ViewOptions(
+                    announcements=[Announcement(text) for text in link.announcements],
+                    open_picker=link.open_picker,
+                    color_depth=color_depth_for(link.env),
+                    on_switch=lambda switch: link.request_switch(switch.session_id, switch.cwd, switch.first_argv),
+                ),
+            )
+            link.attach_view(_Handle(view, keys))
+            result = await view.run_async()
+    finally:
+        keys.close()
     return result.reason
 
 
@@ -78,16 +73,16 @@ def color_depth_for(env: dict[str, str]) -> ColorDepth:
 class _Handle:
     """The connection's handle on the view (host.connection.ViewHandle)."""
 
-    def __init__(self, view: DshApp, feeder: _PipeFeeder) -> None:
+    def __init__(self, view: DshApp, keys: LinkInput) -> None:
         self._view = view
-        self._feeder = feeder
+        self._keys = keys
 
     @property
     def reason(self) -> str:
         return self._view.result.reason
 
     def feed(self, data: bytes) -> None:
-        self._feeder.send(data)
+        self._keys.feed(data)
 
     def resized(self) -> None:
         app = self._view.application
@@ -133,45 +128,6 @@ class _LinkStdout:
 
     def fileno(self) -> int:
         raise OSError("a client connection has no file descriptor")
-
-
-class _PipeFeeder:
-    """Key bytes into the view's pipe input without ever blocking the loop (a big paste fills a pipe)."""
-
-    def __init__(self, pipe: PipeInput, loop: asyncio.AbstractEventLoop) -> None:
-        self._fd: int = pipe.pipe.write_fd  # type: ignore[attr-defined]
-        os.set_blocking(self._fd, False)
-        self._loop = loop
-        self._queue = bytearray()
-
-    def send(self, data: bytes) -> None:
-        if self._queue:
-            self._queue += data
-            return
-        try:
-            written = os.write(self._fd, data)
-        except BlockingIOError:
-            written = 0
-        except OSError:
-            return
-        if written < len(data):
-            self._queue += data[written:]
-            self._loop.add_writer(self._fd, self._drain)
-
-    def _drain(self) -> None:
-        try:
-            written = os.write(self._fd, self._queue)
-        except BlockingIOError:
-            return
-        except OSError:
-            written = len(self._queue)
-        del self._queue[:written]
-        if not self._queue:
-            self._loop.remove_writer(self._fd)
-
-    def close(self) -> None:
-        with contextlib.suppress(Exception):
-            self._loop.remove_writer(self._fd)
 
 
 __all__ = ["Switch", "color_depth_for", "run_remote_view", "serve"]

@@ -1,0 +1,100 @@
+"""A client's key bytes as prompt_toolkit input: parsed and handed to the key processor as they arrive."""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import contextlib
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+
+from prompt_toolkit.input.base import Input
+from prompt_toolkit.input.vt100_parser import Vt100Parser
+from prompt_toolkit.key_binding.key_processor import KeyPress
+
+
+class LinkInput(Input):
+    """Bytes are fed from the host connection's reader, and the application's input callback runs at
+    once, in that same callback.
+
+    A pipe between the two (prompt_toolkit's pipe input) cost a turn of the event loop, and that turn
+    ran whatever was queued first: with a pane flooding beside you, one or two whole frames (10 ms
+    each) before the key was even looked at. Bytes that are not UTF-8 pass as surrogate escapes, as
+    prompt_toolkit's own terminal reader passes them.
+    """
+
+    def __init__(self) -> None:
+        self._keys: list[KeyPress] = []
+        self._parser = Vt100Parser(self._keys.append)
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="surrogateescape")
+        self._callbacks: list[Callable[[], None]] = []
+        self._closed = False
+
+    def feed(self, data: bytes) -> None:
+        """Key bytes from the client; read by the attached application before this returns."""
+        if self._closed:
+            return
+        self._parser.feed(self._decoder.decode(data))
+        if self._callbacks:
+            # Called even when no key is complete yet (a lone Escape): the application then starts
+            # the timer that flushes it.
+            self._callbacks[-1]()
+
+    # -- prompt_toolkit's Input ------------------------------------------------------------------
+    def fileno(self) -> int:
+        raise NotImplementedError("keys come from a connection, not a file descriptor")
+
+    def typeahead_hash(self) -> str:
+        return f"dsh-link-{id(self)}"
+
+    def read_keys(self) -> list[KeyPress]:
+        keys = self._keys[:]
+        self._keys.clear()
+        return keys
+
+    def flush_keys(self) -> list[KeyPress]:
+        self._parser.flush()
+        return self.read_keys()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def close(self) -> None:
+        self._closed = True
+
+    def raw_mode(self) -> AbstractContextManager[None]:
+        return contextlib.nullcontext()
+
+    def cooked_mode(self) -> AbstractContextManager[None]:
+        return contextlib.nullcontext()
+
+    def attach(self, input_ready_callback: Callable[[], None]) -> AbstractContextManager[None]:
+        return self._attached(input_ready_callback)
+
+    def detach(self) -> AbstractContextManager[None]:
+        return self._detached()
+
+    @contextlib.contextmanager
+    def _attached(self, callback: Callable[[], None]) -> Iterator[None]:
+        self._callbacks.append(callback)
+        if self._keys:
+            # Keys that came before the application was listening (typed while it started).
+            asyncio.get_running_loop().call_soon(self._deliver, callback)
+        try:
+            yield
+        finally:
+            self._callbacks.remove(callback)
+
+    @contextlib.contextmanager
+    def _detached(self) -> Iterator[None]:
+        saved = self._callbacks[:]
+        self._callbacks.clear()
+        try:
+            yield
+        finally:
+            self._callbacks[:] = saved
+
+    def _deliver(self, callback: Callable[[], None]) -> None:
+        if callback in self._callbacks and self._keys:
+            callback()

@@ -1,0 +1,64 @@
+"""LinkInput: a client's key bytes reach the application within the callback that received them."""
+
+from __future__ import annotations
+
+import asyncio
+
+from prompt_toolkit.keys import Keys
+
+from dsh.ui.link_input import LinkInput
+
+
+def test_fed_bytes_are_read_before_feed_returns() -> None:
+    keys = LinkInput()
+    seen: list[str] = []
+    with keys.attach(lambda: seen.extend(press.key for press in keys.read_keys())):
+        keys.feed(b"ab\x1b[A")
+        assert seen == ["a", "b", Keys.Up]  # no turn of the event loop in between
+
+
+def test_a_lone_escape_waits_for_the_flush() -> None:
+    keys = LinkInput()
+    calls: list[int] = []
+    with keys.attach(lambda: calls.append(len(keys.read_keys()))):
+        keys.feed(b"\x1b")
+        assert calls == [0]  # told, so it can start the timer that flushes a lone Escape
+        assert [press.key for press in keys.flush_keys()] == [Keys.Escape]
+
+
+def test_bytes_that_are_not_utf8_pass_as_surrogate_escapes_and_split_characters_join() -> None:
+    keys = LinkInput()
+    got: list[str] = []
+    with keys.attach(lambda: got.extend(press.data for press in keys.read_keys())):
+        keys.feed(b"\xff")
+        keys.feed("é".encode()[:1])
+        keys.feed("é".encode()[1:])
+    assert got == ["\udcff", "é"]
+
+
+def test_keys_typed_before_the_application_listens_are_delivered_once_it_does() -> None:
+    async def main() -> list[str]:
+        keys = LinkInput()
+        keys.feed(b"early")
+        got: list[str] = []
+        with keys.attach(lambda: got.extend(press.key for press in keys.read_keys())):
+            await asyncio.sleep(0)
+            await asyncio.sleep(0)
+        return got
+
+    assert "".join(asyncio.run(main())) == "early"
+
+
+def test_while_detached_keys_wait_and_a_closed_input_takes_no_more() -> None:
+    keys = LinkInput()
+    got: list[str] = []
+    with keys.attach(lambda: got.extend(press.key for press in keys.read_keys())):
+        with keys.detach():
+            keys.feed(b"x")
+            assert got == []
+        keys.feed(b"y")
+        assert got == ["x", "y"]
+        keys.close()
+        assert keys.closed
+        keys.feed(b"z")
+        assert got == ["x", "y"]
