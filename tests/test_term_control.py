@@ -150,3 +150,25 @@ def test_an_unchanged_pane_reuses_its_frame_and_new_output_draws_a_new_one() -> 
     control.create_content(10, 3)
     term.scroll_offset = 1
     assert text_of(control.create_content(10, 3), 2) == "4"
+
+
+def test_output_beside_a_reused_frame_asks_one_redraw_for_when_the_frame_is_due() -> None:
+    import asyncio
+
+    async def main() -> None:
+        redraws: list[float] = []
+        term = Terminal(["true"], cwd="/", rows=3, cols=10)
+        control = TerminalControl(term, refresh_interval=lambda: 0.05)
+        # No application context: output is read outside it, so the view passes its own invalidate.
+        assert control.redraw_when_due(lambda: redraws.append(1)) is False  # nothing drawn: draw now
+        term.feed(b"first")
+        control.create_content(10, 3)
+        for _ in range(5):  # a flood: many reads before the frame is due
+            term.feed(b"\r\nmore")
+            assert control.redraw_when_due(lambda: redraws.append(1)) is True
+        assert redraws == []  # not one redraw per read
+        await asyncio.sleep(0.08)
+        assert redraws == [1]  # one, when the frame may be replaced
+        assert control.redraw_when_due(lambda: redraws.append(1)) is False  # the frame is due: draw now
+
+    asyncio.run(main())

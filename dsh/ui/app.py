@@ -159,7 +159,7 @@ class DshApp:
             full_screen=True,
             mouse_support=Condition(lambda: bool(self.config.get("ui.mouse", True))),
             min_redraw_interval=None,
-            max_render_postpone_time=0.005,
+            max_render_postpone_time=None,
             refresh_interval=None,
             color_depth=(lambda: depth) if depth is not None else None,
         )
@@ -250,10 +250,18 @@ class DshApp:
         behind a flooding pane's frames; this paces only what panes print.
         """
         now = time.monotonic()
-        if pane_id == self.session.tabs.active_pane and now - self._last_key_time < 0.25:
+        active = pane_id == self.session.tabs.active_pane
+        if active and now - self._last_key_time < 0.25:
             self.invalidate()  # most likely the echo of what was just typed
             return
-        wait = self._last_output_redraw + 1 / OUTPUT_FPS - now
+        # Another pane's frame is redrawn only every BACKGROUND_FRAME_SECONDS anyway: a redraw sooner
+        # would lay out and compare the whole screen again for nothing (a flooding pane beside the
+        # one you type in made 60 of those a second), so the redraw waits until its frame is due.
+        slot = None if active else self.slots.get(pane_id)
+        if slot is not None and slot.control is not None and slot.control.redraw_when_due(self.invalidate):
+            return
+        gap = 1 / OUTPUT_FPS if active else BACKGROUND_FRAME_SECONDS
+        wait = self._last_output_redraw + gap - now
         if wait <= 0:
             self._last_output_redraw = now
             self.invalidate()
@@ -541,6 +549,7 @@ class DshApp:
         self._last_key_time = time.monotonic()
         if self.message is not None and not self._message_stays():
             self.message = None  # read: the next key puts it away (a key's own answer comes after this)
+            self.invalidate()  # a key sent on to a pane draws nothing itself
 
     def _message_stays(self) -> bool:
         # A y/n question a key asked keeps its line until the answer key has been handled.

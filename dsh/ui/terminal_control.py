@@ -113,21 +113,38 @@ class TerminalControl(UIControl):
             term.running,
         )
 
-    def _redraw_later(self, delay: float) -> None:
+    def redraw_when_due(self, invalidate: Callable[[], None]) -> bool:
+        """The pane printed while this control shows a reused frame: have `invalidate` called when
+        that frame may be replaced, and not before (True). False when no such frame is held: draw now.
+
+        `invalidate` is the view's own: output arrives outside the application's context, where
+        prompt_toolkit's `get_app()` is a dummy."""
+        cached = self._cached
+        if cached is None or self.refresh_interval is None:
+            return False
+        left = cached[0] + self.refresh_interval() - time.monotonic()
+        if left <= 0:
+            return False
+        self._redraw_later(left, invalidate)
+        return True
+
+    def _redraw_later(self, delay: float, invalidate: Callable[[], None] | None = None) -> None:
         """A reused frame is older than the pane's output: draw again once it may be replaced, or that
         output would wait for whatever redraws next (a key press), however long that is."""
         if self._redraw_pending:
             return
         try:
-            app = get_app()
+            if invalidate is None:
+                invalidate = get_app().invalidate
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return
         self._redraw_pending = True
+        then = invalidate
 
         def redraw() -> None:
             self._redraw_pending = False
-            app.invalidate()
+            then()
 
         loop.call_later(max(0.0, delay), redraw)
 

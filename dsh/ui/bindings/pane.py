@@ -11,6 +11,8 @@ from dsh.commands.keymap import key_sequence
 from dsh.ui.chrome import RERUN_KEY
 
 if TYPE_CHECKING:
+    from prompt_toolkit.key_binding.key_bindings import NotImplementedOrNone
+
     from dsh.ui.app import DshApp
     from dsh.ui.bindings.modes import Modes
 
@@ -30,14 +32,19 @@ def pane_bindings(app: DshApp, m: Modes) -> KeyBindings:
         app.rerun_saved_command()
 
     @kb.add(Keys.Any, filter=m.in_pane & m.no_prefix)
-    def _to_pane(event: KeyPressEvent) -> None:
+    def _to_pane(event: KeyPressEvent) -> NotImplementedOrNone:
         # The active pane, or with /sync on every running pane of the tab.
+        scrolled = False
         for pane in app.session.input_panes():
             if pane.terminal.scroll_offset:
                 pane.terminal.scroll_to_bottom()
+                scrolled = True
             app.session.used = True
             for press in event.key_sequence:
                 pane.terminal.send_key(press.key, press.data)
+        # Nothing on screen changed yet: what the program does with the key (its echo) redraws when it
+        # comes. A frame drawn now would only delay that one (under a flood, by a whole frame's time).
+        return None if scrolled else NotImplemented
 
     @kb.add(Keys.BracketedPaste, filter=m.in_pane & m.no_prefix)
     def _paste(event: KeyPressEvent) -> None:

@@ -1,0 +1,64 @@
+"""When the view draws: any pane's output shows without a key; a key sent on to a pane draws nothing itself."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from test_app_harness import (
+    C_B,
+    C_RBRACKET,
+    plain_shell,  # noqa: F401  (autouse: panes run /bin/sh)
+    run,
+    running_app,
+)
+
+
+def _drawn_text(window: object) -> str:
+    info = getattr(window, "render_info", None)
+    if info is None:
+        return ""
+    content = info.ui_content
+    return "\n".join("".join(text for _, text, *_ in content.get_line(i)) for i in range(content.line_count))
+
+
+def test_a_background_pane_s_output_is_drawn_without_a_key(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            left = h.pane.id
+            h.send(C_B + "%")
+            await h.wait(lambda: h.session.tabs.active_pane != left, "a second pane")
+            right = h.session.tabs.active_pane
+            await h.wait(lambda: h.session.panes[right].running, "its shell")
+            # Two writes 20 ms apart, from a background job (no change of foreground program, which
+            # would redraw for its own reasons): the second comes while the frame drawn for the first
+            # is still the one shown.
+            h.type_line("(sleep 0.4; echo first; sleep 0.02; echo printed-$((6*7))) &")
+            h.send(C_B + "o")  # focus back on the left: the right pane prints in the background
+            await h.wait(lambda: h.session.tabs.active_pane == left, "focus on the left pane")
+            window = h.app.slots[right].body
+            await h.wait(lambda: "printed-42" in _drawn_text(window), "the background pane's line on screen")
+
+    run(body)
+
+
+def test_a_key_sent_into_a_pane_draws_nothing_until_the_program_answers(tmp_path: Path) -> None:
+    """The program's echo draws the frame: one drawn for the key itself would only delay the echo."""
+
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            h.type_line("stty -echo; cat > /dev/null")  # a program that reads keys and shows nothing
+            await h.wait(lambda: h.app.mode == "pane", "the keyboard to follow cat into the pane")
+            sent = h.record(h.pane)
+            app = h.app.application
+            await asyncio.sleep(0.3)
+            before = app.render_counter
+            h.send("x")
+            await h.wait(lambda: b"x" in b"".join(sent), "x to reach the pane")
+            await asyncio.sleep(0.2)
+            assert app.render_counter == before
+            h.send(C_RBRACKET)  # a key the view answers itself still draws
+            await h.wait(lambda: h.app.mode == "prompt", "C-] to leave the pane")
+            await h.wait(lambda: app.render_counter > before, "a frame for the mode change")
+
+    run(body)
