@@ -72,7 +72,7 @@ def wait_for(proc: ptyprocess.PtyProcess, needle: bytes, timeout: float = 15.0) 
 def echo_latencies(proc: ptyprocess.PtyProcess, samples: int, *, erase: bytes) -> list[float]:
     """Type a letter, time until the terminal shows it, erase it; repeat."""
     times: list[float] = []
-    letters = b"qzxjkvwy"
+    letters = b"qzxjkvy"  # none of them is in the flood's text, which would be taken for the echo
     for i in range(samples):
         ch = letters[i % len(letters) : i % len(letters) + 1]
         drain(proc, 0.01)
@@ -91,6 +91,25 @@ def echo_latencies(proc: ptyprocess.PtyProcess, samples: int, *, erase: bytes) -
                     break
         os.write(proc.fd, erase)
     return times
+
+
+def tmux_flood(env: dict[str, str], log: Path, samples: int) -> list[float] | None:
+    """The same echo in a tmux pane while the pane beside it cats the same log (None without tmux)."""
+    if shutil.which("tmux") is None:
+        return None
+    import subprocess
+
+    server = ["tmux", "-L", f"dsh-bench-{os.getpid()}", "-f", "/dev/null"]
+    proc = ptyprocess.PtyProcess.spawn([*server, "new-session", "sh"], env=env, dimensions=(40, 140))
+    try:
+        drain(proc, 1.0)
+        flood = f"sh -c 'while :; do cat {log}; done'"
+        subprocess.run([*server, "split-window", "-h", "-d", flood], env=env, check=True)
+        drain(proc, 0.5)
+        return echo_latencies(proc, samples, erase=b"\x7f")
+    finally:
+        subprocess.run([*server, "kill-server"], env=env, check=False)
+        proc.terminate(force=True)
 
 
 def summary(times: list[float]) -> tuple[float, float]:
@@ -229,6 +248,7 @@ def main() -> int:
     drain(proc, 0.5)
     proc.terminate(force=True)
     end_hosts(home)
+    tmux_times = tmux_flood(env, log, args.samples)
     shutil.rmtree(home, ignore_errors=True)
     shutil.rmtree(work, ignore_errors=True)
 
@@ -254,6 +274,14 @@ def main() -> int:
             f"{name:<22} p50 {p50:6.1f} ms  p99 {p99:6.1f} ms  ({len(times)}/{args.samples} echoed)"
             f"  p99 x{p99 / ref_p99 if ref_p99 else float('nan'):.0f} of reference"
             f"  [{ok} vs {target:.0f} ms]"
+        )
+    if tmux_times is not None:
+        p50, p99 = summary(tmux_times)
+        _, dsh_p99 = summary(pane_flood)
+        print(
+            f"{'tmux pane, same flood':<22} p50 {p50:6.1f} ms  p99 {p99:6.1f} ms"
+            f"  ({len(tmux_times)}/{args.samples} echoed)"
+            f"  dsh pane p99 / tmux p99: {dsh_p99 / p99 if p99 else float('nan'):.1f}x"
         )
     return 0
 
