@@ -76,3 +76,13 @@ def test_a_frame_is_freed_once_the_next_one_is_drawn(collector_off: None, monkey
     # reference cycle by prompt_toolkit's window drawing, and the view freed it after the next frame.
     alive = [ref for ref in screens[:-2] if ref() is not None]
     assert alive == []
+
+
+def test_views_share_prompt_toolkit_s_default_key_bindings_and_other_applications_keep_their_own() -> None:
+    from prompt_toolkit.application import Application
+
+    first, second = _pane_focused_app(), _pane_focused_app()
+    assert first._default_bindings is second._default_bindings  # built once, not per attach
+    assert len(first._default_bindings.bindings) > 100
+    plain = Application()
+    assert plain._default_bindings is not first._default_bindings  # the library's own path is untouched

@@ -5,8 +5,11 @@ from __future__ import annotations
 import gc
 from typing import Any, TypeVar
 
+import prompt_toolkit.application.application as pt_application
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.key_binding import KeyBindingsBase
+from prompt_toolkit.key_binding.defaults import load_key_bindings
 
 _R = TypeVar("_R")
 
@@ -24,7 +27,15 @@ class ViewApplication(Application[_R]):
     _placeholder: Buffer | None = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+        # prompt_toolkit builds its ~600 default key bindings anew for every Application: 12 ms of
+        # each attach and each /resume into this host. They hold no state of one application (their
+        # filters ask the running one), so every view of the process shares one set.
+        stock = pt_application.load_key_bindings
+        pt_application.load_key_bindings = shared_default_bindings
+        try:
+            super().__init__(*args, **kwargs)
+        finally:
+            pt_application.load_key_bindings = stock
         self.after_render += _collect_young
 
     @property
@@ -35,6 +46,16 @@ class ViewApplication(Application[_R]):
         if self._placeholder is None or self._placeholder.text:
             self._placeholder = Buffer(name="dummy-buffer")
         return self._placeholder
+
+
+_shared_defaults: list[KeyBindingsBase] = []
+
+
+def shared_default_bindings() -> KeyBindingsBase:
+    """prompt_toolkit's default key bindings, built once per process."""
+    if not _shared_defaults:
+        _shared_defaults.append(load_key_bindings())
+    return _shared_defaults[0]
 
 
 def _collect_young(_app: object) -> None:
