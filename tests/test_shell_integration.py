@@ -107,5 +107,5 @@ def test_zsh_reads_the_users_files_then_marks_each_command(tmp_path: Path) -> No
 @pytest.mark.skipif(shutil.which("fish") is None, reason="fish is not installed (CI installs it)")
 def test_fish_marks_each_command_and_its_status(tmp_path: Path) -> None:
     out = _run_shell(shutil.which("fish") or "fish", tmp_path, [b"false\r", b"true\r"])
-    marks = re.findall(rb"\x1b]133;([ACD](?:;\d+)?)\x07", out)
-    assert marks[:6] == [b"A", b"C", b"D;1", b"A", b"C", b"D;0"] and b"\x1b]7;file://" in out
+    marks = re.findall(rb"\x1b]133;([ABCD](?:;\d+)?)\x07", out)
+    assert marks[:8] == [b"A", b"B", b"C", b"D;1", b"A", b"B", b"C", b"D;0"] and b"\x1b]7;file://" in out

@@ -6,6 +6,14 @@ if not set -q __dsh_integrated
         printf '\e]7;file://%s%s\a' (hostname) "$PWD"
         printf '\e]133;A\a'
     end
+    # B (the command starts here) goes at the end of the prompt itself: fish has no event for it.
+    if functions -q fish_prompt
+        functions -c fish_prompt __dsh_user_prompt
+        function fish_prompt
+            __dsh_user_prompt
+            printf '\e]133;B\a'
+        end
+    end
     function __dsh_preexec --on-event fish_preexec
         printf '\e]133;C\a'
     end
