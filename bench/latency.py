@@ -8,7 +8,7 @@ to the resumed session's first frame in the other workspace. The reference, meas
 run, is the same echo through a bare PTY running `cat` (what the kernel and Python's reading cost,
 without dsh).
 
-    python bench/latency.py [--samples N]
+    python bench/latency.py [--samples N] [--dsh PATH]
 """
 
 from __future__ import annotations
@@ -32,7 +32,13 @@ TARGET_ATTACH_MS = 100.0
 TARGET_HANDOFF_MS = 600.0
 
 
+# The dsh to run: --dsh, else the one installed beside this Python.
+DSH: str | None = None
+
+
 def dsh_argv() -> list[str]:
+    if DSH:
+        return [DSH]
     script = Path(sys.executable).parent / "dsh"
     return [str(script)] if script.exists() else [sys.executable, "-m", "dsh"]
 
@@ -140,7 +146,14 @@ def end_hosts(home: str) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--samples", type=int, default=100)
+    parser.add_argument(
+        "--dsh",
+        help="the dsh to run; a regular install (pip install .) as users have it, where the dev venv's "
+        "editable install spends about 24 ms of each start in its import finder",
+    )
     args = parser.parse_args()
+    global DSH
+    DSH = args.dsh
 
     # As installed by pip, which byte-compiles: a run with bytecode writes off would time the compiler.
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
