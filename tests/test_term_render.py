@@ -110,3 +110,25 @@ def test_double_width_row_spaces_its_characters() -> None:
     s = screen_with(b"\x1b#6abc", cols=8)
     assert line_fragments(s.buffer[0], 8) == [("", "a b c ")]
     assert cursor_column(s.buffer[0], 3, 8) == 6
+
+
+def test_a_row_s_trailing_blanks_are_trimmed_however_they_lie() -> None:
+    import random
+
+    from dsh.term.cells import BLANK, Row
+    from dsh.term.rows import _trimmed
+
+    def one_at_a_time(row: list[Cell]) -> int:
+        n = len(row)
+        while n and row[n - 1] == BLANK:
+            n -= 1
+        return n
+
+    rng = random.Random(7)
+    kinds = [BLANK, Cell(" "), Cell("x"), Cell(" ", bg="blue"), Cell(" ", reverse=True)]  # an equal copy too
+    for width in (0, 1, 2, 3, 80, 140, 300):  # past the prepared run of blanks
+        for _ in range(200):
+            cells = [rng.choice(kinds) for _ in range(width)]
+            cut = rng.randint(0, width)
+            cells[cut:] = [rng.choice(kinds[:2]) for _ in range(width - cut)]
+            assert _trimmed(Row(cells)) == one_at_a_time(cells), (width, cells)
