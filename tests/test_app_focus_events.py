@@ -39,8 +39,8 @@ def test_no_focus_events_for_a_child_that_did_not_ask(tmp_path: Path) -> None:
     run(body)
 
 
-def test_background_panes_read_less_per_callback(tmp_path: Path) -> None:
-    from dsh.session.session import BACKGROUND_READ, FOREGROUND_READ
+def test_background_panes_read_less_per_callback_and_pause_after_a_full_read(tmp_path: Path) -> None:
+    from dsh.session.session import BACKGROUND_READ, BACKGROUND_READ_PAUSE, FOREGROUND_READ
     from tests.test_app_harness import C_B
 
     async def body() -> None:
@@ -55,6 +55,7 @@ def test_background_panes_read_less_per_callback(tmp_path: Path) -> None:
             h.send(C_B + "o")
             await h.wait(lambda: h.pane is first, "focus back on the first pane")
             assert (first.terminal.read_budget, second.terminal.read_budget) == (FOREGROUND_READ, BACKGROUND_READ)
+            assert (first.terminal.read_pause, second.terminal.read_pause) == (0.0, BACKGROUND_READ_PAUSE)
 
     run(body)
 

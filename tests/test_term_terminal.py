@@ -178,6 +178,38 @@ def test_one_callback_reads_no_more_than_the_read_budget() -> None:
         _os.close(w)
 
 
+def test_a_paused_reader_waits_after_a_full_read_and_then_reads_on() -> None:
+    import asyncio
+    import os as _os
+
+    async def main() -> list[int]:
+        term = Terminal(["true"], cwd="/", rows=5, cols=40, tail_bytes=1 << 20)
+        r, w = _os.pipe()
+        _os.set_blocking(r, False)
+        _os.write(w, b"x" * 60000)  # a flood: far more than one budget is waiting
+        loop = asyncio.get_running_loop()
+        term._fd, term._loop = r, loop
+        term.read_budget, term.read_pause = 8192, 0.05
+        loop.add_reader(r, term._on_readable)
+        seen = []
+        try:
+            for _ in range(3):
+                await asyncio.sleep(0.03)
+                seen.append(len(term.tail()))
+            await asyncio.sleep(1.0)
+            seen.append(len(term.tail()))
+        finally:
+            term._close_fd()
+            _os.close(w)
+        return seen
+
+    seen = asyncio.run(main())
+    # One budget, then nothing for the pause (without it, the loop would read all 60,000 at once)...
+    assert seen[0] == 8192 and seen[1] <= 16384
+    # ...and it reads on after each pause until the flood is drained.
+    assert seen[-1] == 60000
+
+
 def test_alt_key_reaches_the_child_in_one_write(monkeypatch) -> None:
     import asyncio
 

@@ -35,6 +35,10 @@ from dsh.text import sanitize
 # Bytes a pane's reader takes per loop callback: the active pane's output matters most.
 FOREGROUND_READ = 32768
 BACKGROUND_READ = 8192
+# A background pane that fills its read budget waits this long before its next read: a flood there
+# (still drawn at 10 frames a second) used 80% of the loop, and every key waited behind it. It still
+# gets about 6 MB/s; a program's ordinary output never fills a read.
+BACKGROUND_READ_PAUSE = 0.001
 # Rows the chrome takes from the window: the tab bar, the status line and the prompt line.
 CHROME_ROWS = 3
 # A pane hung up by dsh that ignores SIGHUP is killed this long after.
@@ -454,7 +458,9 @@ class Session:
     def apply_read_budgets(self) -> None:
         active = self.tabs.active_pane if self.tabs.tabs else None
         for pane in self.panes.values():
-            pane.terminal.read_budget = FOREGROUND_READ if pane.id == active else BACKGROUND_READ
+            foreground = pane.id == active
+            pane.terminal.read_budget = FOREGROUND_READ if foreground else BACKGROUND_READ
+            pane.terminal.read_pause = 0.0 if foreground else BACKGROUND_READ_PAUSE
 
     # -- terminal callbacks ---------------------------------------------------------------------
     def _on_pane_output(self, pane_id: str) -> None:

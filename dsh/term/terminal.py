@@ -109,6 +109,10 @@ class Terminal(Scrollback):
         # Bytes read per event-loop callback before yielding; the app lowers it for background panes so a
         # flood there leaves the loop free for keys.
         self.read_budget = MAX_READ_PER_CALLBACK
+        # Seconds to stop reading after a read that took the whole budget (more is waiting): the app sets
+        # it for background panes, so a flood there cannot keep the loop busy all the time.
+        self.read_pause = 0.0
+        self._resume_timer: asyncio.TimerHandle | None = None
         self._sync_timer: asyncio.TimerHandle | None = None
         self._compact_timer: asyncio.TimerHandle | None = None
         self._last_output = 0.0
@@ -244,6 +248,14 @@ class Terminal(Scrollback):
                 self._compact_timer = self._loop.call_later(COMPACT_IDLE, self._compact)
         if eof:
             self._on_eof()
+        elif total >= budget and self.read_pause > 0 and self._loop is not None and self._fd == fd:
+            self._loop.remove_reader(fd)
+            self._resume_timer = self._loop.call_later(self.read_pause, self._resume_reading)
+
+    def _resume_reading(self) -> None:
+        self._resume_timer = None
+        if self._fd is not None and self._loop is not None:
+            self._loop.add_reader(self._fd, self._on_readable)
 
     def _compact(self) -> None:
         """Compact history rows in small batches once output has been quiet for COMPACT_IDLE."""
@@ -266,6 +278,9 @@ class Terminal(Scrollback):
         if fd is None:
             return
         self._fd = None
+        if self._resume_timer is not None:
+            self._resume_timer.cancel()
+            self._resume_timer = None
         loop = self._loop
         if loop is not None:
             loop.remove_reader(fd)
