@@ -62,3 +62,32 @@ def test_while_detached_keys_wait_and_a_closed_input_takes_no_more() -> None:
         assert keys.closed
         keys.feed(b"z")
         assert got == ["x", "y"]
+
+
+def test_held_keys_wait_in_order_until_ready_or_the_limit() -> None:
+    async def main() -> tuple[list[str], list[str], list[str]]:
+        keys = LinkInput()
+        got: list[str] = []
+        ready = asyncio.Event()
+        with keys.attach(lambda: got.extend(press.data for press in keys.read_keys())):
+            keys.hold_until(ready.wait(), limit=5.0)
+            keys.feed(b"\x1b[A")  # Up, pressed as soon as the first frame showed
+            keys.feed(b"x")
+            await asyncio.sleep(0.05)
+            while_held = got[:]
+            ready.set()  # the history is in the prompt's buffer
+            await asyncio.sleep(0.01)
+            released = got[:]
+
+            late = LinkInput()
+            late_got: list[str] = []
+            with late.attach(lambda: late_got.extend(press.data for press in late.read_keys())):
+                late.hold_until(asyncio.Event().wait(), limit=0.05)  # never ready
+                late.feed(b"y")
+                await asyncio.sleep(0.2)
+        return while_held, released, late_got
+
+    while_held, released, late_got = asyncio.run(main())
+    assert while_held == []
+    assert released == ["\x1b[A", "x"]
+    assert late_got == ["y"]  # not held for ever

@@ -177,6 +177,7 @@ class DshApp:
             # One message line: join them, so a second warning does not hide the first.
             self.announce(" | ".join(a.text for a in startup), error=any(a.error for a in startup))
         self._open_picker_on_start = options.open_picker
+        self._history_in_buffer = asyncio.Event()
 
     # -- small helpers ---------------------------------------------------------------
     def _read_keymap(self) -> list[str]:
@@ -1048,6 +1049,11 @@ class DshApp:
         elif not self._ended:
             self._exit_requested = True  # asked before the app runs: it ends as soon as it starts
 
+    async def history_ready(self) -> None:
+        """Done once the prompt's history is in its buffer: until then Up, pressed at once after an
+        attach, would find nothing to go back to (the remote view holds keys until this is done)."""
+        await self._history_in_buffer.wait()
+
     async def run_async(self) -> ViewResult:
         """Draw the session until it ends, or this client detaches or moves elsewhere."""
         session = self.session
@@ -1059,6 +1065,12 @@ class DshApp:
         def pre_run() -> None:
             session.apply_read_budgets()
             self.prompt_buffer.load_history_if_not_yet_loaded()
+            # prompt_toolkit's own task that puts the lines into the buffer (Up walks them there).
+            loading = getattr(self.prompt_buffer, "_load_history_task", None)
+            if isinstance(loading, asyncio.Future) and not loading.done():
+                loading.add_done_callback(lambda _done: self._history_in_buffer.set())
+            else:
+                self._history_in_buffer.set()
             if self._exit_requested:
                 self.loop.call_soon(self.exit)
             elif self._open_picker_on_start:

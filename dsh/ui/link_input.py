@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import AbstractContextManager
 
 from prompt_toolkit.input.base import Input
@@ -29,16 +29,32 @@ class LinkInput(Input):
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="surrogateescape")
         self._callbacks: list[Callable[[], None]] = []
         self._closed = False
+        self._held = False
+        self._release: asyncio.Future[None] | None = None
 
     def feed(self, data: bytes) -> None:
         """Key bytes from the client; read by the attached application before this returns."""
         if self._closed:
             return
         self._parser.feed(self._decoder.decode(data))
-        if self._callbacks:
+        if self._callbacks and not self._held:
             # Called even when no key is complete yet (a lone Escape): the application then starts
             # the timer that flushes it.
             self._callbacks[-1]()
+
+    def hold_until(self, ready: Awaitable[object], limit: float) -> None:
+        """Keep the keys (parsed, in order) from the application until `ready` is done, or `limit`
+        seconds have passed; then hand them over at once."""
+        self._held = True
+
+        async def release() -> None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(ready, limit)
+            self._held = False
+            if self._callbacks and self._keys:
+                self._callbacks[-1]()
+
+        self._release = asyncio.ensure_future(release())
 
     # -- prompt_toolkit's Input ------------------------------------------------------------------
     def fileno(self) -> int:
@@ -62,6 +78,8 @@ class LinkInput(Input):
 
     def close(self) -> None:
         self._closed = True
+        if self._release is not None:
+            self._release.cancel()
 
     def raw_mode(self) -> AbstractContextManager[None]:
         return contextlib.nullcontext()
@@ -96,5 +114,5 @@ class LinkInput(Input):
             self._callbacks[:] = saved
 
     def _deliver(self, callback: Callable[[], None]) -> None:
-        if callback in self._callbacks and self._keys:
+        if callback in self._callbacks and self._keys and not self._held:
             callback()

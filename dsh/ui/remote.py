@@ -12,6 +12,9 @@ from prompt_toolkit.output.vt100 import Vt100_Output
 from dsh.ui.app import Announcement, DshApp, Switch, ViewOptions, ViewResult
 from dsh.ui.link_input import LinkInput
 
+# Keys wait at most this long for the prompt's history to load.
+HISTORY_WAIT = 2.0
+
 if TYPE_CHECKING:
     from dsh.host.connection import Connection
     from dsh.host.spec import HostSpec, ReadyPipe
@@ -45,6 +48,8 @@ async def run_remote_view(session: Session, link: Connection) -> str:
                     on_switch=lambda switch: link.request_switch(switch.session_id, switch.cwd, switch.first_argv),
                 ),
             )
+            # Keys typed at once (Up as soon as the frame shows) wait for the prompt's history.
+            keys.hold_until(view.history_ready(), HISTORY_WAIT)
             link.attach_view(_Handle(view, keys))
             result = await view.run_async()
     finally:
