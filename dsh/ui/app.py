@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import io
 import os
 import time
 from collections.abc import Callable
@@ -44,6 +43,7 @@ from dsh.ui.application import ViewApplication
 from dsh.ui.completion import RegistryCompleter
 from dsh.ui.panes_view import PanesContainer, PaneSlot
 from dsh.ui.prompt_memory import HistorySuggest, PromptMemory
+from dsh.ui.resume_actions import ResumeActions
 from dsh.ui.state import WORK_MODES, Mode
 from dsh.ui.terminal_control import TerminalControl
 
@@ -111,14 +111,12 @@ class DshApp:
         self.auto_entered = False
         self.message: Announcement | None = None
         self._child_focus: str | None = None
-        self._picker_loading = False
         self.result = ViewResult("")  # running; whatever ends the view says why
         self._ended = False
         self._exit_requested = False
         self._pending_prompt_action: Callable[[str], None] | None = None
         self._prompt_label = "dsh› "
         self._on_switch = options.on_switch
-        self._transcripts: Any = None  # the picker's transcript searcher, made on first use
         self._last_search: tuple[str, bool] | None = None  # copy mode's last search, and whether forward
 
         self.registry: Registry = build_registry()
@@ -126,6 +124,7 @@ class DshApp:
 
         self.picker: Any = None
         self.picker_view: Any = None
+        self.resume = ResumeActions(self)
         self.help_lines: list[str] = []
         self.help_scroll = 0
 
@@ -222,6 +221,11 @@ class DshApp:
         if self.message is message:
             self.message = None
             self.invalidate()
+
+    @property
+    def ended(self) -> bool:
+        """The view has stopped drawing: workers must not call back into it."""
+        return self._ended
 
     def invalidate(self) -> None:
         app = getattr(self, "application", None)
@@ -600,7 +604,7 @@ class DshApp:
     def ask(self, label: str, action: Callable[[str], None], default: str = "") -> None:
         """Use the prompt line to ask for a value (tab rename, search)."""
         self._ask_return_mode = self.mode if self.mode in (Mode.PANE, Mode.COPY) else Mode.PROMPT
-        self._remember_mode()
+        self.remember_mode()
         self._pending_prompt_action = action
         self._prompt_label = label
         self.enter_prompt()
@@ -734,7 +738,7 @@ class DshApp:
             lines.append(self.registry.help_text(topic) if topic else self.registry.help_text())
         self.help_lines = "\n".join(lines).splitlines()
         self.help_scroll = 0
-        self._remember_mode()
+        self.remember_mode()
         self.mode = Mode.HELP
         self.layout.focus(self.help_window)
         self.invalidate()
@@ -743,7 +747,7 @@ class DshApp:
         self.picker_view = None
         self.return_keyboard()
 
-    def _remember_mode(self) -> None:
+    def remember_mode(self) -> None:
         if self.mode in WORK_MODES:
             self._return_mode, self._return_auto = self.mode, self.auto_entered
 
@@ -759,7 +763,7 @@ class DshApp:
         pane = self.active_pane
         if pane is None:
             return
-        self._remember_mode()
+        self.remember_mode()
         self.mode = Mode.COPY
         pane.terminal.copy = CopyMode(pane.terminal)
         self._focus_active_body()
@@ -831,206 +835,19 @@ class DshApp:
 
     # -- sessions and resume ------------------------------------------------------------------------
     def open_picker(self) -> None:
-        """Open /resume on this workspace's rows at once; every workspace's rows follow from a worker."""
-        from dsh.resume import picker_hooks
-        from dsh.resume.loading import load_rest_and_refresh, open_picker
-        from dsh.ui.picker_view import PickerView
-
-        session = self.session
-        agents = bool(picker_hooks.agent_sources(self.config))
-        try:
-            model = open_picker(
-                session.store.index,
-                cwd=session.cwd,
-                current_session_id=session.log.id,
-                own_pid=os.getpid(),
-                now=time.time(),
-                agents=agents,
-            )
-        except Exception as exc:
-            self.announce(f"cannot read the session store: {exc}", error=True)
-            return
-        if model.selected is not None and model.selected.id == session.log.id:
-            model.move(1)  # this session cannot be resumed from itself: start on the one before it
-        self.picker = model
-        self.picker_view = view = PickerView(
-            model,
-            on_resume=self._resume_candidate,
-            on_close=self.close_overlay,
-            on_rename=self._rename_candidate,
-            on_archive=self._archive_candidate,
-            on_message=lambda text: self.announce(text, error=True),
-            get_app=lambda: self.application,
-            on_unarchive=self._unarchive_candidate,
-            load_archived=self._load_archived,
-            search_transcripts=self._search_transcripts,
-        )
-        self._remember_mode()
-        self.mode = Mode.PICKER
-        self.layout.focus(view.container)
-        self.invalidate()
-        if self._picker_loading:
-            return  # the worker from an earlier open is still going; its rows reach whichever view is open
-        self._picker_loading = True
-        loop, index, cwd, sid, pid = self.loop, session.store.index, session.cwd, session.log.id, os.getpid()
-        refresher, notes = picker_hooks.agent_refresher_for(self.config, cwd)
-
-        def deliver(rows: Any) -> None:  # on the worker
-            if not self._ended:
-                loop.call_soon_threadsafe(self._picker_rows_arrived, rows)
-
-        def work() -> None:
-            try:
-                warnings = load_rest_and_refresh(
-                    index, cwd=cwd, current_session_id=sid, own_pid=pid, deliver=deliver, refresh_agents=refresher
-                )
-            except Exception as exc:  # a broken index is a message, never a crash
-                warnings = [f"session index: {exc}"]
-            if not self._ended:
-                loop.call_soon_threadsafe(self._picker_refreshed, warnings, list(notes))
-
-        loop.run_in_executor(session.worker, work)
-
-    def _picker_rows_arrived(self, rows: Any) -> None:
-        if self.mode == Mode.PICKER and self.picker_view is not None:
-            self.picker_view.add_all(rows)
-
-    def _picker_refreshed(self, warnings: list[str], notes: list[str] | None = None) -> None:
-        self._picker_loading = False
-        for warning in warnings[:1]:
-            self.announce(warning, error=True)
-        # An agent store that cannot be read is one line in the picker, not a message over the app.
-        if notes and self.mode == Mode.PICKER and self.picker is not None:
-            self.picker.set_note(notes[0])
-            self.invalidate()
-
-    def _search_transcripts(self, query: str, deliver: Callable[[str, dict[str, str]], None], owners: Any) -> bool:
-        if self._transcripts is None:
-            from dsh.resume.transcripts import TranscriptSearcher
-
-            self._transcripts = TranscriptSearcher(self.session.store.index.db_path, self.session.store.root)
-        return self._transcripts.ask(query, deliver, owners)
-
-    def _load_archived(self, deliver: Callable[[list[Any]], None]) -> None:
-        from dsh.resume.loading import load_archived
-
-        session = self.session
-        loop, index, cwd, sid, pid = self.loop, session.store.index, session.cwd, session.log.id, os.getpid()
-
-        def work() -> None:
-            try:
-                rows = load_archived(index, cwd=cwd, current_session_id=sid, own_pid=pid)
-            except Exception as exc:  # a broken index is a message, never a crash
-                why = f"session index: {exc}"
-                loop.call_soon_threadsafe(lambda: self.announce(why, error=True))
-                rows = []
-            if not self._ended:
-                loop.call_soon_threadsafe(deliver, rows)
-
-        loop.run_in_executor(session.worker, work)
+        """Open /resume (the picker's glue is `ResumeActions`)."""
+        self.resume.open_picker()
 
     def refresh_index_in_background(self) -> None:
-        """Bring the query index up to date on a worker thread (SQLite connections stay per thread)."""
-        from dsh.store.index import SessionIndex
+        self.resume.refresh_index_in_background()
 
-        db_path, root = self.session.store.index.db_path, self.session.store.root
-
-        def work() -> None:
-            try:
-                index = SessionIndex(db_path, root, progress=io.StringIO())
-                try:
-                    index.refresh(sync_search=False)
-                    index.sync_search()  # what was typed becomes searchable, a batch per transaction
-                finally:
-                    index.close()
-            except Exception:  # a broken index must not break the app; /resume and the listing say so
-                return
-            if index.write_error is not None and not self._ended:  # a full disk, an I/O error: say so now
-                self.loop.call_soon_threadsafe(lambda: self.announce(str(index.write_error), error=True))
-
-        self.loop.run_in_executor(self.session.worker, work)
-
-    def _rename_candidate(self, candidate: Any, title: str) -> bool:
-        """Rename a listed session in its own log; False (and a message) when that cannot be saved."""
-        if candidate.id == self.session.log.id:
-            self.session.set_title(title)
-            return True
-        return self._append_to_listed(candidate, "cannot rename", "title", title=title)
-
-    def _unarchive_candidate(self, candidate: Any) -> bool:
-        """Bring an archived session back into the listings (its log gets `archive: false`)."""
-        return self._append_to_listed(candidate, "cannot bring back", "archive", archived=False)
-
-    def _archive_candidate(self, candidate: Any) -> bool:
-        """Archive (hide, never delete) a listed session; False (and a message) when that cannot be saved."""
-        if not self._append_to_listed(candidate, "cannot archive", "archive", archived=True):
-            return False
-        self.announce(f"archived {candidate.id} (dsh sessions --archived lists it)")
-        return True
-
-    def _append_to_listed(self, candidate: Any, failure: str, event: str, **fields: Any) -> bool:
-        """Append an event to another session's log (logs are append-only; this is how they change)."""
-        from dsh.store.log import LogError, append_event
-
-        path = self.session.store.find_log(candidate.id)
-        if path is None:
-            self.announce(f"session {candidate.id} is gone", error=True)
-            return False
-        try:
-            append_event(path, event, **fields)
-        except (LogError, OSError) as exc:
-            self.announce(f"{failure}: {exc}", error=True)
-            return False
-        return True
-
-    def _resume_candidate(self, candidate: Any) -> None:
-        from dsh.resume.handoff import HandoffError, check_directory
-        from dsh.resume.preflight import PreflightError, preflight
-        from dsh.store.log import read_header
-
-        if candidate.is_agent:
-            self._open_agent_candidate(candidate)
-            return
-        try:
-            resolved = preflight(
-                candidate, find_log=lambda sid: self.session.store.find_log(sid), read_header=read_header
-            )
-            check_directory(resolved.cwd)
-        except (PreflightError, HandoffError) as exc:
-            self.announce(str(exc), error=True)
-            return
+    def switch_to(self, switch: Switch, otherwise: str) -> None:
+        """Ask the client to move to another session; without a client (an app run without one), say
+        what to do instead."""
         if self._on_switch is None:
-            self.announce("this dsh has no client to move: resume from a terminal", error=True)
+            self.announce(f"this dsh has no client to move: {otherwise}", error=True)
             return
-        self._on_switch(Switch(resolved.session_id, resolved.cwd))
-
-    def _open_agent_candidate(self, candidate: Any) -> None:
-        """An agent conversation from /resume: a new tab here when it is this workspace's, else a new dsh
-        session in its directory (the client starts its host), with a pane running the agent's resume."""
-        from dsh.resume.agent_open import plan_agent_open
-        from dsh.resume.preflight import PreflightError
-
-        try:
-            plan = plan_agent_open(
-                candidate.kind,
-                candidate.id,
-                candidate.cwd,
-                candidate.home,
-                current_cwd=self.session.cwd,
-                env=self.session.env,
-            )
-        except PreflightError as exc:
-            self.announce(str(exc), error=True)
-            return
-        if plan.here:
-            self.close_overlay()
-            self.session.open_tab(plan.argv)
-            self.announce(f"{plan.kind} conversation {plan.session_id} opened in a new tab")
-            return
-        if self._on_switch is None:
-            self.announce("this dsh has no client to move: open it from a terminal", error=True)
-            return
-        self._on_switch(Switch(None, plan.cwd, plan.argv))
+        self._on_switch(switch)
 
     def switch_failed(self, reason: str) -> None:
         """The client could not move to the session asked for: say why; everything here stays."""
@@ -1081,8 +898,7 @@ class DshApp:
             result = await self.application.run_async(pre_run=pre_run, handle_sigint=False, set_exception_handler=False)
         finally:
             self._ended = True
-            if self._transcripts is not None:
-                self._transcripts.close()
+            self.resume.close()
             session.detach(self)
             if self._child_focus is not None:
                 pane = session.panes.get(self._child_focus)

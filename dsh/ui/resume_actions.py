@@ -1,0 +1,237 @@
+"""What a view does for /resume: open the picker at once, fill it from a worker, act on the chosen row."""
+
+from __future__ import annotations
+
+import io
+import os
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from dsh.ui.state import Mode
+
+if TYPE_CHECKING:
+    from dsh.ui.app import DshApp
+
+
+class ResumeActions:
+    """The picker's glue for one view: its rows (this workspace's at once, the rest from the session's
+    worker), its transcript search, and what Enter, rename, archive and bring back do to a listed
+    session or agent conversation. The picker's model and view stay on the app (`picker`,
+    `picker_view`), where the layout and the keys find them."""
+
+    def __init__(self, view: DshApp) -> None:
+        self._view = view
+        self._loading = False  # a worker is still bringing every workspace's rows
+        self._transcripts: Any = None  # the transcript searcher, made on first use
+
+    def close(self) -> None:
+        if self._transcripts is not None:
+            self._transcripts.close()
+
+    def open_picker(self) -> None:
+        """Open /resume on this workspace's rows at once; every workspace's rows follow from a worker."""
+        from dsh.resume import picker_hooks
+        from dsh.resume.loading import load_rest_and_refresh, open_picker
+        from dsh.ui.picker_view import PickerView
+
+        view = self._view
+        session = view.session
+        agents = bool(picker_hooks.agent_sources(view.config))
+        try:
+            model = open_picker(
+                session.store.index,
+                cwd=session.cwd,
+                current_session_id=session.log.id,
+                own_pid=os.getpid(),
+                now=time.time(),
+                agents=agents,
+            )
+        except Exception as exc:
+            view.announce(f"cannot read the session store: {exc}", error=True)
+            return
+        if model.selected is not None and model.selected.id == session.log.id:
+            model.move(1)  # this session cannot be resumed from itself: start on the one before it
+        view.picker = model
+        view.picker_view = picker_view = PickerView(
+            model,
+            on_resume=self._resume_candidate,
+            on_close=view.close_overlay,
+            on_rename=self._rename_candidate,
+            on_archive=self._archive_candidate,
+            on_message=lambda text: view.announce(text, error=True),
+            get_app=lambda: view.application,
+            on_unarchive=self._unarchive_candidate,
+            load_archived=self._load_archived,
+            search_transcripts=self._search_transcripts,
+        )
+        view.remember_mode()
+        view.mode = Mode.PICKER
+        view.layout.focus(picker_view.container)
+        view.invalidate()
+        if self._loading:
+            return  # the worker from an earlier open is still going; its rows reach whichever view is open
+        self._loading = True
+        loop, index, cwd, sid, pid = view.loop, session.store.index, session.cwd, session.log.id, os.getpid()
+        refresher, notes = picker_hooks.agent_refresher_for(view.config, cwd)
+
+        def deliver(rows: Any) -> None:  # on the worker
+            if not view.ended:
+                loop.call_soon_threadsafe(self._rows_arrived, rows)
+
+        def work() -> None:
+            try:
+                warnings = load_rest_and_refresh(
+                    index, cwd=cwd, current_session_id=sid, own_pid=pid, deliver=deliver, refresh_agents=refresher
+                )
+            except Exception as exc:  # a broken index is a message, never a crash
+                warnings = [f"session index: {exc}"]
+            if not view.ended:
+                loop.call_soon_threadsafe(self._refreshed, warnings, list(notes))
+
+        loop.run_in_executor(session.worker, work)
+
+    def _rows_arrived(self, rows: Any) -> None:
+        view = self._view
+        if view.mode == Mode.PICKER and view.picker_view is not None:
+            view.picker_view.add_all(rows)
+
+    def _refreshed(self, warnings: list[str], notes: list[str] | None = None) -> None:
+        view = self._view
+        self._loading = False
+        for warning in warnings[:1]:
+            view.announce(warning, error=True)
+        # An agent store that cannot be read is one line in the picker, not a message over the app.
+        if notes and view.mode == Mode.PICKER and view.picker is not None:
+            view.picker.set_note(notes[0])
+            view.invalidate()
+
+    def _search_transcripts(self, query: str, deliver: Callable[[str, dict[str, str]], None], owners: Any) -> bool:
+        if self._transcripts is None:
+            from dsh.resume.transcripts import TranscriptSearcher
+
+            store = self._view.session.store
+            self._transcripts = TranscriptSearcher(store.index.db_path, store.root)
+        return bool(self._transcripts.ask(query, deliver, owners))
+
+    def _load_archived(self, deliver: Callable[[list[Any]], None]) -> None:
+        from dsh.resume.loading import load_archived
+
+        view = self._view
+        session = view.session
+        loop, index, cwd, sid, pid = view.loop, session.store.index, session.cwd, session.log.id, os.getpid()
+
+        def work() -> None:
+            try:
+                rows = load_archived(index, cwd=cwd, current_session_id=sid, own_pid=pid)
+            except Exception as exc:  # a broken index is a message, never a crash
+                why = f"session index: {exc}"
+                loop.call_soon_threadsafe(lambda: view.announce(why, error=True))
+                rows = []
+            if not view.ended:
+                loop.call_soon_threadsafe(deliver, rows)
+
+        loop.run_in_executor(session.worker, work)
+
+    def refresh_index_in_background(self) -> None:
+        """Bring the query index up to date on a worker thread (SQLite connections stay per thread)."""
+        from dsh.store.index import SessionIndex
+
+        view = self._view
+        db_path, root = view.session.store.index.db_path, view.session.store.root
+
+        def work() -> None:
+            try:
+                index = SessionIndex(db_path, root, progress=io.StringIO())
+                try:
+                    index.refresh(sync_search=False)
+                    index.sync_search()  # what was typed becomes searchable, a batch per transaction
+                finally:
+                    index.close()
+            except Exception:  # a broken index must not break the app; /resume and the listing say so
+                return
+            if index.write_error is not None and not view.ended:  # a full disk, an I/O error: say so now
+                view.loop.call_soon_threadsafe(lambda: view.announce(str(index.write_error), error=True))
+
+        view.loop.run_in_executor(view.session.worker, work)
+
+    def _rename_candidate(self, candidate: Any, title: str) -> bool:
+        """Rename a listed session in its own log; False (and a message) when that cannot be saved."""
+        session = self._view.session
+        if candidate.id == session.log.id:
+            session.set_title(title)
+            return True
+        return self._append_to_listed(candidate, "cannot rename", "title", title=title)
+
+    def _unarchive_candidate(self, candidate: Any) -> bool:
+        """Bring an archived session back into the listings (its log gets `archive: false`)."""
+        return self._append_to_listed(candidate, "cannot bring back", "archive", archived=False)
+
+    def _archive_candidate(self, candidate: Any) -> bool:
+        """Archive (hide, never delete) a listed session; False (and a message) when that cannot be saved."""
+        if not self._append_to_listed(candidate, "cannot archive", "archive", archived=True):
+            return False
+        self._view.announce(f"archived {candidate.id} (dsh sessions --archived lists it)")
+        return True
+
+    def _append_to_listed(self, candidate: Any, failure: str, event: str, **fields: Any) -> bool:
+        """Append an event to another session's log (logs are append-only; this is how they change)."""
+        from dsh.store.log import LogError, append_event
+
+        view = self._view
+        path = view.session.store.find_log(candidate.id)
+        if path is None:
+            view.announce(f"session {candidate.id} is gone", error=True)
+            return False
+        try:
+            append_event(path, event, **fields)
+        except (LogError, OSError) as exc:
+            view.announce(f"{failure}: {exc}", error=True)
+            return False
+        return True
+
+    def _resume_candidate(self, candidate: Any) -> None:
+        from dsh.resume.handoff import HandoffError, check_directory
+        from dsh.resume.preflight import PreflightError, preflight
+        from dsh.store.log import read_header
+        from dsh.ui.app import Switch
+
+        if candidate.is_agent:
+            self._open_agent_candidate(candidate)
+            return
+        view = self._view
+        store = view.session.store
+        try:
+            resolved = preflight(candidate, find_log=lambda sid: store.find_log(sid), read_header=read_header)
+            check_directory(resolved.cwd)
+        except (PreflightError, HandoffError) as exc:
+            view.announce(str(exc), error=True)
+            return
+        view.switch_to(Switch(resolved.session_id, resolved.cwd), "resume from a terminal")
+
+    def _open_agent_candidate(self, candidate: Any) -> None:
+        """An agent conversation from /resume: a new tab here when it is this workspace's, else a new dsh
+        session in its directory (the client starts its host), with a pane running the agent's resume."""
+        from dsh.resume.agent_open import plan_agent_open
+        from dsh.resume.preflight import PreflightError
+        from dsh.ui.app import Switch
+
+        view = self._view
+        try:
+            plan = plan_agent_open(
+                candidate.kind,
+                candidate.id,
+                candidate.cwd,
+                candidate.home,
+                current_cwd=view.session.cwd,
+                env=view.session.env,
+            )
+        except PreflightError as exc:
+            view.announce(str(exc), error=True)
+            return
+        if plan.here:
+            view.close_overlay()
+            view.session.open_tab(plan.argv)
+            view.announce(f"{plan.kind} conversation {plan.session_id} opened in a new tab")
+            return
+        view.switch_to(Switch(None, plan.cwd, plan.argv), "open it from a terminal")
