@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from typing import NamedTuple
 
 from pyte.screens import wcwidth
+
+from dsh.term.narrow import as_class, narrow_ranges
 
 __all__ = [
     "BLANK",
@@ -120,22 +121,9 @@ def blank_for(attrs: Cell) -> Cell:
     return blank
 
 
-def _narrow_class() -> str:
-    """A regex class of the characters below U+3000 that take exactly one cell and do not combine:
-    text made only of these has one cell per character."""
-    ranges: list[tuple[int, int]] = []
-    for code in range(0x20, 0x3000):
-        ch = chr(code)
-        if 0x7F <= code <= 0x9F or wcwidth(ch) != 1 or unicodedata.combining(ch):
-            continue
-        if ranges and ranges[-1][1] == code - 1:
-            ranges[-1] = (ranges[-1][0], code)
-        else:
-            ranges.append((code, code))
-    return "".join(re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges)
-
-
-NARROW = _narrow_class()
+# A regex class of the characters below U+3000 that take exactly one cell and do not combine: text
+# made only of these has one cell per character.
+NARROW = as_class(narrow_ranges())
 NARROW_TEXT = re.compile(f"[{NARROW}]+")
 NARROW_RUNS = re.compile(f"[{NARROW}]+|[^{NARROW}]+")
 
