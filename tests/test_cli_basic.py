@@ -127,3 +127,23 @@ def test_bash_completion_completes_commands_options_keys_and_ids(dsh_env: dict[s
     env = {**dsh_env, "PATH": f"{Path(sys.executable).parent}:{dsh_env['PATH']}"}
     got = subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True, timeout=60)
     assert got.stdout.splitlines() == ["sessions", "--all --archived --agents", "set", "ui.mouse", log.id], got.stderr
+
+
+def test_the_quick_parse_of_dsh_and_dsh_attach_is_what_the_parser_makes() -> None:
+    from dsh.cli import build_parser, quick_args
+
+    for words in ([], ["attach"], ["attach", "20261201T000000Z-abcdef"], ["attach", "not an id"], ["attach", ""]):
+        quick = quick_args(words)
+        assert quick is not None, words
+        assert vars(quick) == vars(build_parser().parse_args(words)), words
+    for words in (
+        ["--continue"],
+        ["-o", "ui.prefix=c-a"],
+        ["attach", "-o", "ui.mouse=false"],
+        ["attach", "--help"],
+        ["attach", "one", "two"],
+        ["stop", "x"],
+        ["sessions"],
+        ["attached"],
+    ):
+        assert quick_args(words) is None, words  # the parser's: options, errors, help, other commands

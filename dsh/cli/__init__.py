@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
 from dsh import __version__
 
+if TYPE_CHECKING:
+    import argparse
+
 
 def build_parser() -> argparse.ArgumentParser:
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="dsh",
         description="A full-screen terminal workspace shell.",
@@ -54,9 +60,28 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def quick_args(words: Sequence[str]) -> SimpleNamespace | None:
+    """What the parser would make of the two command lines typed most, `dsh` and `dsh attach [ID]`,
+    without building it: importing argparse and building every subcommand's parser (its help
+    formatter even asks the terminal's size) took 38 ms of a start here, part of it modules the client
+    imports anyway. None for anything else, which the parser handles; a test holds the two to the
+    parser's answer."""
+    base: dict[str, Any] = {"resume": None, "continue_": False, "open_agent": None, "options": [], "command": None}
+    if not words:
+        return SimpleNamespace(**base)
+    if words[0] == "attach" and len(words) <= 2 and not any(word.startswith("-") for word in words[1:]):
+        from dsh.cli.attach_cmd import attach
+
+        session_id = words[1] if len(words) == 2 else None
+        return SimpleNamespace(**{**base, "command": "attach", "id": session_id, "sub_options": [], "handler": attach})
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    args: Any = quick_args(words)
+    if args is None:
+        args = build_parser().parse_args(words)
     handler = getattr(args, "handler", None)
     if handler is not None:
         return int(handler(args) or 0)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import argparse
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -18,7 +21,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("id", nargs="?", metavar="ID", help="the session to attach")
     add_option_flag(p)
-    p.set_defaults(handler=_attach)
+    p.set_defaults(handler=attach)
     s = sub.add_parser(
         "stop",
         help="end a running session (snapshot saved, its programs end)",
@@ -30,7 +33,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     s.set_defaults(handler=_stop)
 
 
-def _attach(args: argparse.Namespace) -> int:
+def attach(args: argparse.Namespace) -> int:
     from dsh.cli.run import run_app
 
     return run_app(args)

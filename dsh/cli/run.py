@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dsh.text import sanitize
+
+if TYPE_CHECKING:
+    import argparse
 
 STDIN, STDOUT = 0, 1
 

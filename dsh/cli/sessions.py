@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import shutil
 import sys
 import time
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
+    import argparse
+
     from dsh.store.summary import Summary
 
 
@@ -167,6 +167,8 @@ def write_agents(rows: list[object], *, json_out: bool, with_directory: bool, cw
             body = ",\n".join(json.dumps(row) for row in out)
             sys.stdout.write(f"[\n{body}\n]\n" if out else "[]\n")
         elif rows:
+            import shutil
+
             width = shutil.get_terminal_size((100, 24)).columns
             header = ["KIND", "ID", "AGE", "MSGS"] + (["DIRECTORY"] if with_directory else []) + ["TITLE"]
             now = time.time()
@@ -260,6 +262,8 @@ def state(row: Summary) -> str:
 
 def write_table(out: TextIO, rows: list[Summary], *, with_workspace: bool, width: int | None = None) -> None:
     """An aligned table; every text field from disk is sanitized and cut to fit the terminal."""
+    import shutil
+
     from dsh.text import sanitize
 
     width = width or shutil.get_terminal_size((100, 24)).columns
