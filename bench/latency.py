@@ -115,7 +115,17 @@ def tmux_flood(env: dict[str, str], log: Path, samples: int) -> list[float] | No
         return echo_latencies(proc, samples, erase=b"\x7f")
     finally:
         subprocess.run([*server, "kill-server"], env=env, check=False)
-        proc.terminate(force=True)
+        end(proc)
+
+
+def end(proc: ptyprocess.PtyProcess) -> None:
+    """Kill the process and close its PTY now. Left to ptyprocess's __del__, the close sleeps 100 ms
+    (`delayafterclose`) at whatever moment the object is dropped: when `proc` was bound to the next
+    spawn, inside the next measurement (every attach measured at least 100 ms that way)."""
+    proc.terminate(force=True)
+    if not proc.closed:
+        proc.fileobj.close()
+        proc.closed = True
 
 
 def summary(times: list[float]) -> tuple[float, float]:
@@ -168,7 +178,7 @@ def main() -> int:
     # Reference: a bare PTY running cat echoes a key with no dsh in between.
     ref = ptyprocess.PtyProcess.spawn(["cat"], env=env, dimensions=(30, 100))
     ref_times = echo_latencies(ref, args.samples, erase=b"\n")
-    ref.terminate(force=True)
+    end(ref)
     ref_p50, ref_p99 = summary(ref_times)
 
     # Start-up: spawn to the first frame (the status line).
@@ -180,7 +190,7 @@ def main() -> int:
         starts.append(time.perf_counter() - t0)
         os.write(proc.fd, b"/quit\r")
         drain(proc, 0.3)
-        proc.terminate(force=True)
+        end(proc)
     start_ms = statistics.median(starts) * 1000
 
     # Attach: a detached session's host is running; `dsh attach` to its first full frame.
@@ -190,7 +200,7 @@ def main() -> int:
     drain(proc, 0.5)
     os.write(proc.fd, b"\x02d")  # C-b d
     drain(proc, 0.5)
-    proc.terminate(force=True)
+    end(proc)
     attaches = []
     for _ in range(10):
         t0 = time.perf_counter()
@@ -200,13 +210,13 @@ def main() -> int:
         drain(proc, 0.2)
         os.write(proc.fd, b"\x02d")
         drain(proc, 0.3)
-        proc.terminate(force=True)
+        end(proc)
     attach_ms = statistics.median(attaches) * 1000
     proc = ptyprocess.PtyProcess.spawn([*dsh_argv(), "attach"], env=env, cwd=work, dimensions=(30, 100))
     wait_for(proc, b"PROMPT")
     os.write(proc.fd, b"/quit\r")
     drain(proc, 0.5)
-    proc.terminate(force=True)
+    end(proc)
 
     # /resume: Enter on a session of another workspace, to the resumed session's first frame.
     other = Path(work) / "bravo-service"
@@ -217,7 +227,7 @@ def main() -> int:
     drain(proc, 0.5)
     os.write(proc.fd, b"/quit\r")
     drain(proc, 1.0)
-    proc.terminate(force=True)
+    end(proc)
     handoffs = []
     for _ in range(5):
         proc = ptyprocess.PtyProcess.spawn(dsh_argv(), env=env, cwd=work, dimensions=(30, 100))
@@ -234,7 +244,7 @@ def main() -> int:
         handoffs.append(time.perf_counter() - t0)
         os.write(proc.fd, b"/quit\r")
         drain(proc, 0.5)
-        proc.terminate(force=True)
+        end(proc)
     handoff_ms = statistics.median(handoffs) * 1000
 
     proc = ptyprocess.PtyProcess.spawn(dsh_argv(), env=env, cwd=work, dimensions=(40, 140))
@@ -259,7 +269,7 @@ def main() -> int:
     pane_flood = echo_latencies(proc, args.samples, erase=b"\x7f")
     os.write(proc.fd, b"\x1d/quit\r")
     drain(proc, 0.5)
-    proc.terminate(force=True)
+    end(proc)
     end_hosts(home)
     tmux_times = tmux_flood(env, log, args.samples)
     shutil.rmtree(home, ignore_errors=True)
