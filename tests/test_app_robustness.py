@@ -29,7 +29,12 @@ def test_a_password_typed_at_the_prompt_is_masked_and_never_stored(tmp_path: Pat
     async def body() -> None:
         async with running_app(tmp_path) as h:
             h.type_line("stty -echo; read secret; stty echo; echo got-$secret")
-            await h.wait(h.app.pane_wants_secret, "the pane to read without echo")
+            # Echo goes off while `stty` is the pane's foreground program, which has the keyboard for
+            # that moment: wait until the shell's own `read` has it back on the prompt.
+            await h.wait(
+                lambda: h.app.pane_wants_secret() and h.app.mode == "prompt",
+                "the pane to read without echo, with the keyboard on the prompt",
+            )
             h.send("hunter3")
             await h.wait(lambda: h.app.prompt_buffer.text == "hunter3", "the password on the prompt")
             h.send("\r")
