@@ -149,6 +149,77 @@ def test_only_the_same_uid_may_connect() -> None:
         right.close()
 
 
+def _hello_as(uid: int, path: Path) -> str:
+    """Connect to `path` from a child process running as `uid`, send a hello; the answer line."""
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        answer = b""
+        try:
+            os.close(read_fd)
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+            client = socket.socket(socket.AF_UNIX)
+            client.settimeout(5)
+            client.connect(str(path))
+            client.sendall(protocol.hello(rows=24, cols=80, env={}, pid=os.getpid()))
+            while not answer.endswith(b"\n"):
+                chunk = client.recv(4096)
+                if not chunk:
+                    break
+                answer += chunk
+        except BaseException as exc:
+            answer = f"child failed: {exc!r}".encode()
+        os.write(write_fd, answer or b"closed without an answer")
+        os._exit(0)
+    os.close(write_fd)
+    try:
+        os.waitpid(pid, 0)
+        return os.read(read_fd, 65536).decode("utf-8", "replace")
+    finally:
+        os.close(read_fd)
+
+
+def test_a_client_running_as_another_user_is_refused(tmp_path: Path) -> None:
+    if os.getuid() != 0:
+        pytest.skip("running a client as another user needs root here; the uid check is tested above")
+    import tempfile
+
+    # A folder the other user can reach (sessions' own run folder is 0700, which would stop it first):
+    # here only the host's check of the peer's uid stands in the way.
+    public = Path(tempfile.mkdtemp(prefix="dsh-peer-"))
+    public.chmod(0o755)
+
+    async def body() -> None:
+        config = load_config()
+        store = Store(config)
+        session = Session(config=config, store=store, log=store.create_session(str(tmp_path)), cwd=str(tmp_path))
+        server = HostServer(session, public / "s.sock", run_remote_view)
+        await server.start()
+        session.start()
+        try:
+            (public / "s.sock").chmod(0o777)
+            answer = await asyncio.get_running_loop().run_in_executor(None, _hello_as, 65534, public / "s.sock")
+            reply = protocol.decode_line(answer.strip().encode())
+            assert reply.get("ok") is False and "another user" in str(reply.get("error")), answer
+            assert server.attaches == 0
+            mine, welcome = await RawClient.connect(public / "s.sock")  # its own user still gets in
+            assert welcome["ok"]
+            mine.writer.close()
+        finally:
+            session.quit()
+            await server.close()
+            await session.reap_panes(0.5)
+
+    try:
+        asyncio.run(body())
+    finally:
+        import shutil
+
+        shutil.rmtree(public, ignore_errors=True)
+
+
 def test_a_stale_socket_is_removed_and_a_live_or_foreign_file_is_not(tmp_path: Path) -> None:
     stale = tmp_path / "stale.sock"
     dead = socket.socket(socket.AF_UNIX)
