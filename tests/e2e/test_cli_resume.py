@@ -7,23 +7,18 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.conftest import Launch
 from tests.e2e.ptydriver import PtyDriver
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
-def run(dsh_cmd: list[str], dsh_env: dict[str, str]):
-    drivers: list[PtyDriver] = []
-
+def run(launch: Launch, dsh_env: dict[str, str]) -> Launch:
     def start(*args: str, cwd: Path) -> PtyDriver:
-        driver = PtyDriver([*dsh_cmd, *args], env=dsh_env, cwd=cwd, rows=30, cols=110)
-        drivers.append(driver)
-        return driver
+        return launch(*args, cwd=cwd, env=dsh_env, rows=30, cols=110)
 
-    yield start
-    for driver in drivers:
-        driver.close()
+    return start
 
 
 def quit_session(d: PtyDriver, word: str) -> None:

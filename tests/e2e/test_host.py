@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from dsh.protocol import PROTOCOL_VERSION
+from tests.e2e.conftest import Launch
 from tests.e2e.hosts import alive, host_pid, kill_host, running, wait_saved
 from tests.e2e.ptydriver import PtyDriver
 
@@ -31,19 +32,13 @@ def workdir(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def run(dsh_cmd: list[str], dsh_env: dict[str, str], workdir: Path):
-    drivers: list[PtyDriver] = []
-
+def run(launch: Launch, dsh_env: dict[str, str], workdir: Path) -> Launch:
     def start(
         *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, rows: int = 30, cols: int = 100
     ) -> PtyDriver:
-        driver = PtyDriver([*dsh_cmd, *args], env=env or dsh_env, cwd=cwd or workdir, rows=rows, cols=cols)
-        drivers.append(driver)
-        return driver
+        return launch(*args, cwd=cwd or workdir, env=env or dsh_env, rows=rows, cols=cols)
 
-    yield start
-    for driver in drivers:
-        driver.close()
+    return start
 
 
 def sessions(dsh_cmd: list[str], env: dict[str, str], cwd: Path, *extra: str) -> list[dict]:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.conftest import Launch
 from tests.e2e.hosts import host_pid, kill_host, wait_saved
 from tests.e2e.ptydriver import PtyDriver
 
@@ -32,17 +33,11 @@ def agent_env(dsh_env: dict[str, str], tmp_path: Path) -> dict[str, str]:
 
 
 @pytest.fixture
-def run(dsh_cmd: list[str]):
-    drivers: list[PtyDriver] = []
-
+def run(launch: Launch) -> Launch:
     def start(*args: str, cwd: Path, env: dict[str, str], rows: int = 32, cols: int = 110) -> PtyDriver:
-        driver = PtyDriver([*dsh_cmd, *args], env=env, cwd=cwd, rows=rows, cols=cols)
-        drivers.append(driver)
-        return driver
+        return launch(*args, cwd=cwd, env=env, rows=rows, cols=cols)
 
-    yield start
-    for driver in drivers:
-        driver.close()
+    return start
 
 
 def only_session_id(home: Path) -> str:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.conftest import Launch
 from tests.e2e.hosts import host_pid
 from tests.e2e.ptydriver import PtyDriver
 
@@ -25,20 +26,15 @@ def workdir(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def dsh(dsh_cmd: list[str], dsh_env: dict[str, str], workdir: Path):
-    drivers: list[PtyDriver] = []
-
+def dsh(launch: Launch, dsh_env: dict[str, str], workdir: Path) -> Launch:
     def start(
         *args: str, rows: int = 30, cols: int = 100, cwd: Path | None = None, env: dict[str, str] | None = None
     ) -> PtyDriver:
-        driver = PtyDriver([*dsh_cmd, *args], env=env or dsh_env, cwd=cwd or workdir, rows=rows, cols=cols)
-        drivers.append(driver)
+        driver = launch(*args, cwd=cwd or workdir, env=env or dsh_env, rows=rows, cols=cols)
         driver.wait_for("PROMPT")
         return driver
 
-    yield start
-    for driver in drivers:
-        driver.close()
+    return start
 
 
 def session_logs(home: Path) -> list[Path]:

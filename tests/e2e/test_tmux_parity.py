@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.conftest import Launch
 from tests.e2e.hosts import kill_host, wait_saved
 from tests.e2e.ptydriver import PtyDriver
 
@@ -21,20 +22,16 @@ C_B = "\x02"
 
 
 @pytest.fixture
-def dsh(dsh_cmd: list[str], dsh_env: dict[str, str], tmp_path: Path):
-    drivers: list[PtyDriver] = []
+def dsh(launch: Launch, dsh_env: dict[str, str], tmp_path: Path) -> Launch:
     work = tmp_path / "proj"
     work.mkdir()
 
     def start(*args: str, env: dict[str, str] | None = None, rows: int = ROWS, cols: int = COLS) -> PtyDriver:
-        driver = PtyDriver([*dsh_cmd, *args], env=env or dsh_env, cwd=work, rows=rows, cols=cols)
-        drivers.append(driver)
+        driver = launch(*args, cwd=work, env=env or dsh_env, rows=rows, cols=cols)
         driver.wait_for("PROMPT")
         return driver
 
-    yield start
-    for driver in drivers:
-        driver.close()
+    return start
 
 
 def mouse(kind: str, x: int, y: int) -> str:
