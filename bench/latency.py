@@ -122,10 +122,10 @@ def end(proc: ptyprocess.PtyProcess) -> None:
     """Kill the process and close its PTY now. Left to ptyprocess's __del__, the close sleeps 100 ms
     (`delayafterclose`) at whatever moment the object is dropped: when `proc` was bound to the next
     spawn, inside the next measurement (every attach measured at least 100 ms that way)."""
+    from dsh.term.terminal import close_pty
+
     proc.terminate(force=True)
-    if not proc.closed:
-        proc.fileobj.close()
-        proc.closed = True
+    close_pty(proc)
 
 
 def summary(times: list[float]) -> tuple[float, float]:

@@ -13,6 +13,7 @@ import ptyprocess
 import pytest
 
 from dsh.session.shells import integration_dir, shell_launch
+from dsh.term.terminal import close_pty
 
 
 def test_each_shell_starts_as_a_login_shell_with_the_integration() -> None:
@@ -52,6 +53,7 @@ def _run_bash(home: Path, lines: list[bytes]) -> bytes:
                 break
     finally:
         proc.terminate(force=True)
+        close_pty(proc)
     return bytes(out)
 
 
@@ -92,6 +94,7 @@ def _run_shell(shell: str, home: Path, lines: list[bytes]) -> bytes:
                 out += os.read(proc.fd, 65536)
     finally:
         proc.terminate(force=True)
+        close_pty(proc)
     return bytes(out)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import shutil
@@ -55,6 +56,16 @@ def _default_signals() -> None:
     exec, so `yes | head` would complain of broken pipes. Give the child the defaults."""
     for sig in (signal.SIGPIPE, signal.SIGXFSZ):
         signal.signal(sig, signal.SIG_DFL)
+
+
+def close_pty(proc: ptyprocess.PtyProcess) -> None:
+    """Close a child's PTY now, marked closed, so ptyprocess's __del__ neither sleeps its 100 ms
+    (`delayafterclose`) nor signals the child whenever the object happens to be dropped."""
+    if proc.closed:
+        return
+    with contextlib.suppress(OSError):
+        proc.fileobj.close()
+    proc.closed = True
 
 
 class Terminal(Scrollback):
@@ -286,14 +297,11 @@ class Terminal(Scrollback):
             loop.remove_reader(fd)
             loop.remove_writer(fd)
         proc = self._proc
-        try:
-            if proc is not None:
-                proc.fileobj.close()
-                proc.closed = True  # so ptyprocess's __del__ does not sleep and signal
-            else:
+        if proc is not None:
+            close_pty(proc)
+        else:
+            with contextlib.suppress(OSError):
                 os.close(fd)
-        except OSError:
-            pass
 
     def _reap(self, delay: float = 0.01) -> None:
         """Collect the exit status without blocking the loop (poll waitpid)."""

@@ -12,6 +12,8 @@ from pathlib import Path
 import ptyprocess
 import pyte
 
+from dsh.term.terminal import close_pty
+
 
 class _ReplyingScreen(pyte.Screen):
     """A pyte screen that answers the child's terminal queries (cursor position, DA)."""
@@ -144,3 +146,4 @@ class PtyDriver:
             except Exception:
                 pass
         self._thread.join(timeout=2)
+        close_pty(self.proc)
