@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from dsh.config import load_config
+from dsh.persist.records import PaneRecord
 from dsh.store.store import Store
 
 # Bytes that must never reach the user's terminal from text dsh read: ESC, CSI/OSC in C1, BEL, bidi.
@@ -33,6 +34,26 @@ def make_sessions(cwd: Path | str, *titles: str) -> list[str]:
         ids.append(log.id)
     store.close()
     return ids
+
+
+def exited_pane(pane_id: str) -> PaneRecord:
+    """A snapshot's record of a plain `sh` pane that has exited (0), in tab t1."""
+    return PaneRecord(
+        id=pane_id,
+        tab="t1",
+        title="sh",
+        cwd="/",
+        argv=["sh"],
+        env={},
+        rows=24,
+        cols=80,
+        agent=None,
+        lifecycle="exited",
+        exit_status=0,
+        attention=False,
+        last_message=None,
+        created_at="2026-01-01T00:00:00.000Z",
+    )
 
 
 def run_dsh(

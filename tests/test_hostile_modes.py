@@ -11,10 +11,10 @@ import pytest
 
 from dsh.config import set_personal
 from dsh.ownlog import log_crash, log_line
-from dsh.persist.records import PaneRecord, Snapshot, TabRecord
+from dsh.persist.records import Snapshot, TabRecord
 from dsh.persist.snapshot import write_snapshot
 from dsh.store.history import PromptHistory
-from tests.hostile import make_sessions, run_dsh
+from tests.hostile import exited_pane, make_sessions, run_dsh
 from tests.test_app_harness import plain_shell, run, running_app  # noqa: F401  (plain_shell: autouse)
 
 
@@ -37,22 +37,7 @@ def modes(home: Path) -> dict[str, int]:
 def test_everything_dsh_writes_is_private_under_umask_0(open_umask: None, dsh_home: Path, tmp_path: Path) -> None:
     os.chmod(dsh_home, 0o700)
     make_sessions(tmp_path, "one")
-    pane = PaneRecord(
-        id="p1",
-        tab="t1",
-        title="sh",
-        cwd="/",
-        argv=["sh"],
-        env={},
-        rows=24,
-        cols=80,
-        agent=None,
-        lifecycle="exited",
-        exit_status=0,
-        attention=False,
-        last_message=None,
-        created_at="2026-01-01T00:00:00.000Z",
-    )
+    pane = exited_pane("p1")
     tab = TabRecord(id="t1", title="main", layout={"pane": "p1"}, active_pane="p1")
     write_snapshot(Snapshot(session_id="s1", tabs=[tab], panes=[pane]), {"p1": b"tail"})
     PromptHistory.for_workspace(str(tmp_path)).append("echo hi")

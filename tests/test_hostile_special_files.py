@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 
 from dsh.config import load_config
-from dsh.persist.records import PaneRecord, Snapshot, TabRecord
+from dsh.persist.records import Snapshot, TabRecord
 from dsh.persist.snapshot import load_snapshot, state_dir, tail_path, write_snapshot
 from dsh.store.log import SessionLog, pid_path, read_header
 from dsh.store.store import Store
 from dsh.store.workspace import workspace_partition
-from tests.hostile import assert_clean, make_sessions, run_dsh, within
+from tests.hostile import assert_clean, exited_pane, make_sessions, run_dsh, within
 from tests.test_app_harness import plain_shell, run, running_app  # noqa: F401  (plain_shell: autouse)
 
 
@@ -27,25 +27,6 @@ def never_hang() -> Iterator[None]:
     """A regression here would block in open(): fail the test instead of hanging the suite."""
     with within(30):
         yield
-
-
-def _pane(pane_id: str) -> PaneRecord:
-    return PaneRecord(
-        id=pane_id,
-        tab="t1",
-        title="sh",
-        cwd="/",
-        argv=["sh"],
-        env={},
-        rows=24,
-        cols=80,
-        agent=None,
-        lifecycle="exited",
-        exit_status=0,
-        attention=False,
-        last_message=None,
-        created_at="2026-01-01T00:00:00.000Z",
-    )
 
 
 def test_a_fifo_as_a_snapshot_does_not_hang_the_json_listing(
@@ -145,7 +126,7 @@ def test_reading_a_fifo_log_header_is_refused_at_once(tmp_path: Path) -> None:
 def test_a_fifo_as_a_saved_tail_is_a_note_and_the_rest_loads() -> None:
     layout = {"split": "h", "children": [{"pane": "p1"}, {"pane": "p2"}]}
     tab = TabRecord(id="t1", title="main", layout=layout, active_pane="p1")
-    snapshot = Snapshot(session_id="s1", tabs=[tab], panes=[_pane("p1"), _pane("p2")])
+    snapshot = Snapshot(session_id="s1", tabs=[tab], panes=[exited_pane("p1"), exited_pane("p2")])
     write_snapshot(snapshot, {"p1": b"one", "p2": b"two"})
     tail = tail_path("s1", "p1")
     tail.unlink()
