@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import os
 
 from dsh.home import ensure_home_dir
-from dsh.safefile import append_line
+from dsh.safefile import append_line, open_append
 from dsh.store.timefmt import now_iso
 from dsh.text import sanitize
 
@@ -27,3 +28,15 @@ def log_crash(report: str) -> str:
     except Exception:
         return "nowhere: the log could not be written"
     return str(path)
+
+
+def stderr_to(name: str) -> bool:
+    """Send this process's stderr (fd 2) to $DSH_HOME/log/<name> from here on (a daemon's errors).
+    False, and stderr left as it was, when the log cannot be opened."""
+    try:
+        fd = open_append(ensure_home_dir(LOG_FOLDER) / name)  # never through a link or a FIFO; 0600
+    except OSError:
+        return False
+    os.dup2(fd, 2)
+    os.close(fd)
+    return True

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+import zlib
 from pathlib import Path
 
 from dsh.home import dsh_home, dsh_home_path
@@ -11,6 +12,7 @@ from dsh.safefile import ensure_dir
 from dsh.store.ids import validate_session_id
 
 SOCKET_SUFFIX = ".sock"
+SPAWNER_SUFFIX = ".spawner"
 # sockaddr_un holds 108 bytes with the terminating NUL.
 SOCKET_PATH_MAX = 107
 
@@ -43,10 +45,23 @@ def _private_dir(path: Path, base: Path) -> Path:
 
 
 def socket_path(session_id: str) -> Path:
-    """The socket of `session_id`'s host. A path too long for a socket falls back to a short private
-    directory under the system temp folder (as tmux keeps /tmp/tmux-UID)."""
+    """The socket of `session_id`'s host."""
     validate_session_id(session_id)
-    path = run_dir() / f"{session_id}{SOCKET_SUFFIX}"
+    return _fitting(run_dir() / f"{session_id}{SOCKET_SUFFIX}")
+
+
+def spawner_socket_path(install: list[str]) -> Path:
+    """The socket of this user's spawner for one dsh installation (interpreter and package folder) and
+    one DSH_HOME (a shared XDG_RUNTIME_DIR holds several); not a `.sock`, so that listings of hosts
+    never take it for one."""
+    key = "\0".join([*install, str(dsh_home())])
+    tag = zlib.crc32(key.encode("utf-8", "surrogateescape"))
+    return _fitting(run_dir() / f"spawner-{tag:08x}{SPAWNER_SUFFIX}")
+
+
+def _fitting(path: Path) -> Path:
+    """`path`, or when it is too long for a socket, a short private directory under the system temp
+    folder (as tmux keeps /tmp/tmux-UID)."""
     if len(os.fsencode(str(path))) <= SOCKET_PATH_MAX:
         return path
     import hashlib
@@ -56,7 +71,7 @@ def socket_path(session_id: str) -> Path:
     short = hashlib.sha256(os.fsencode(str(path))).hexdigest()[:24]
     temp = Path(tempfile.gettempdir())
     fallback = _private_dir(temp / f"dsh-{os.getuid()}", temp)
-    return fallback / f"{short}{SOCKET_SUFFIX}"
+    return fallback / f"{short}{path.suffix}"
 
 
 def host_log_path(session_id: str) -> Path:

@@ -12,7 +12,8 @@ from prompt_toolkit.output.color_depth import ColorDepth
 
 from dsh import protocol
 from dsh.config import load_config
-from dsh.host.server import HostServer, peer_allowed, peer_uid, remove_stale_socket
+from dsh.host.peer import peer_allowed, peer_uid
+from dsh.host.server import HostServer, remove_stale_socket
 from dsh.session.session import Session
 from dsh.store.store import Store
 from dsh.ui.remote import color_depth_for, run_remote_view

@@ -189,7 +189,7 @@ def _live_elsewhere(session_id: str, launch_dir: str) -> int | None:
 def _attach_or_start(target: Target, args: argparse.Namespace, *, rows: int, cols: int, from_cwd: str | None = None):  # type: ignore[no-untyped-def]
     """An Attachment to the target's host: the running one, or one started for it here and now."""
     from dsh.client.attach import AttachError, Attachment, connect
-    from dsh.client.spawn import HostStartError, start_host
+    from dsh.client.spawn import HostStartError, start_session_host
     from dsh.host.spec import HostSpec
     from dsh.rundir import RunDirError, socket_path
 
@@ -232,7 +232,7 @@ def _attach_or_start(target: Target, args: argparse.Namespace, *, rows: int, col
             launch_dir=_launch_dir_or_none(),
             first_argv=target.first_argv,
         )
-        started = start_host(spec, _host_entry)
+        started = start_session_host(spec, _host_entry, _spawner_entry)
         sock = connect(socket_path(started))
         if sock is None:
             raise ClientError(f"the host of session {started} started but is not listening (see $DSH_HOME/log/)")
@@ -246,6 +246,20 @@ def _host_entry(spec, ready):  # type: ignore[no-untyped-def]
     from dsh.ui.remote import serve
 
     serve(spec, ready)
+
+
+def _spawner_entry(listener, path):  # type: ignore[no-untyped-def]
+    """What a started spawner runs (in the forked spawner only): hosts as above, warmed up by the view."""
+    from dsh.host.spawner import become_spawner
+
+    become_spawner(listener, path, _host_entry, _warm_up)
+
+
+def _warm_up() -> None:
+    """Run by the spawner once it is a daemon (its starter is not kept waiting for the imports)."""
+    from dsh.ui.remote import warm_up
+
+    warm_up()
 
 
 def _launch_dir_or_none() -> str | None:

@@ -1,32 +1,26 @@
-"""Starting a session's host: a double fork into its own session, no terminal, and a ready line back."""
+"""Starting a session's host: through the user's spawner, or a double fork of the client; a ready line back."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import select
-import signal
+import socket
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import NoReturn
 
-from dsh.host.spec import HostSpec, ReadyPipe, parse_ready
+from dsh.daemon import daemonize
+from dsh.host.spec import REFUSED, STALE, HostSpec, ReadyPipe, install_id, parse_ready, spawner_lock, spawner_request
 
 # What the host process runs (given by the caller: the client knows nothing of how hosts draw).
 HostEntry = Callable[[HostSpec, ReadyPipe], NoReturn]
+# What a forked spawner runs over the socket it was given (bound and listening), and that socket's path.
+SpawnerEntry = Callable[[socket.socket, Path], NoReturn]
 
 # A host restoring a big session, or on a busy machine, may take a while to listen.
 READY_TIMEOUT = 30.0
-_SIGNALS_TO_RESET = (
-    signal.SIGINT,
-    signal.SIGTERM,
-    signal.SIGHUP,
-    signal.SIGWINCH,
-    signal.SIGTSTP,
-    signal.SIGCONT,
-    signal.SIGTTIN,
-    signal.SIGTTOU,
-)
 
 
 class HostStartError(Exception):
@@ -53,26 +47,10 @@ def start_host(spec: HostSpec, entry: HostEntry, timeout: float = READY_TIMEOUT)
 
 
 def _become_host(spec: HostSpec, entry: HostEntry, read_fd: int, write_fd: int) -> None:  # pragma: no cover
-    """In the first child: a new session, a second fork (so no terminal can ever be acquired), the
-    standard streams on /dev/null, every other inherited descriptor closed; then the host runs."""
+    """In the forked child: become a daemon keeping only the ready pipe, then run the host."""
     try:
         os.close(read_fd)
-        os.setsid()
-        if os.fork() != 0:
-            os._exit(0)
-        signal.set_wakeup_fd(-1)
-        for signum in _SIGNALS_TO_RESET:
-            signal.signal(signum, signal.SIG_DFL)
-        signal.signal(signal.SIGTTIN, signal.SIG_IGN)
-        signal.signal(signal.SIGTTOU, signal.SIG_IGN)
-        null = os.open(os.devnull, os.O_RDWR)
-        for fd in (0, 1, 2):
-            os.dup2(null, fd)
-        if null > 2:
-            os.close(null)
-        os.closerange(3, write_fd)
-        os.closerange(write_fd + 1, 4096)
-        os.umask(0o077)
+        daemonize(keep=(write_fd,))
         entry(spec, ReadyPipe(write_fd))
     except BaseException:
         pass
@@ -103,3 +81,83 @@ def _read_line(fd: int, timeout: float) -> str:
             break
         data += chunk
     return data.split(b"\n", 1)[0].decode("utf-8", "replace")
+
+
+class SpawnerUnavailable(Exception):
+    """The spawner could not take the request (gone, broken, another install): start the host directly."""
+
+
+def start_session_host(spec: HostSpec, entry: HostEntry, spawner_entry: SpawnerEntry) -> str:
+    """Start a host for `spec` through the user's spawner (started now when none runs), so it skips the
+    imports; directly, as `start_host`, when no spawner can serve. The session id, or HostStartError."""
+    try:
+        line = _ask_spawner(spec, spawner_entry)
+    except SpawnerUnavailable:
+        return start_host(spec, entry)
+    ok, text = parse_ready(line)
+    if not ok:
+        raise HostStartError(text)
+    return text
+
+
+def _ask_spawner(spec: HostSpec, spawner_entry: SpawnerEntry) -> str:
+    from dsh.rundir import spawner_socket_path
+
+    path = spawner_socket_path(install_id())
+    payload = spawner_request(spec, dict(os.environ))
+    for _ in range(2):  # a stale spawner ends after saying so; its successor is started once
+        sock = _connect(path) or _start_spawner(path, spawner_entry)
+        if sock is None:
+            raise SpawnerUnavailable
+        try:
+            sock.sendall(payload)
+            line = _read_line(sock.fileno(), READY_TIMEOUT)
+        except OSError as exc:
+            raise SpawnerUnavailable from exc
+        finally:
+            sock.close()
+        if line == STALE:
+            continue
+        if not line or line.split(" ", 1)[0] == REFUSED:
+            raise SpawnerUnavailable  # it died, or could not read us: the direct way still works
+        return line
+    raise SpawnerUnavailable
+
+
+def _connect(path: Path) -> socket.socket | None:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(str(path))
+    except OSError:
+        sock.close()
+        return None
+    return sock
+
+
+def _start_spawner(path: Path, spawner_entry: SpawnerEntry) -> socket.socket | None:
+    """Bind the spawner's socket and fork the spawner onto it (under its lock, so one at a time); a
+    connection to it, which it answers once its imports are done. None when that cannot be done."""
+    try:
+        with spawner_lock(path):
+            sock = _connect(path)
+            if sock is not None:
+                return sock  # another client started one meanwhile
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()  # nobody listens there
+            listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                old_umask = os.umask(0o177)
+                try:
+                    listener.bind(str(path))
+                finally:
+                    os.umask(old_umask)
+                listener.listen(64)
+                pid = os.fork()
+                if pid == 0:  # pragma: no cover - runs in the child, checked end to end
+                    spawner_entry(listener, path)
+            finally:
+                listener.close()
+            _wait_child(pid)
+            return _connect(path)
+    except OSError:
+        return None

@@ -118,19 +118,11 @@ def _open_session(spec: HostSpec, store: object) -> Opened:
 
 def _log_to_file(session_id: str) -> None:
     """stderr and the logging module go to `$DSH_HOME/log/host-<id>.log` from here on."""
-    from dsh.home import ensure_home_dir
+    from dsh.ownlog import stderr_to
     from dsh.rundir import host_log_path
-    from dsh.safefile import open_append
 
-    path = host_log_path(session_id)
-    try:
-        ensure_home_dir(path.parent.name)
-        fd = open_append(path)  # never through a link, never a FIFO; 0600
-    except OSError:
-        return
-    os.dup2(fd, 2)
-    os.close(fd)
-    logging.basicConfig(level=logging.WARNING, format="%(asctime)s host %(process)d %(name)s: %(message)s")
+    if stderr_to(host_log_path(session_id).name):
+        logging.basicConfig(level=logging.WARNING, format="%(asctime)s host %(process)d %(name)s: %(message)s")
 
 
 async def _main(

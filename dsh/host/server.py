@@ -8,13 +8,13 @@ import logging
 import os
 import socket
 import stat
-import struct
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dsh import protocol
 from dsh.host.connection import Connection, RunView
+from dsh.host.peer import peer_allowed, peer_uid
 
 if TYPE_CHECKING:
     from dsh.session.session import Session
@@ -22,22 +22,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 HELLO_TIMEOUT = 5.0
-_UCRED = struct.Struct("3i")
-
-
-def peer_uid(sock: socket.socket) -> int | None:
-    """The uid of the process at the other end of a Unix socket (SO_PEERCRED), or None if unknown."""
-    try:
-        raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _UCRED.size)
-    except (OSError, AttributeError):
-        return None
-    _pid, uid, _gid = _UCRED.unpack(raw)
-    return uid
-
-
-def peer_allowed(uid: int | None, own_uid: int | None = None) -> bool:
-    """Only the user who runs the host may talk to it (root gets no exception: its panes are not root's)."""
-    return uid is not None and uid == (os.getuid() if own_uid is None else own_uid)
 
 
 def remove_stale_socket(path: Path) -> None:

@@ -1,12 +1,23 @@
-"""What a host is started for (its spec), and the pipe on which it tells its starter it is ready."""
+"""What a host is started for (its spec), the pipe on which it tells its starter it is ready, and the
+request a client sends the spawner (host/spawner.py) for one."""
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import json
 import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 READY = "ready"
 FAILED = "error"
+SPAWNER_VERSION = 1
+STALE = "stale"
+# The spawner cannot serve this request (another version, a bad request, no fork): start directly.
+REFUSED = "refused"
 
 
 class HostSpec:
@@ -41,6 +52,43 @@ class HostSpec:
         # The first pane of a new session runs this instead of the login shell (an agent's resume).
         self.first_argv = first_argv
 
+    def to_dict(self) -> dict[str, object]:
+        """The spec as JSON-ready fields (what a client sends the spawner)."""
+        return dict(vars(self))
+
+    @classmethod
+    def from_dict(cls, fields: object) -> HostSpec:
+        """A spec from what `to_dict` gave, checked field by field; ValueError names a bad one."""
+        if not isinstance(fields, dict):
+            raise ValueError("the host spec is not an object")
+        cwd = fields.get("cwd")
+        if not isinstance(cwd, str) or not cwd:
+            raise ValueError("the host spec has no cwd")
+        spec = cls(cwd)
+        for name, kind in _FIELD_KINDS.items():
+            if name not in fields or fields[name] is None:
+                continue
+            value = fields[name]
+            if kind is list:
+                if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+                    raise ValueError(f"the host spec's {name} is not a list of strings")
+            elif not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+                raise ValueError(f"the host spec's {name} is not a {kind.__name__}")
+            setattr(spec, name, list(value) if kind is list else value)
+        return spec
+
+
+_FIELD_KINDS: dict[str, type] = {
+    "session_id": str,
+    "options": list,
+    "rows": int,
+    "cols": int,
+    "open_picker": bool,
+    "announcements": list,
+    "launch_dir": str,
+    "first_argv": list,
+}
+
 
 class ReadyPipe:
     """The write end of the starter's pipe: one line, `ready <id>` or `error <message>`, then closed."""
@@ -72,3 +120,29 @@ def parse_ready(line: str) -> tuple[bool, str]:
     if word == FAILED:
         return False, rest or "the session host failed to start"
     return False, "the session host ended before it was ready (see $DSH_HOME/log/)"
+
+
+def install_id() -> list[str]:
+    """Which dsh this process runs: its interpreter and its package folder."""
+    return [sys.executable, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
+
+
+def spawner_request(spec: HostSpec, env: dict[str, str]) -> bytes:
+    body: dict[str, Any] = {"spawner": SPAWNER_VERSION, "install": install_id(), "spec": spec.to_dict(), "env": env}
+    return json.dumps(body, ensure_ascii=True).encode("ascii") + b"\n"
+
+
+def lock_path(path: Path) -> Path:
+    return path.with_name(path.name + ".lock")
+
+
+@contextlib.contextmanager
+def spawner_lock(path: Path) -> Iterator[None]:
+    """Held while a spawner's socket is made or removed, so two clients never start two spawners and a
+    spawner leaving never removes its successor's socket."""
+    fd = os.open(lock_path(path), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)

@@ -28,6 +28,40 @@ def serve(spec: HostSpec, ready: ReadyPipe) -> NoReturn:
     run_host(spec, ready, run_view=run_remote_view)
 
 
+# What a host imports only once it serves (inside functions), imported ahead by the spawner.
+_HOST_MODULES = (
+    "dsh.config",
+    "dsh.share",
+    "importlib.resources.readers",
+    "zipfile",
+    "dsh.host.main",
+    "dsh.host.server",
+    "dsh.persist.snapshot",
+    "dsh.prompt.complete",
+    "dsh.resume.candidates",
+    "dsh.resume.preflight",
+    "dsh.session.session",
+    "dsh.store.log",
+    "dsh.store.store",
+    "dsh.ui.bindings",
+    "dsh.ui.copy_keys",
+    "dsh.ui.keyhelp",
+    "prompt_toolkit.key_binding.bindings.search",
+)
+
+
+def warm_up() -> None:
+    """Do ahead what every host does first (the spawner calls this once, before it forks hosts): import
+    the modules a host imports lazily, and build prompt_toolkit's default key bindings."""
+    import importlib
+
+    from dsh.ui.application import shared_default_bindings
+
+    for name in _HOST_MODULES:
+        importlib.import_module(name)
+    shared_default_bindings()
+
+
 async def run_remote_view(session: Session, link: Connection) -> str:
     """Draw `session` for the client at the other end of `link` until it detaches, leaves or is gone."""
     keys = LinkInput()

@@ -359,3 +359,22 @@ def test_detach_and_attach_a_hundred_times_leaks_nothing(run, dsh_cmd, dsh_env, 
     assert after[1] <= before[1], f"threads: {before[1]} before, {after[1]} after"
     a = run("attach")  # and a real client still attaches after all that
     a.wait_for("PROMPT")
+
+
+def test_a_host_started_through_the_spawner_has_its_own_clients_environment(
+    run, dsh_env: dict[str, str], dsh_home: Path, tmp_path: Path
+) -> None:
+    from tests.conftest import processes_of
+
+    first = run(env={**dsh_env, "DSH_TEST_MARK": "first-terminal"})
+    first.wait_for("PROMPT")
+    spawners = [pid for pid in processes_of(dsh_home) if Path(f"/proc/{pid}/comm").read_text().strip() == "dsh-spawner"]
+    assert len(spawners) == 1, "the first start left no spawner for the next one"
+    other = tmp_path / "other"
+    other.mkdir()
+    second = run(cwd=other, env={**dsh_env, "DSH_TEST_MARK": "second-terminal"})
+    second.wait_for("PROMPT")
+    second.type_line('echo "mark=$DSH_TEST_MARK in $(pwd)"')
+    second.wait_for(f"mark=second-terminal in {other}")
+    first.type_line('echo "mark=$DSH_TEST_MARK"')
+    first.wait_for("mark=first-terminal")

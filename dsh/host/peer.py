@@ -1,0 +1,24 @@
+"""Who is at the other end of a Unix socket, and whether they may talk to this user's processes."""
+
+from __future__ import annotations
+
+import os
+import socket
+import struct
+
+_UCRED = struct.Struct("3i")
+
+
+def peer_uid(sock: socket.socket) -> int | None:
+    """The uid of the process at the other end of a Unix socket (SO_PEERCRED), or None if unknown."""
+    try:
+        raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _UCRED.size)
+    except (OSError, AttributeError):
+        return None
+    _pid, uid, _gid = _UCRED.unpack(raw)
+    return uid
+
+
+def peer_allowed(uid: int | None, own_uid: int | None = None) -> bool:
+    """Only the user who runs the host may talk to it (root gets no exception: its panes are not root's)."""
+    return uid is not None and uid == (os.getuid() if own_uid is None else own_uid)

@@ -1,0 +1,382 @@
+"""The user's spawner: requests checked, hosts forked with the client's environment, staleness, lifetime,
+and the client's way to it (started when missing, bypassed when broken)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import NoReturn
+
+import pytest
+
+from dsh.client import spawn
+from dsh.host import spawner
+from dsh.host.spec import REFUSED, SPAWNER_VERSION, STALE, HostSpec, ReadyPipe, install_id, spawner_request
+from dsh.rundir import spawner_socket_path
+
+# Set by `_warm` in the spawner process; a host forked from it still has it, a direct start does not.
+WARMED_IN: list[int] = []
+
+
+def _warm() -> None:
+    WARMED_IN.append(os.getpid())
+
+
+def _spawner_entry(listener: socket.socket, path: Path) -> NoReturn:
+    spawner.become_spawner(listener, path, _report_entry, _warm)
+
+
+def _report_entry(spec: HostSpec, ready: ReadyPipe) -> NoReturn:
+    """A stand-in host: says, on its ready line, what it was given and what kind of process it is."""
+    facts = {
+        "spec": spec.to_dict(),
+        "foo": os.environ.get("DSH_TEST_FOO"),
+        "warmed_in": WARMED_IN[-1] if WARMED_IN else None,
+        "pid": os.getpid(),
+        "session_leader": os.getsid(0) == os.getpid(),
+        "sid": os.getsid(0),
+        "stdin": os.readlink("/proc/self/fd/0"),
+        "fds": sorted(_fd_kinds()),
+    }
+    ready.succeed(json.dumps(facts).replace(" ", ""))
+    time.sleep(float(spec.options[0]) if spec.options else 0)
+    os._exit(0)
+
+
+def _fd_kinds() -> list[str]:
+    """What each open descriptor is: a socket, a pipe, a pidfd, a file (by its kind only)."""
+    kinds = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue  # the directory listing's own descriptor, closed already
+        kinds.append(target.split(":", 1)[0] if ":" in target else "file")
+    return kinds
+
+
+def _facts(line_or_id: str) -> dict:  # type: ignore[type-arg]
+    return json.loads(line_or_id)
+
+
+def _spec(tmp_path: Path, *, hold: float = 0.0) -> HostSpec:
+    return HostSpec(str(tmp_path), options=[str(hold)], rows=30, cols=100)
+
+
+def _serve_in_child(listener: socket.socket, path: Path, **kwargs: object) -> int:
+    """Run a Spawner over `listener` in a forked child (as a client's fork would); its pid."""
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - child
+        code = 1
+        try:
+            _warm()
+            spawner.Spawner(listener, path, _report_entry, **kwargs).run()  # type: ignore[arg-type]
+            code = 0
+        finally:
+            os._exit(code)
+    listener.close()
+    return pid
+
+
+def _listen(path: Path) -> socket.socket:
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(path))
+    listener.listen(8)
+    return listener
+
+
+def _ask(path: Path, payload: bytes) -> str:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(10)
+        sock.connect(str(path))
+        sock.sendall(payload)
+        data = b""
+        while b"\n" not in data:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    return data.split(b"\n", 1)[0].decode()
+
+
+def _exited(pid: int, within: float) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def _env(**extra: str) -> dict[str, str]:
+    return {**os.environ, **extra}
+
+
+# --- the request ------------------------------------------------------------------------------------
+
+
+def test_a_spec_travels_whole_and_bad_fields_are_named() -> None:
+    spec = HostSpec("/w", "s1", options=["--x"], rows=3, cols=4, open_picker=True, first_argv=["claude"])
+    assert vars(HostSpec.from_dict(spec.to_dict())) == vars(spec)
+    with pytest.raises(ValueError, match="rows"):
+        HostSpec.from_dict({"cwd": "/w", "rows": "3"})
+    with pytest.raises(ValueError, match="rows"):
+        HostSpec.from_dict({"cwd": "/w", "rows": True})
+    with pytest.raises(ValueError, match="first_argv"):
+        HostSpec.from_dict({"cwd": "/w", "first_argv": ["a", 1]})
+    with pytest.raises(ValueError, match="cwd"):
+        HostSpec.from_dict({"rows": 3})
+
+
+def _line(**fields: object) -> bytes:
+    body = {"spawner": SPAWNER_VERSION, "install": install_id(), "spec": {"cwd": "/"}, "env": {}}
+    return json.dumps({**body, **fields}).encode() + b"\n"
+
+
+@pytest.mark.parametrize(
+    ("payload", "words"),
+    [
+        (b"not json\n", "not JSON"),
+        (json.dumps({"spawner": 999}).encode() + b"\n", "another version"),
+        (
+            json.dumps({"spawner": SPAWNER_VERSION, "install": ["/other/python", "/x"]}).encode() + b"\n",
+            "installation",
+        ),
+        (
+            json.dumps(
+                {
+                    "spawner": SPAWNER_VERSION,
+                    "install": install_id(),
+                    "spec": {"cwd": "/"},
+                    "env": {"A": 1},
+                }
+            ).encode()
+            + b"\n",
+            "map of strings",
+        ),
+        (
+            json.dumps(
+                {
+                    "spawner": SPAWNER_VERSION,
+                    "install": install_id(),
+                    "spec": {"cwd": "/"},
+                    "env": {"A=B": "c"},
+                }
+            ).encode()
+            + b"\n",
+            "malformed",
+        ),
+    ],
+)
+def test_a_bad_request_is_refused_in_words(payload: bytes, words: str) -> None:
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        theirs.sendall(payload)
+        with pytest.raises(ValueError, match=words):
+            spawner.read_request(ours)
+
+
+def test_an_overlong_request_is_refused_not_read_forever() -> None:
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        sender = threading.Thread(target=lambda: _send_quietly(theirs, b"x" * (spawner.REQUEST_MAX + 70_000)))
+        sender.start()
+        with pytest.raises(ValueError, match="too long"):
+            spawner.read_request(ours)
+        ours.close()
+        sender.join(5)
+
+
+def _send_quietly(sock: socket.socket, data: bytes) -> None:
+    try:
+        sock.sendall(data)
+    except OSError:
+        pass
+
+
+def test_the_code_fingerprint_follows_the_source_files(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "a.py").write_text("x = 1\n")
+    (tmp_path / "pkg" / "__pycache__").mkdir()
+    before = spawner.code_fingerprint(str(tmp_path))
+    (tmp_path / "pkg" / "__pycache__" / "a.cpython-311.pyc").write_bytes(b"compiled")
+    assert spawner.code_fingerprint(str(tmp_path)) == before  # byte-code is not the code
+    (tmp_path / "pkg" / "a.py").write_text("x = 12\n")
+    edited = spawner.code_fingerprint(str(tmp_path))
+    assert edited != before
+    (tmp_path / "pkg" / "b.py").write_text("")
+    assert spawner.code_fingerprint(str(tmp_path)) != edited
+
+
+# --- the spawner -------------------------------------------------------------------------------------
+
+
+def test_a_forked_host_gets_the_clients_environment_and_is_a_daemon(tmp_path: Path) -> None:
+    path = tmp_path / "s.spawner"
+    pid = _serve_in_child(_listen(path), path, linger=0.5)
+    try:
+        line = _ask(path, spawner_request(_spec(tmp_path), _env(DSH_TEST_FOO="from-this-client")))
+        word, _, rest = line.partition(" ")
+        assert word == "ready", line
+        facts = _facts(rest)
+        assert facts["foo"] == "from-this-client"
+        assert facts["warmed_in"] == pid  # forked from the spawner, after its warm-up
+        assert facts["spec"]["cwd"] == str(tmp_path) and facts["spec"]["rows"] == 30
+        assert not facts["session_leader"] and facts["sid"] != os.getsid(0)  # a session of its own
+        assert facts["stdin"] == "/dev/null"
+        # Nothing of the spawner's leaks in (its listener, its pidfds, its pipes): only the answer socket.
+        assert facts["fds"].count("socket") == 1 and "pipe" not in facts["fds"], facts["fds"]
+        assert not any("pidfd" in kind for kind in facts["fds"]), facts["fds"]
+        # A second client's environment is its own, not the first one's.
+        line = _ask(path, spawner_request(_spec(tmp_path), _env(DSH_TEST_FOO="second")))
+        assert _facts(line.partition(" ")[2])["foo"] == "second"
+    finally:
+        assert _exited(pid, 10)
+
+
+def test_the_spawner_lives_while_a_host_lives_then_lingers_and_ends(tmp_path: Path) -> None:
+    path = tmp_path / "s.spawner"
+    pid = _serve_in_child(_listen(path), path, linger=0.3)
+    line = _ask(path, spawner_request(_spec(tmp_path, hold=1.5), _env()))
+    assert line.startswith("ready ")
+    assert not _exited(pid, 1.0), "the spawner ended while its host was alive"
+    assert _exited(pid, 5.0), "the spawner did not end after its last host and the linger"
+    assert not path.exists()  # and took its socket with it
+
+
+def test_a_spawner_whose_code_changed_says_stale_and_leaves(tmp_path: Path) -> None:
+    path = tmp_path / "s.spawner"
+    states = iter(["v1", "v2"])
+    pid = _serve_in_child(_listen(path), path, fingerprint=lambda: next(states, "v2"), linger=30)
+    assert _ask(path, spawner_request(_spec(tmp_path), _env())) == STALE
+    assert _exited(pid, 5.0)
+    assert not path.exists()
+
+
+def test_a_request_queued_as_the_spawner_leaves_is_still_served(tmp_path: Path) -> None:
+    path = tmp_path / "s.spawner"
+    listener = _listen(path)
+    server = spawner.Spawner(listener, path, _report_entry, linger=0)
+    client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    client.settimeout(10)
+    client.connect(str(path))  # in the backlog: connected before the socket went away
+    client.sendall(spawner_request(_spec(tmp_path), _env(DSH_TEST_FOO="late")))
+    server.run()  # idle past its linger: leaves at once, serving what queued
+    answer = client.recv(65536).decode()
+    client.close()
+    assert answer.startswith("ready ") and _facts(answer.split(" ", 1)[1].strip())["foo"] == "late"
+    assert not path.exists()
+
+
+def test_leaving_never_removes_a_successors_socket(tmp_path: Path) -> None:
+    path = tmp_path / "s.spawner"
+    old = spawner.Spawner(_listen(path), path, _report_entry, linger=0)
+    path.unlink()
+    successor = _listen(path)  # another spawner took the name meanwhile
+    try:
+        old.run()
+        assert path.exists()
+    finally:
+        successor.close()
+
+
+# --- the client's way to it -----------------------------------------------------------------------
+
+
+@pytest.fixture
+def spawner_path(dsh_home: Path) -> Path:
+    return spawner_socket_path(install_id())
+
+
+def _is_spawner(pid: object) -> bool:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip() == "dsh-spawner"
+    except OSError:
+        return False
+
+
+@pytest.fixture
+def started_spawners() -> Iterator[list[int]]:
+    """Spawners a test started through the client (ended with the test, not left to linger)."""
+    pids: list[int] = []
+    yield pids
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGTERM)
+
+
+def test_the_first_start_starts_the_spawner_and_the_next_ones_use_it(
+    tmp_path: Path, spawner_path: Path, started_spawners: list[int]
+) -> None:
+    first = _facts(spawn.start_session_host(_spec(tmp_path), _report_entry, _spawner_entry))
+    started_spawners.append(first["warmed_in"])
+    second = _facts(spawn.start_session_host(_spec(tmp_path), _report_entry, _spawner_entry))
+    assert _is_spawner(first["warmed_in"])
+    assert first["warmed_in"] == second["warmed_in"]
+    assert spawner_path.exists() and spawner_path.stat().st_mode & 0o777 == 0o600
+    assert os.getpid() not in (first["warmed_in"], second["warmed_in"])
+
+
+def test_a_socket_nobody_listens_on_is_replaced(
+    tmp_path: Path, spawner_path: Path, started_spawners: list[int]
+) -> None:
+    dead = _listen(spawner_path)
+    dead.close()  # the file stays, nothing behind it (a spawner killed with -9)
+    facts = _facts(spawn.start_session_host(_spec(tmp_path), _report_entry, _spawner_entry))
+    started_spawners.append(facts["warmed_in"])
+    assert _is_spawner(facts["warmed_in"])
+
+
+def test_a_broken_spawner_is_bypassed_with_a_direct_start(tmp_path: Path, spawner_path: Path) -> None:
+    listener = _listen(spawner_path)
+    stop = threading.Event()
+
+    def hang_up() -> None:  # accepts and closes: a spawner dying mid-request
+        listener.settimeout(0.1)
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                continue
+            conn.close()
+
+    thread = threading.Thread(target=hang_up)
+    thread.start()
+    try:
+        facts = _facts(spawn.start_session_host(_spec(tmp_path), _report_entry, _spawner_entry))
+    finally:
+        stop.set()
+        thread.join(5)
+        listener.close()
+    assert facts["warmed_in"] is None  # started from this process, not from a spawner
+
+
+def test_a_refusing_spawner_is_bypassed_and_a_host_error_is_not(tmp_path: Path, spawner_path: Path) -> None:
+    answers = iter([f"{REFUSED} the request is from another version of dsh", "error cannot enter /nowhere"])
+    listener = _listen(spawner_path)
+
+    def answer_twice() -> None:
+        for text in answers:
+            conn, _ = listener.accept()
+            with conn:
+                conn.recv(1 << 20)
+                conn.sendall(text.encode() + b"\n")
+
+    thread = threading.Thread(target=answer_twice)
+    thread.start()
+    try:
+        facts = _facts(spawn.start_session_host(_spec(tmp_path), _report_entry, _spawner_entry))
+        assert facts["warmed_in"] is None
+        with pytest.raises(spawn.HostStartError, match="cannot enter /nowhere"):
+            spawn.start_session_host(_spec(tmp_path), _report_entry, _spawner_entry)
+    finally:
+        thread.join(5)
+        listener.close()
