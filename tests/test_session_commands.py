@@ -105,10 +105,11 @@ def test_quit_asks_the_client_first_while_a_program_runs(tmp_path: Path) -> None
         pane = session.active_pane
         assert pane is not None
         pane.terminal.write(b"sleep 30\r")
-        for _ in range(100):
+        for _ in range(300):  # a loaded machine may take seconds to start the shell and then sleep
             if session.busy_panes():
                 break
             await asyncio.sleep(0.05)
+        assert session.busy_panes(), "sleep 30 never showed as running in the pane"
         await client.registry.dispatch(client, "quit", [])
         assert not session.closing
         ((question, on_yes, declined),) = client.confirmed
