@@ -109,11 +109,11 @@ def test_prefix_comma_asks_for_the_tab_name_on_the_prompt(tmp_path: Path) -> Non
     async def body() -> None:
         async with running_app(tmp_path) as h:
             h.send(C_B + ",")
-            await h.wait(lambda: h.app._prompt_label == "tab name: ", "the rename question")
+            await h.wait(lambda: h.app.line.label == "tab name: ", "the rename question")
             assert h.app.prompt_buffer.text == "sh"  # filled in with the name shown, as tmux does
             h.send("\x15" + "work" + ENTER)
             await h.wait(lambda: h.session.tabs.active_tab.title == "work", "the tab to be renamed")
-            assert h.app._prompt_label == "dsh› "
+            assert h.app.line.label == "dsh› "
             assert h.app.prompt_buffer.text == ""
 
     run(body)
@@ -123,9 +123,9 @@ def test_prefix_comma_then_escape_keeps_the_name(tmp_path: Path) -> None:
     async def body() -> None:
         async with running_app(tmp_path) as h:
             h.send(C_B + ",")
-            await h.wait(lambda: h.app._prompt_label == "tab name: ", "the rename question")
+            await h.wait(lambda: h.app.line.label == "tab name: ", "the rename question")
             h.send("junk" + ESC)
-            await h.wait(lambda: h.app._prompt_label == "dsh› ", "Escape to cancel the question")
+            await h.wait(lambda: h.app.line.label == "dsh› ", "Escape to cancel the question")
             h.send(ENTER)
             await h.quiet()
             assert h.session.tabs.active_tab.title is None

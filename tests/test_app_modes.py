@@ -71,9 +71,9 @@ def test_escape_from_a_copy_mode_search_returns_to_copy_mode(tmp_path: Path) -> 
             h.send(C_B + "[")
             await h.wait(lambda: h.app.mode == "copy", "C-b [ to enter copy mode")
             h.send("/")
-            await h.wait(lambda: h.app._prompt_label == "search down: ", "the search question")
+            await h.wait(lambda: h.app.line.label == "search down: ", "the search question")
             h.send(ESC)
-            await h.wait(lambda: h.app._pending_prompt_action is None, "Escape to cancel the search")
+            await h.wait(lambda: h.app.line.pending_action is None, "Escape to cancel the search")
             assert h.app.mode == "copy"
 
     run(body)
@@ -85,7 +85,7 @@ def test_tab_rename_from_inside_a_pane_returns_there_and_stays_out_of_history(tm
             h.send(C_RBRACKET)
             await h.wait(lambda: h.app.mode == "pane", "C-] to enter the pane")
             h.send(C_B + ",")
-            await h.wait(lambda: h.app._prompt_label == "tab name: ", "the rename question")
+            await h.wait(lambda: h.app.line.label == "tab name: ", "the rename question")
             h.send("\x15work\r")
             await h.wait(lambda: h.session.tabs.active_tab.title == "work", "the tab to be renamed")
             assert h.app.mode == "pane"
@@ -129,7 +129,7 @@ def test_up_after_a_question_does_not_recall_the_answer(tmp_path: Path) -> None:
     async def body() -> None:
         async with running_app(tmp_path) as h:
             h.send(C_B + ",")
-            await h.wait(lambda: h.app._prompt_label == "tab name: ", "the rename question")
+            await h.wait(lambda: h.app.line.label == "tab name: ", "the rename question")
             h.send("\x15work\r")
             await h.wait(lambda: h.session.tabs.active_tab.title == "work", "the tab to be renamed")
             h.send(UP + "!")

@@ -106,7 +106,7 @@ def test_tab_rename_with_a_name(tmp_path: Path) -> None:
             h.type_line("/tab rename build and test")
             await h.wait(lambda: h.session.tabs.active_tab.title == "build and test", "the tab to be renamed")
             h.type_line("/tab rename")
-            await h.wait(lambda: h.app._prompt_label == "tab name: ", "the question for a name")
+            await h.wait(lambda: h.app.line.label == "tab name: ", "the question for a name")
             assert h.app.prompt_buffer.text == "build and test"
 
     run(body)
@@ -232,9 +232,9 @@ def test_c_c_cancels_a_question_on_the_prompt(tmp_path: Path) -> None:
         async with running_app(tmp_path) as h:
             sent = h.record(h.pane)
             h.send(C_B + ",")
-            await h.wait(lambda: h.app._prompt_label == "tab name: ", "the rename question")
+            await h.wait(lambda: h.app.line.label == "tab name: ", "the rename question")
             h.send("\x03")
-            await h.wait(lambda: h.app._prompt_label == "dsh› ", "C-c to cancel the question")
+            await h.wait(lambda: h.app.line.label == "dsh› ", "C-c to cancel the question")
             h.send("x\r")
             await h.wait(lambda: b"".join(sent) == b"x\r", "the next line to go to the pane")
             assert h.session.tabs.active_tab.title is None

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from prompt_toolkit.buffer import Buffer
-from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.key_binding import DynamicKeyBindings
@@ -42,6 +40,7 @@ from dsh.ui import chrome
 from dsh.ui.application import ViewApplication
 from dsh.ui.completion import RegistryCompleter
 from dsh.ui.panes_view import PanesContainer, PaneSlot
+from dsh.ui.prompt_line import PromptLine
 from dsh.ui.prompt_memory import HistorySuggest, PromptMemory
 from dsh.ui.resume_actions import ResumeActions
 from dsh.ui.state import WORK_MODES, Mode
@@ -106,7 +105,6 @@ class DshApp:
         # Where the keyboard goes back to when an overlay, copy mode or a question on the prompt ends.
         self._return_mode = Mode.PROMPT
         self._return_auto = False
-        self._ask_return_mode = Mode.PROMPT
         self.prefix_pending = False
         self.auto_entered = False
         self.message: Announcement | None = None
@@ -114,8 +112,6 @@ class DshApp:
         self.result = ViewResult("")  # running; whatever ends the view says why
         self._ended = False
         self._exit_requested = False
-        self._pending_prompt_action: Callable[[str], None] | None = None
-        self._prompt_label = "dsh› "
         self._on_switch = options.on_switch
         self._last_search: tuple[str, bool] | None = None  # copy mode's last search, and whether forward
 
@@ -128,9 +124,7 @@ class DshApp:
         self.help_lines: list[str] = []
         self.help_scroll = 0
 
-        from dsh.prompt.complete import CommandNames
-
-        self._command_names = CommandNames()
+        self.line = PromptLine(self)
         self.memory = PromptMemory(
             session.cwd, session.env, lambda text: self.announce(text, error=True), session.worker
         )
@@ -141,7 +135,7 @@ class DshApp:
             auto_suggest=HistorySuggest(self.memory, enabled=self._suggesting),
             completer=RegistryCompleter(self.registry, self),
             complete_while_typing=Condition(lambda: self.prompt_buffer.text.startswith("/")),
-            accept_handler=self._accept_line,
+            accept_handler=self.line.accept,
         )
         for pane in session.panes.values():
             self.register_slot(pane)
@@ -207,7 +201,7 @@ class DshApp:
             self.announce(f"config reloaded ({dsh_home_path('config.toml')}); prefix {key_display(self.keymap.prefix)}")
 
     def _suggesting(self) -> bool:
-        return self.mode == Mode.PROMPT and self._pending_prompt_action is None and not self.pane_wants_secret()
+        return self.mode == Mode.PROMPT and self.line.pending_action is None and not self.pane_wants_secret()
 
     def announce(self, text: str, *, error: bool = False) -> None:
         """Show a message over the bottom of the panes until the next key, or a few seconds pass."""
@@ -406,7 +400,7 @@ class DshApp:
 
     def _label(self) -> str:
         search = self.memory.search
-        return search.label if search is not None else self._prompt_label
+        return search.label if search is not None else self.line.label
 
     def _body(self) -> Any:
         if self.mode == Mode.PICKER and self.picker_view is not None:
@@ -564,147 +558,22 @@ class DshApp:
         modes = getattr(self, "modes", None)
         return bool(modes is not None and modes.confirming)
 
-    # -- prompt ------------------------------------------------------------------------------
-    def _accept_line(self, buffer: Buffer) -> bool:
-        line = buffer.text
-        if self._pending_prompt_action is not None:
-            action = self._pending_prompt_action
-            self.end_ask()  # empties the line, so the answer stays out of the prompt history
-            action(line)
-            return True
-        if self.pane_wants_secret():
-            # A password: typed into the pane, never into the history or the session log.
-            buffer.set_document(Document(""), bypass_readonly=True)
-            pane = self.active_pane
-            if pane is not None:
-                pane.terminal.write(line.encode("utf-8", "surrogateescape") + b"\r")
-            return False
-        remember = self._remembered(line)
-        if remember:
-            self.memory.remember(line)
-        else:
-            buffer.set_document(Document(""), bypass_readonly=True)  # an empty line is not saved
-        self.handle_line(line, remember=remember)
-        return False  # clear the prompt line
-
-    def _remembered(self, line: str) -> bool:
-        """Whether a line goes to the history file and the session log. Not a line starting with a
-        space (HISTCONTROL=ignorespace), and not one typed to a program running in the pane rather
-        than to its shell (type-ahead, an answer to a program's own question)."""
-        if line.startswith(" ") or not line.strip():
-            return False
-        pane = self.active_pane
-        if pane is None or not pane.running or (line.startswith("/") and not line.startswith("//")):
-            return True
-        if pane.terminal.screen.shell.state is not None:  # the shell says where it is (OSC 133)
-            return pane.terminal.shell_at_prompt()
-        foreground = pane.terminal.foreground_process()
-        return foreground is None or foreground[0] == pane.terminal.pid
-
+    # -- prompt (its behaviour is PromptLine's) -------------------------------------------------
     def ask(self, label: str, action: Callable[[str], None], default: str = "") -> None:
         """Use the prompt line to ask for a value (tab rename, search)."""
-        self._ask_return_mode = self.mode if self.mode in (Mode.PANE, Mode.COPY) else Mode.PROMPT
-        self.remember_mode()
-        self._pending_prompt_action = action
-        self._prompt_label = label
-        self.enter_prompt()
-        self.prompt_buffer.set_document(Document(default, len(default)), bypass_readonly=True)
+        self.line.ask(label, action, default)
 
     def end_ask(self) -> None:
-        """Drop the question on the prompt line; the keyboard goes back where it was when asked."""
-        self._pending_prompt_action = None
-        self._prompt_label = "dsh› "
-        self.prompt_buffer.reset()
-        back, self._ask_return_mode = self._ask_return_mode, Mode.PROMPT
-        if back == Mode.COPY and self.active_pane is not None:
-            self.mode = Mode.COPY
-            self._focus_active_body()
-            self.invalidate()
-        elif back == Mode.PANE:
-            self.return_keyboard()
-        else:
-            self.enter_prompt()
+        self.line.end_ask()
 
     def is_path_line(self, line: str) -> bool:
-        """`/usr/bin/uname -a`: a line whose first word is an existing path, not a command name."""
-        if not line.startswith("/") or line.startswith("//"):
-            return False
-        first = line.split(None, 1)[0]
-        if self.registry.get(first[1:]) is not None:
-            return False
-        return os.path.exists(first)
+        return self.line.is_path_line(line)
 
     def handle_line(self, line: str, *, remember: bool = True) -> None:
-        self.message = None
-        typed = line
-        if self.is_path_line(line):
-            line = "/" + line  # run it in the pane, as `//text` would
-        try:
-            parsed = parse_line(line)
-        except CommandError as exc:
-            self.announce(str(exc), error=True)
-            return
-        session = self.session
-        if parsed.kind == "empty":
-            pane = self.active_pane
-            if pane is not None and pane.startable:
-                self.start_tombstone(pane)
-            elif pane is not None and pane.running:
-                pane.terminal.write(b"\r")
-            return
-        if remember:
-            session.record_input(typed)
-        if parsed.kind == "command":
-            self.run_command(parsed.name, parsed.args)
-            return
-        if session.send_line(parsed.text) is not None and self.mode == Mode.PANE:
-            self.enter_prompt()  # the line came from the prompt; the keyboard stays there
+        self.line.handle_line(line, remember=remember)
 
     def complete_shell_line(self) -> None:
-        """Tab on a shell line: candidates from the pane's directory and PATH, and the command's own
-        bash completion, worked out on the session's worker; shown if the line is still the same."""
-        from dsh.prompt.complete import complete_line
-        from dsh.session.saving import pane_cwd
-
-        pane = self.active_pane
-        if pane is None:
-            return
-        document = self.prompt_buffer.document
-        cwd = pane_cwd(pane)
-        env = dict(pane.env)
-        commands = self._command_names
-
-        def work():  # type: ignore[no-untyped-def]
-            return complete_line(document.text_before_cursor, cwd, env, commands)
-
-        future = self.loop.run_in_executor(self.session.worker, work)
-        future.add_done_callback(lambda done: self._show_completions(document, done))
-
-    def _show_completions(self, document: Document, done: asyncio.Future[Any]) -> None:
-        from prompt_toolkit.buffer import CompletionState
-        from prompt_toolkit.completion import Completion
-
-        buffer = self.prompt_buffer
-        if done.cancelled() or done.exception() is not None or buffer.document != document:
-            return  # the line changed meanwhile: this answer is for another question
-        word, found = done.result()
-        if not found:
-            return
-        typed = len(word.typed)
-        if found.total == 1:
-            buffer.delete_before_cursor(typed)
-            buffer.insert_text(found[0].text)
-            return
-        prefix = found.common
-        if len(prefix) > typed:
-            buffer.delete_before_cursor(typed)
-            buffer.insert_text(prefix)
-            typed = len(prefix)
-        completions = [Completion(c.text, start_position=-typed, display=c.display, display_meta=c.meta) for c in found]
-        buffer.complete_state = CompletionState(buffer.document, completions)  # a menu; Tab walks it
-        if found.total > len(found):
-            self.announce(f"{found.total} matches: the menu shows the first {len(found)}; type more to narrow them")
-        self.invalidate()
+        self.line.complete_shell_line()
 
     def run_command_line(self, line: str) -> None:
         try:

@@ -22,7 +22,7 @@ def prompt_bindings(app: DshApp, m: Modes) -> KeyBindings:
     @kb.add("c-c", filter=m.in_prompt & m.no_prefix)
     def _interrupt(event: KeyPressEvent) -> None:
         buffer = app.prompt_buffer
-        if app._pending_prompt_action is not None:
+        if app.line.pending_action is not None:
             app.end_ask()
             return
         if buffer.text:
@@ -61,17 +61,17 @@ def prompt_bindings(app: DshApp, m: Modes) -> KeyBindings:
     def _eof(event: KeyPressEvent) -> None:
         # Like C-c above: on an empty prompt line the key is meant for the program in the pane.
         pane = app.active_pane
-        if pane is not None and pane.running and app._pending_prompt_action is None:
+        if pane is not None and pane.running and app.line.pending_action is None:
             pane.terminal.write(b"\x04")
 
     @kb.add("c-z", filter=m.in_prompt & m.no_prefix & empty_prompt)
     def _suspend_program(event: KeyPressEvent) -> None:
         # Job control: C-z on an empty prompt stops the pane's foreground program, as in its shell.
         pane = app.active_pane
-        if pane is not None and pane.running and app._pending_prompt_action is None:
+        if pane is not None and pane.running and app.line.pending_action is None:
             pane.terminal.write(b"\x1a")
 
-    asking = Condition(lambda: app._pending_prompt_action is not None)
+    asking = Condition(lambda: app.line.pending_action is not None)
 
     @kb.add("escape", filter=m.in_prompt & m.no_prefix & asking)
     def _cancel_ask(event: KeyPressEvent) -> None:
