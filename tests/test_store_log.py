@@ -337,3 +337,27 @@ def test_events_past_what_a_full_disk_lets_it_hold_are_counted_in_the_log(
     (note,) = lost
     assert kept[-1] == "after" and note["count"] + len(kept) - 1 == 6 and note["count"] > 0
     log.close()
+
+
+@pytest.mark.parametrize(("version", "words"), [(99, "newer dsh"), ("2", "not a number"), (True, "not a number")])
+def test_a_log_of_a_newer_or_unknown_version_is_read_but_never_written(
+    tmp_path: Path, version: object, words: str
+) -> None:
+    header = {"type": "session", "version": version, "id": "20260101T000000Z-abcdef", "cwd": "/w"}
+    path = write(tmp_path / "20260101T000000Z-abcdef.jsonl", json.dumps(header).encode() + b"\n" + EV)
+    before = path.read_bytes()
+    assert [e["type"] for e in read_log(path).events] == ["input"]  # still listed
+    with pytest.raises(LogError, match=words):
+        SessionLog.open_existing(path)
+    with pytest.raises(LogError, match=words):
+        append_event(path, "archive", archived=True)
+    assert path.read_bytes() == before
+    assert not pid_path(path).exists()
+
+
+def test_a_log_without_a_version_is_this_versions(tmp_path: Path) -> None:
+    header = {"type": "session", "id": "20260101T000000Z-abcdef", "cwd": "/w"}
+    path = write(tmp_path / "20260101T000000Z-abcdef.jsonl", json.dumps(header).encode() + b"\n")
+    append_event(path, "archive", archived=True)
+    SessionLog.open_existing(path).close()
+    assert [e["type"] for e in read_log(path).events] == ["archive", "resume", "close"]

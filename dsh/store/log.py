@@ -203,6 +203,7 @@ class SessionLog:
         path = Path(path)
         sid = _id_from_path(path)
         header = read_header(path)
+        _check_writable(path, header)
         try:
             fd = open_rw_append(path)
         except OSError as exc:
@@ -307,6 +308,8 @@ def append_event(path: Path, type: str, **fields: Any) -> None:
     except OSError as exc:
         raise LogError(f"{path}: cannot open session log: {_oserror_text(exc)}") from exc
     try:
+        if os.fstat(fd).st_size > 0:
+            _check_writable(path, read_header(path))
         if os.fstat(fd).st_size == 0:
             raise LogError(f"{path}: empty log (no header); not appending")
         data = _encode_line(_event(type, fields))
@@ -351,6 +354,19 @@ def _check_header(path: Path, header: object) -> None:
     cwd = header.get("cwd")
     if cwd is not None and not isinstance(cwd, str):
         raise LogError(f"{path}:1: header cwd is not a path")
+
+
+def _check_writable(path: Path, header: dict[str, Any]) -> None:
+    """A log a newer dsh wrote may be read (its events are listed as far as this dsh knows them) but
+    not appended to: this dsh's events could break what the newer one expects of its own log."""
+    version = header.get("version", LOG_VERSION)
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise LogError(f"{path}:1: header version {ascii(version)[:40]} is not a number; not writing to this log")
+    if version > LOG_VERSION:
+        raise LogError(
+            f"{path}: written by a newer dsh (log version {version}; this dsh writes version {LOG_VERSION}): "
+            "upgrade dsh to resume or change this session"
+        )
 
 
 def _short(exc: Exception, limit: int = 120) -> str:
