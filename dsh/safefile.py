@@ -13,9 +13,11 @@ import errno
 import os
 import shlex
 import stat
-import tempfile
 from pathlib import Path
-from typing import BinaryIO
+
+TYPE_CHECKING = False  # the client's start-up path: importing typing costs it 5-10 ms
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 FILE_MODE = 0o600
 DIR_MODE = 0o700
@@ -306,6 +308,8 @@ def atomic_write(
     fsync to a caller that writes several files into it; sync=False skips both (a pid file).
     """
     target = Path(path)
+    import tempfile  # here: the client's start-up path imports this module, not its writes
+
     fd, tmp = tempfile.mkstemp(prefix=tmp_prefix + target.name + ".", dir=target.parent)
     try:
         try:

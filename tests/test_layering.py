@@ -84,3 +84,17 @@ def test_the_client_path_loads_no_prompt_toolkit() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_a_new_sessions_client_path_loads_neither_typing_nor_tempfile() -> None:
+    # `dsh` in a new workspace: parse the words, find the spawner, ask it for a host, attach. Both
+    # modules are 5-10 ms each of every start, and nothing on this path needs them at run time.
+    code = (
+        "import sys\n"
+        "import dsh.cli, dsh.cli.run, dsh.client.attach, dsh.client.spawn, dsh.client.tty, dsh.home, dsh.rundir\n"
+        "dsh.cli.quick_args([])\n"
+        "print(sorted(m for m in ('typing', 'tempfile') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"

@@ -9,15 +9,18 @@ import socket
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn
 
 from dsh.daemon import daemonize
 from dsh.host.spec import REFUSED, STALE, HostSpec, ReadyPipe, install_id, parse_ready, spawner_lock, spawner_request
 
-# What the host process runs (given by the caller: the client knows nothing of how hosts draw).
-HostEntry = Callable[[HostSpec, ReadyPipe], NoReturn]
-# What a forked spawner runs over the socket it was given (bound and listening), and that socket's path.
-SpawnerEntry = Callable[[socket.socket, Path], NoReturn]
+TYPE_CHECKING = False  # the client's start-up path: importing typing costs it 5-10 ms
+if TYPE_CHECKING:
+    from typing import NoReturn
+
+    # What the host process runs (given by the caller: the client knows nothing of how hosts draw).
+    HostEntry = Callable[[HostSpec, ReadyPipe], NoReturn]
+    # What a forked spawner runs over the socket it was given (bound and listening), and its path.
+    SpawnerEntry = Callable[[socket.socket, Path], NoReturn]
 
 # A host restoring a big session, or on a busy machine, may take a while to listen.
 READY_TIMEOUT = 30.0
