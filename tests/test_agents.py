@@ -361,7 +361,10 @@ def test_codex_honours_codex_home_and_ignores_other_cwds(world: dict) -> None:
 
 
 def rollout(home: Path, sid: str, cwd: str, mtime: float, first: dict | None = None) -> Path:
-    path = home / ".codex" / "sessions" / "2026" / "11" / "29" / f"rollout-2026-11-29T10-00-00-{sid}.jsonl"
+    """A rollout begun at `mtime`, in the folder of its local start date (as Codex names them)."""
+    local = time.localtime(mtime)
+    name = f"rollout-{time.strftime('%Y-%m-%dT%H-%M-%S', local)}-{sid}.jsonl"
+    path = home / ".codex" / "sessions" / time.strftime("%Y/%m/%d", local) / name
     path.parent.mkdir(parents=True, exist_ok=True)
     meta = first or {"type": "session_meta", "payload": {"id": sid, "cwd": cwd, "instructions": "x" * 50_000}}
     path.write_text(json.dumps(meta) + "\n" + json.dumps({"type": "response_item", "payload": {}}) + "\n")

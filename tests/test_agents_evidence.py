@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from dsh.agents.base import StoreCandidate, choose_candidate
+from dsh.agents.base import Sent, StoreCandidate, choose_candidate, moved_on
 from dsh.agents.claude import ClaudeAdapter
 from dsh.agents.cli_table import CLAUDE as CLAUDE_CLI
 from dsh.agents.cli_table import CODEX as CODEX_CLI
@@ -243,7 +243,9 @@ def test_choose_candidate_never_takes_a_held_id_and_respects_rivals() -> None:
 def rollout(home: Path, sid: str, cwd: str, started: float) -> None:
     """A rollout as codex-cli 0.171.0 writes it (its session_meta line dated when the thread began)."""
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(started))
-    path = home / "sessions" / "2026" / "12" / "01" / f"rollout-2026-12-01T00-00-00-{sid}.jsonl"
+    local = time.localtime(started)  # the folder and the name are the thread's local start
+    name = f"rollout-{time.strftime('%Y-%m-%dT%H-%M-%S', local)}-{sid}.jsonl"
+    path = home / "sessions" / time.strftime("%Y/%m/%d", local) / name
     path.parent.mkdir(parents=True, exist_ok=True)
     meta = {
         "timestamp": stamp,
@@ -304,6 +306,79 @@ def test_two_codex_panes_in_one_folder_get_their_own_ids(tmp_path: Path) -> None
         others=[held],
     )
     assert run_probe(request).session_id == A
+
+
+def test_a_session_begun_by_a_prompt_belongs_to_the_pane_that_sent_it() -> None:
+    """Codex 0.171 begins a TUI's thread seconds after it starts and writes it at the first prompt: with two
+    panes started a second apart, the first pane's thread begins after the second pane started."""
+    first, second = 100.0, 101.0
+    thread = StoreCandidate(A, "/w", 106.0, prompted=120.03)
+    # By start times alone the first pane's thread looks like the second pane's.
+    assert choose_candidate([thread], cwd="/w", since=first, rivals=[second]) is None
+    assert choose_candidate([thread], cwd="/w", since=second, rivals=[first]).session_id == A
+    # The first pane sent the line that began it.
+    sent = Sent(mine=(99.0, 120.0), theirs=(100.5,))
+    assert choose_candidate([thread], cwd="/w", since=first, rivals=[second], sent=sent).session_id == A
+    theirs = Sent(mine=(100.5,), theirs=(99.0, 120.0))
+    assert choose_candidate([thread], cwd="/w", since=second, rivals=[first], sent=theirs) is None
+    # Both sent a line just then: the prompt tells nothing, and the start times decide as before.
+    both = Sent(mine=(120.0,), theirs=(119.8,))
+    assert choose_candidate([thread], cwd="/w", since=first, rivals=[second], sent=both) is None
+    # Of the sessions this pane began, the latest is the one it runs now.
+    later = StoreCandidate(B, "/w", 130.0, prompted=140.01)
+    sent = Sent(mine=(120.0, 140.0))
+    assert choose_candidate([thread, later], cwd="/w", since=first, sent=sent).session_id == B
+
+
+def test_a_new_session_is_followed_only_when_this_pane_began_it() -> None:
+    old = StoreCandidate(A, "/w", 100.0, prompted=110.0)
+    new = StoreCandidate(B, "/w", 200.0, prompted=210.0)
+    both = [old, new]
+    assert moved_on(both, current=A, cwd="/w", since=90.0, sent=Sent(mine=(110.0, 209.97))).session_id == B
+    # Another pane's prompt began it; no pane's did (an agent outside dsh); another pane holds it; or it
+    # is another folder's: it is not this pane's.
+    assert moved_on(both, current=A, cwd="/w", since=90.0, sent=Sent(mine=(110.0,), theirs=(209.97,))) is None
+    assert moved_on(both, current=A, cwd="/w", since=90.0, sent=Sent(mine=(110.0,))) is None
+    assert moved_on(both, current=A, cwd="/w", since=90.0, taken={B}, sent=Sent(mine=(209.97,))) is None
+    assert moved_on(both, current=A, cwd="/x", since=90.0, sent=Sent(mine=(209.97,))) is None
+    # Never back to a session begun before the one held, nor to one begun before the pane started.
+    assert moved_on(both, current=B, cwd="/w", since=90.0, sent=Sent(mine=(110.0,))) is None
+    assert moved_on(both, current=A, cwd="/w", since=205.0, sent=Sent(mine=(209.97,))) is None
+
+
+def rollout_path(home: Path, sid: str) -> str:
+    return str(next((home / "sessions").glob(f"*/*/*/rollout-*-{sid}.jsonl")))
+
+
+def test_the_codex_daemon_holds_every_thread_open_so_its_files_name_no_pane(tmp_path: Path) -> None:
+    """Codex 0.171's app-server daemon, a child of the TUI that started it, holds other TUIs' rollouts open."""
+    home, now = tmp_path / "codex", time.time()
+    env = {"CODEX_HOME": str(home)}
+    rollout(home, A, "/w", now - 50)
+    rollout(home, B, "/w", now - 20)  # another pane's codex
+    tui = facts(argv=("/usr/lib/node_modules/@openai/codex/vendor/x86_64-unknown-linux-musl/bin/codex",), env=env)
+    daemon = facts(
+        pid=4343,
+        argv=(str(home / "packages/app-server-daemon/releases/0.171.0/bin/codex"), "app-server", "--listen", "unix://"),
+        env=env,
+        open_files=(rollout_path(home, B), rollout_path(home, A)),
+    )
+    seen = learn_session(
+        CODEX, facts=[tui, daemon], argv=["codex"], pane_env={}, pane_cwd="/w", started_at=now - 60, known_id=A
+    )
+    assert (seen.session_id, seen.exact) == (A, False)
+
+
+def test_a_codex_holding_its_own_rollouts_runs_the_one_begun_last(tmp_path: Path) -> None:
+    """Without the daemon (`--disable daemon_auto_start`) the TUI holds its rollouts itself: after `/new`,
+    the one before it as well."""
+    home, now = tmp_path / "codex", time.time()
+    env = {"CODEX_HOME": str(home)}
+    rollout(home, A, "/w", now - 50)
+    rollout(home, B, "/w", now - 20)
+    tui = facts(argv=("codex",), env=env, open_files=(rollout_path(home, A), rollout_path(home, B)))
+    seen = learn_session(CODEX, facts=[tui], argv=["codex"], pane_env={}, pane_cwd="/w", started_at=now - 60)
+    assert (seen.session_id, seen.exact, seen.transcript) == (B, True, rollout_path(home, B))
 
 
 # --- the program a resume runs ---------------------------------------------------------------------------------
@@ -394,6 +469,54 @@ def test_the_fake_claude_records_its_process_and_switches_ids_on_clear(tmp_path:
         child.stdin.close()
         child.wait(timeout=10)
         assert not pid_file.exists()  # removed when the CLI exits, as the real one does
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_the_fake_codex_begins_a_new_thread_on_new_and_it_is_followed(tmp_path: Path) -> None:
+    home, work = tmp_path / "codex-home", tmp_path / "work"
+    work.mkdir()
+    env = {"PATH": f"{FAKES}:/usr/bin:/bin", "HOME": str(tmp_path), "CODEX_HOME": str(home)}
+    started = time.time()
+    child = subprocess.Popen(["codex"], cwd=work, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert child.stdin is not None and child.stdout is not None
+    sent: list[float] = []
+
+    def send(line: str) -> str:
+        assert child.stdin is not None and child.stdout is not None
+        sent.append(time.time())
+        child.stdin.write(line + "\n")
+        child.stdin.flush()
+        return child.stdout.readline()
+
+    def learned(known: str | None, theirs: tuple[float, ...] = ()):
+        return learn_session(
+            CODEX,
+            facts=process_facts(child.pid),
+            argv=["codex"],
+            pane_env=env,
+            pane_cwd=str(work),
+            started_at=started - 1,
+            known_id=known,
+            sent=Sent(tuple(sent), theirs),
+            scan=known is None,
+        )
+
+    try:
+        first = child.stdout.readline().split()[2]  # "fake-codex session <id> in <cwd>"
+        assert learned(None).session_id is None  # no prompt yet: no rollout
+        send("the first conversation")
+        assert learned(None).session_id == first
+        second = send("/new").split()[-1]  # "codex: new thread <id>"
+        assert learned(first).session_id == first  # the new thread has no rollout before its prompt
+        send("the second conversation")
+        # Had another pane sent a line just then, the thread might be that pane's.
+        assert learned(first, theirs=(sent[-1],)).session_id == first
+        now = learned(first)
+        assert (now.session_id, now.exact, now.conversation) == (second, False, True)
+        rollouts = sorted((home / "sessions").glob("*/*/*/rollout-*.jsonl"))
+        assert sorted(p.name[-42:-6] for p in rollouts) == sorted([first, second])  # the old one stays
     finally:
         child.kill()
         child.wait()

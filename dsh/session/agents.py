@@ -73,6 +73,7 @@ def probe_agents(session: Session) -> None:
                 p.agent.session_id,
                 p.agent.cwd or p.agent_cwd or p.cwd,
                 p.agent_seen_at or p.started_at or 0.0,
+                tuple(p.terminal.sent),
             )
             for p in session.panes.values()
             if p is not pane and p.agent is not None and p.running
@@ -88,6 +89,7 @@ def probe_agents(session: Session) -> None:
             # A typed agent was seen up to a tick after it started (its /proc start time refines this).
             started_at=(pane.agent_seen_at - 5.0) if pane.agent_seen_at is not None else pane.started_at - 1.0,
             others=others,
+            sent=tuple(pane.terminal.sent),
         )
         terminal = pane.terminal
 
