@@ -341,6 +341,45 @@ def test_an_agent_typed_in_a_shell_comes_back_resumable(run, agent_env, dsh_home
     assert claude_session["cwd"] == str(work)
 
 
+def test_a_codex_that_began_a_new_thread_resumes_the_new_one(run, agent_env, dsh_home: Path, tmp_path: Path) -> None:
+    """`/new` inside Codex begins another conversation in the same process: the pane follows it, a restore
+    resumes it, and the conversation before it is a row of its own in the picker."""
+    work = tmp_path / "renewed"
+    work.mkdir()
+    d = run(cwd=work, env=agent_env, cols=140)
+    d.wait_for("PROMPT")
+    d.type_line("/agent codex")
+    first = d.wait_for("fake-codex session", regex=False).split("fake-codex session ")[1].split()[0]
+    d.send("the conversation before new\r")  # the keyboard is in the agent's pane
+    d.wait_for("codex> the conversation before new")
+    wait_saved(dsh_home, first.encode())
+    d.send("/new\r")
+    second = d.wait_for("codex: new thread").split("codex: new thread ")[1].split()[0]
+    d.send("the conversation after new\r")
+    d.wait_for("codex> the conversation after new")
+    wait_saved(dsh_home, f'"session_id": "{second}"'.encode(), timeout=20)
+    session_id = only_session_id(dsh_home)
+    kill_host(dsh_home)
+    d.wait_exit()
+
+    r = run(f"--resume={session_id}", cwd=tmp_path, env=agent_env, cols=140)
+    r.wait_for("Enter: resume codex")
+    r.send("\r")
+    r.wait_for(f"fake-codex resumed {second}")
+    resumed = invocations(agent_env)[-1]
+    assert resumed["argv"] == [str(FAKES / "codex"), "resume", second] and resumed["cwd"] == str(work)
+    r.send("\x1d")  # back to the prompt
+    r.wait_for("PROMPT")
+    r.type_line("/resume")
+    screen = r.wait_for("the conversation before new", timeout=20)
+    before = next(line for line in screen.splitlines() if "the conversation before new" in line)
+    assert "codex ·" in before  # its own agent row
+    # The conversation after /new is this session's (its title), not an agent row of its own.
+    after = r.wait_for("the conversation after new", timeout=20)
+    rows = [line for line in after.splitlines() if "the conversation after new" in line]
+    assert rows and all("codex ·" not in line for line in rows)
+
+
 def test_a_restored_shell_starts_where_the_shell_was(run, dsh_env, dsh_home: Path, tmp_path: Path) -> None:
     start, moved = tmp_path / "start", tmp_path / "moved-here"
     start.mkdir()
