@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from dsh.agents.base import Sent, StoreCandidate, choose_candidate, moved_on
+from dsh.agents.base import PROMPT_BEFORE, Sent, StoreCandidate, choose_candidate, moved_on
 from dsh.agents.claude import ClaudeAdapter
 from dsh.agents.cli_table import CLAUDE as CLAUDE_CLI
 from dsh.agents.cli_table import CODEX as CODEX_CLI
@@ -19,7 +19,17 @@ from dsh.agents.cli_table import parse_args
 from dsh.agents.codex import CodexAdapter
 from dsh.agents.evidence import learn_session, program_of
 from dsh.agents.opencode import OpencodeAdapter
-from dsh.agents.probe import Neighbour, make_request, process_facts, run_probe, typed_agent, updated_agent
+from dsh.agents.probe import (
+    BACKOFF_MAX,
+    RELEARN_SECONDS,
+    AgentProbe,
+    Neighbour,
+    make_request,
+    process_facts,
+    run_probe,
+    typed_agent,
+    updated_agent,
+)
 from dsh.agents.process import ProcessFacts, parse_environ, parse_stat_start, read_process, resolve_program
 from dsh.persist.records import AgentInfo
 
@@ -520,3 +530,90 @@ def test_the_fake_codex_begins_a_new_thread_on_new_and_it_is_followed(tmp_path: 
     finally:
         child.kill()
         child.wait()
+
+
+class FakeAgent:
+    """A fake agent CLI run as a pane runs it, remembering when lines were sent to it."""
+
+    def __init__(self, argv: list[str], cwd: Path, env: dict[str, str]) -> None:
+        self.env, self.cwd, self.started = env, cwd, time.time()
+        self.child = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.sent: list[float] = []
+        self.banner = self.read()
+
+    def read(self) -> str:
+        assert self.child.stdout is not None
+        return self.child.stdout.readline()
+
+    def send(self, line: str) -> str:
+        assert self.child.stdin is not None
+        self.sent.append(time.time())
+        self.child.stdin.write(line + "\n")
+        self.child.stdin.flush()
+        return self.read()
+
+    def learn(self, adapter, known: str | None, *others: FakeAgent, taken: frozenset[str] = frozenset()):
+        return learn_session(
+            adapter,
+            facts=process_facts(self.child.pid),
+            argv=[adapter.binary],
+            pane_env=self.env,
+            pane_cwd=str(self.cwd),
+            started_at=self.started - 1,
+            known_id=known,
+            taken=taken,
+            sent=Sent(tuple(self.sent), tuple(t for o in others for t in o.sent)),
+            scan=known is None,
+        ).session_id
+
+    def close(self) -> None:
+        self.child.kill()
+        self.child.wait()
+
+
+def test_two_opencode_panes_in_one_folder_get_their_own_ids_and_follow_new(tmp_path: Path) -> None:
+    """opencode 1.18 ties no file to its process and creates a session at its first prompt: the pane that
+    sent that prompt holds it, whichever pane looks first; `/new` then a prompt moves that pane on."""
+    work = tmp_path / "work"
+    work.mkdir()
+    env = {"PATH": f"{FAKES}:/usr/bin:/bin", "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data")}
+    first = FakeAgent(["opencode"], work, env)
+    second = FakeAgent(["opencode"], work, env)
+    try:
+        second.send("the second pane asks first")
+        second_id = second.banner.split()[2]
+        assert first.learn(OPENCODE, None, second) is None  # the only session is the second pane's
+        assert second.learn(OPENCODE, None, first) == second_id
+        time.sleep(PROMPT_BEFORE + 0.1)  # a person's prompts in two panes: not within the same moment
+        first.send("then the first pane")
+        first_id = first.banner.split()[2]
+        assert first.learn(OPENCODE, None, second) == first_id
+        newer = first.send("/new").split()[-1]
+        first.send("a new session in the first pane")
+        assert first.learn(OPENCODE, first_id, second, taken=frozenset({second_id})) == newer
+        assert second.learn(OPENCODE, second_id, first, taken=frozenset({newer})) == second_id
+        # The CLI lists all three in this folder; the old session stays a conversation of its own.
+        listed = subprocess.run(
+            ["opencode", "session", "list", "--format", "json"],
+            cwd=work,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert {row["id"] for row in json.loads(listed.stdout)} == {first_id, second_id, newer}
+    finally:
+        first.close()
+        second.close()
+
+
+def test_once_an_id_is_found_it_is_looked_at_again_soon() -> None:
+    """A `/new` right after the first prompt is followed within seconds, not after the search's backoff."""
+    probe = AgentProbe()
+    for _ in range(6):
+        probe.schedule(1000.0, known=False)
+    assert probe.next_try == 1000.0 + BACKOFF_MAX
+    probe.learned(1001.0)
+    assert probe.next_try == 1001.0 + RELEARN_SECONDS
+    probe.schedule(1004.0, known=True)
+    assert probe.next_try == 1004.0 + RELEARN_SECONDS

@@ -38,6 +38,10 @@ class AgentProbe:
         self.tries += 1
         self.next_try = now + (RELEARN_SECONDS if known else min(BACKOFF_MAX, BACKOFF_FIRST * 2**self.tries))
 
+    def learned(self, now: float) -> None:
+        """An id was found: look again as for a known one, not after the backoff of the search for it."""
+        self.next_try = min(self.next_try, now + RELEARN_SECONDS)
+
 
 @dataclass(frozen=True)
 class Neighbour:

@@ -109,6 +109,7 @@ def probe_agents(session: Session) -> None:
                     return
                 pane.agent = fresh
                 if fresh.session_id != agent.session_id:
+                    probe.learned(time.time())
                     session.note_agent(pane.id, fresh.kind, fresh.session_id)
                 elif fresh.conversation and not agent.conversation:
                     session.titles_soon()  # its first prompt is its title now

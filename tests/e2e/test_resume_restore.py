@@ -380,6 +380,51 @@ def test_a_codex_that_began_a_new_thread_resumes_the_new_one(run, agent_env, dsh
     assert rows and all("codex ·" not in line for line in rows)
 
 
+def test_two_opencode_panes_in_one_folder_and_a_new_session_in_one(run, agent_env, dsh_home, tmp_path) -> None:
+    """opencode ties no file to its process and creates a session at its first prompt: each pane holds the
+    session its own prompt began (whichever pane looks first), and `/new` then a prompt moves that pane on."""
+    work = tmp_path / "oc"
+    work.mkdir()
+    d = run(cwd=work, env=agent_env, cols=240)
+    d.wait_for("PROMPT")
+    d.type_line("/agent opencode")
+    d.wait_for("fake-opencode session")
+    d.send("\x1d")
+    d.wait_for("PROMPT")
+    d.type_line("/agent opencode")
+    screen = d.wait_until(lambda s: s.count("fake-opencode session") == 2, what="two opencode panes")
+    first, second = (part.split()[0] for part in screen.split("fake-opencode session ")[1:3])
+    d.send("the second pane asks first\r")  # the keyboard is in the second pane
+    d.wait_for("opencode> the second pane asks first")
+    time.sleep(2.0)  # a person's prompts in two panes: not within the same moment
+    d.send("\x1d")
+    d.wait_for("PROMPT")
+    d.type_line("/focus left")
+    d.type_line("/pane")
+    d.wait_for("IN PANE")
+    d.send("then the first pane\r")
+    d.wait_for("opencode> then the first pane")
+    wait_saved(dsh_home, *(f'"session_id": "{sid}"'.encode() for sid in (first, second)), timeout=30)
+    d.send("/new\r")
+    newer = d.wait_for("opencode: new session").split("opencode: new session ")[1].split()[0]
+    d.send("a new session in the first pane\r")
+    d.wait_for("opencode> a new session in the first pane")
+    wait_saved(dsh_home, *(f'"session_id": "{sid}"'.encode() for sid in (newer, second)), timeout=20)
+    session_id = only_session_id(dsh_home)
+    saved = json.loads((dsh_home / "state" / session_id / "snapshot.json").read_text())
+    held = sorted(p["agent"]["session_id"] for p in saved["panes"] if p.get("agent"))
+    assert held == sorted([newer, second])
+    kill_host(dsh_home)
+    d.wait_exit()
+
+    r = run(f"--resume={session_id}", cwd=tmp_path, env=agent_env, cols=240)
+    r.wait_for("Enter: resume opencode")
+    r.send("\r")  # the active pane: the first, where /new ran
+    r.wait_for(f"fake-opencode resumed {newer}")
+    resumed = invocations(agent_env)[-1]
+    assert resumed["argv"] == [str(FAKES / "opencode"), "--session", newer] and resumed["cwd"] == str(work)
+
+
 def test_a_restored_shell_starts_where_the_shell_was(run, dsh_env, dsh_home: Path, tmp_path: Path) -> None:
     start, moved = tmp_path / "start", tmp_path / "moved-here"
     start.mkdir()
