@@ -252,7 +252,7 @@ def test_choose_candidate_never_takes_a_held_id_and_respects_rivals() -> None:
 
 def rollout(home: Path, sid: str, cwd: str, started: float) -> None:
     """A rollout as codex-cli 0.171.0 writes it (its session_meta line dated when the thread began)."""
-    stamp = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(started))
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(started)) + f".{int(started * 1000) % 1000:03d}Z"
     local = time.localtime(started)  # the folder and the name are the thread's local start
     name = f"rollout-{time.strftime('%Y-%m-%dT%H-%M-%S', local)}-{sid}.jsonl"
     path = home / "sessions" / time.strftime("%Y/%m/%d", local) / name
@@ -354,6 +354,19 @@ def test_a_new_session_is_followed_only_when_this_pane_began_it() -> None:
     # Never back to a session begun before the one held, nor to one begun before the pane started.
     assert moved_on(both, current=B, cwd="/w", since=90.0, sent=Sent(mine=(110.0,))) is None
     assert moved_on(both, current=A, cwd="/w", since=205.0, sent=Sent(mine=(209.97,))) is None
+
+
+def test_only_a_pane_that_sent_a_line_lately_is_looked_for_a_new_session(tmp_path: Path) -> None:
+    """The store is scanned every few seconds while an agent runs, but only for a pane whose prompt can have
+    begun a session since its last looks."""
+    home, now = tmp_path / "codex", time.time()
+    env = {"CODEX_HOME": str(home)}
+    rollout(home, A, "/w", now - 300)
+    rollout(home, B, "/w", now - 100)
+    assert CODEX.follow_session_id(A, "/w", now - 400, env, sent=Sent(mine=(now - 100,))) is None
+    later = "2d9a6e3c-1c6b-4c6c-9f21-4131a3f5bc33"
+    rollout(home, later, "/w", now - 10)
+    assert CODEX.follow_session_id(A, "/w", now - 400, env, sent=Sent(mine=(now - 100, now - 10))) == later
 
 
 def rollout_path(home: Path, sid: str) -> str:

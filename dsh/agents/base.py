@@ -6,6 +6,7 @@ import contextlib
 import json
 import os
 import re
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -28,6 +29,9 @@ MAX_SCAN_BYTES = 4 * 1024 * 1024
 # long before (or, for clock slack, after) the record is the one that began it.
 PROMPT_BEFORE = 1.0
 PROMPT_AFTER = 0.2
+# A pane that sent no line for this long began no session since its last looks (every few seconds):
+# its store is not scanned for one.
+FOLLOW_SECONDS = 60.0
 
 _ENV_ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=.*", re.DOTALL)
 _ENV_OPTS_WITH_VALUE = {"-u", "--unset", "-C", "--chdir", "-S", "--split-string"}
@@ -375,7 +379,7 @@ class AgentAdapter(ABC):
     ) -> str | None:
         """The session the agent moved on to from `current` while it runs (see moved_on), for a CLI that
         begins one in the same process and ties none to it on disk; None when it has not."""
-        if not self.follows_new_sessions or not sent.mine:
+        if not self.follows_new_sessions or not sent.mine or max(sent.mine) < time.time() - FOLLOW_SECONDS:
             return None
         found = moved_on(
             self.candidates(cwd, env, started_at), current=current, cwd=cwd, since=started_at, taken=taken, sent=sent
