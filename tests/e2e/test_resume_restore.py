@@ -380,28 +380,41 @@ def test_a_codex_that_began_a_new_thread_resumes_the_new_one(run, agent_env, dsh
     assert rows and all("codex ·" not in line for line in rows)
 
 
+def two_agent_panes(run, env: dict[str, str], work: Path, name: str) -> tuple[PtyDriver, str]:
+    """dsh in `work` with two panes running the fake `name`, started a second apart; the keyboard is in the
+    second. The driver, and the screen once both have started."""
+    d = run(cwd=work, env=env, cols=240)
+    d.wait_for("PROMPT")
+    d.type_line(f"/agent {name}")
+    d.wait_for(f"fake-{name} session")
+    d.send("\x1d")
+    d.wait_for("PROMPT")
+    time.sleep(1.0)
+    d.type_line(f"/agent {name}")
+    return d, d.wait_until(lambda s: s.count(f"fake-{name} session") == 2, what=f"two {name} panes")
+
+
+def into_the_first_pane(d: PtyDriver) -> None:
+    """From the second of two side-by-side panes, the keyboard into the first."""
+    time.sleep(2.0)  # a person's prompts in two panes: not within the same moment
+    d.send("\x1d")
+    d.wait_for("PROMPT")
+    d.type_line("/focus left")
+    d.wait_for("▶ p2")
+    d.type_line("/pane")
+    d.wait_for("IN PANE")
+
+
 def test_two_opencode_panes_in_one_folder_and_a_new_session_in_one(run, agent_env, dsh_home, tmp_path) -> None:
     """opencode ties no file to its process and creates a session at its first prompt: each pane holds the
     session its own prompt began (whichever pane looks first), and `/new` then a prompt moves that pane on."""
     work = tmp_path / "oc"
     work.mkdir()
-    d = run(cwd=work, env=agent_env, cols=240)
-    d.wait_for("PROMPT")
-    d.type_line("/agent opencode")
-    d.wait_for("fake-opencode session")
-    d.send("\x1d")
-    d.wait_for("PROMPT")
-    d.type_line("/agent opencode")
-    screen = d.wait_until(lambda s: s.count("fake-opencode session") == 2, what="two opencode panes")
+    d, screen = two_agent_panes(run, agent_env, work, "opencode")
     first, second = (part.split()[0] for part in screen.split("fake-opencode session ")[1:3])
     d.send("the second pane asks first\r")  # the keyboard is in the second pane
     d.wait_for("opencode> the second pane asks first")
-    time.sleep(2.0)  # a person's prompts in two panes: not within the same moment
-    d.send("\x1d")
-    d.wait_for("PROMPT")
-    d.type_line("/focus left")
-    d.type_line("/pane")
-    d.wait_for("IN PANE")
+    into_the_first_pane(d)
     d.send("then the first pane\r")
     d.wait_for("opencode> then the first pane")
     wait_saved(dsh_home, *(f'"session_id": "{sid}"'.encode() for sid in (first, second)), timeout=30)
@@ -515,24 +528,10 @@ def test_two_codex_panes_in_one_folder_get_their_own_ids(run, agent_env, dsh_hom
     """Codex ties no file to its process: the store scan must not give both panes the newest session."""
     work = tmp_path / "two"
     work.mkdir()
-    d = run(cwd=work, env=agent_env, cols=240)
-    d.wait_for("PROMPT")
-    d.type_line("/agent codex")
-    d.wait_for("fake-codex session")
-    d.send("\x1d")
-    d.wait_for("PROMPT")
-    time.sleep(1.0)
-    d.type_line("/agent codex")
-    d.wait_until(lambda s: s.count("fake-codex session") == 2, what="two codex panes")
+    d, _ = two_agent_panes(run, agent_env, work, "codex")
     d.send("second first\r")  # the keyboard is in the second pane
     d.wait_for("codex> second first")
-    time.sleep(2.0)  # the second pane's session is in the store before the first pane has one
-    d.send("\x1d")
-    d.wait_for("PROMPT")
-    d.type_line("/focus left")
-    d.wait_for("▶ p2")
-    d.type_line("/pane")
-    d.wait_for("IN PANE")
+    into_the_first_pane(d)  # the second pane's session is in the store before the first pane has one
     d.send("then first\r")
     d.wait_for("codex> then first")
     session_id = only_session_id(dsh_home)
