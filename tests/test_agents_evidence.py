@@ -630,3 +630,19 @@ def test_once_an_id_is_found_it_is_looked_at_again_soon() -> None:
     assert probe.next_try == 1001.0 + RELEARN_SECONDS
     probe.schedule(1004.0, known=True)
     assert probe.next_try == 1004.0 + RELEARN_SECONDS
+
+
+def test_a_line_sent_to_the_pane_brings_the_next_look_forward() -> None:
+    """An agent begins its session at a prompt: a look a moment after it learns the id in a second or two,
+    not after the backoff (up to 30 s) of the search."""
+    probe = AgentProbe()
+    for _ in range(6):
+        probe.schedule(1000.0, known=False)
+    assert not probe.due(1001.0) and not probe.due(1001.0, sent_at=999.0)  # sent before the last look
+    assert not probe.due(1001.2, sent_at=1001.0)  # the store is written a moment after the Enter
+    assert probe.due(1001.5, sent_at=1001.0)
+    probe.busy = True
+    assert not probe.due(1001.5, sent_at=1001.0)
+    probe.busy = False
+    probe.schedule(1001.5, known=False)
+    assert not probe.due(1002.5, sent_at=1001.0)  # looked since

@@ -14,10 +14,12 @@ from dsh.persist.records import AgentInfo
 # their store only after the first prompt. Once known, look every few seconds: the cheap checks only
 # (the agent's own record of its process, whether its transcript holds a conversation yet, and for
 # Codex and opencode their store's newest sessions), so a `/clear` or a `/new` that switches the id is
-# followed.
+# followed. A line sent to the pane (an agent begins its session at a prompt) brings the next look
+# forward to a moment after it, when the store has been written.
 BACKOFF_FIRST = 0.5
 BACKOFF_MAX = 30.0
 RELEARN_SECONDS = 3.0
+SENT_SETTLE = 0.5
 # A launcher (npx, a node wrapper) runs the CLI as a child: look this far down, at this many processes.
 _DESCENDANT_DEPTH = 2
 _MAX_PROCESSES = 8
@@ -30,11 +32,16 @@ class AgentProbe:
     next_try: float = 0.0
     tries: int = 0
     busy: bool = False
+    looked_at: float = 0.0  # when the last look began
 
-    def due(self, now: float) -> bool:
-        return not self.busy and now >= self.next_try
+    def due(self, now: float, sent_at: float | None = None) -> bool:
+        """Time for a look: its turn has come, or a line was sent (at `sent_at`) since the last look began."""
+        if self.busy:
+            return False
+        return now >= self.next_try or (sent_at is not None and self.looked_at < sent_at <= now - SENT_SETTLE)
 
     def schedule(self, now: float, *, known: bool) -> None:
+        self.looked_at = now
         self.tries += 1
         self.next_try = now + (RELEARN_SECONDS if known else min(BACKOFF_MAX, BACKOFF_FIRST * 2**self.tries))
 

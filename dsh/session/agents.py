@@ -60,7 +60,7 @@ def probe_agents(session: Session) -> None:
         if agent is None or not pane.running or pane.started_at is None:
             continue
         probe = session.agent_probes.setdefault(pane.id, AgentProbe())
-        if not probe.due(now):
+        if not probe.due(now, pane.terminal.sent[-1] if pane.terminal.sent else None):
             continue
         adapter = adapter_by_kind(agent.kind)
         if adapter is None:
