@@ -140,18 +140,52 @@ def test_an_unreadable_store_is_one_warning_and_a_missing_one_none(world: dict) 
     assert len(found.warnings) == 1 and found.warnings[0].startswith("claude: cannot read")
 
 
-def test_opencode_through_its_cli_listing(world: dict) -> None:
-    agent(["opencode"], world, ["hello opencode"])
+def git_checkout(folder: Path) -> None:
+    folder.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q"], cwd=folder, check=True)
+    commit = ["git", "-c", "user.email=a@b.c", "-c", "user.name=n", "commit", "-q", "--allow-empty", "-m", "root"]
+    subprocess.run(commit, cwd=folder, check=True)
+
+
+def test_opencode_conversations_of_every_project_from_its_database(world: dict) -> None:
+    """`opencode session list` lists only the project it runs in (a checkout's root commit, else `global`);
+    its database holds every project's sessions, with their messages."""
+    other = world["tmp"] / "src" / "api"
+    git_checkout(other)
+    here_id = agent(["opencode"], world, ["hello opencode", "and more"])
+    there_id = agent(["opencode"], world, ["a prompt in another checkout"], cwd=other)
+    listed = subprocess.run(
+        ["opencode", "session", "list", "--format", "json"],
+        cwd=world["project"],
+        env=world["env"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert [row["id"] for row in json.loads(listed.stdout)] == [here_id]
     store = Source("opencode", world["home"] / ".local" / "share" / "opencode")
     found = refresh_agents(world["index"], [store], cwds=[str(world["project"])], env=world["env"])
     assert found.changed and not found.warnings
-    (row,) = rows(world).values()
-    assert row.kind == "opencode" and row.cwd == str(world["project"]) and row.title.startswith("New session - ")
-    # The CLI is asked again only when its database changed.
+    here, there = rows(world)[f"opencode:{here_id}"], rows(world)[f"opencode:{there_id}"]
+    # Its placeholder title ("New session - <time>", until a model names it) gives way to the first prompt.
+    assert (here.cwd, here.title, here.message_count) == (str(world["project"]), "hello opencode", 2)
+    assert (there.cwd, there.first_prompt) == (str(other), "a prompt in another checkout")
+    # The database is read again only when it changed.
     assert not refresh_agents(world["index"], [store], cwds=[str(world["project"])], env=world["env"]).changed
-    broken = refresh_agents(
-        world["index"], [store], cwds=["/elsewhere"], env=world["env"], opencode_lister=lambda cwd: None
+
+
+def test_opencode_through_its_cli_where_its_database_cannot_be_read(world: dict) -> None:
+    store = Source("opencode", world["home"] / ".local" / "share" / "opencode")
+    store.home.mkdir(parents=True)
+    (store.home / "opencode.db").write_bytes(b"not a database " * 100)
+    listed = [{"id": "ses_fromthecli1", "title": "listed by the CLI", "directory": str(world["project"]), "created": 1}]
+    found = refresh_agents(
+        world["index"], [store], cwds=[str(world["project"])], env=world["env"], opencode_lister=lambda cwd: listed
     )
+    assert found.changed and not found.warnings
+    assert rows(world)["opencode:ses_fromthecli1"].title == "listed by the CLI"
+    (store.home / "opencode.db").write_bytes(b"still not a database " * 100)
+    broken = refresh_agents(world["index"], [store], cwds=["/elsewhere"], env=world["env"])  # the CLI fails too
     assert broken.warnings == ["opencode: `opencode session list` gave no list; its conversations are not shown"]
 
 

@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import re
+import sqlite3
 import subprocess
 import time
 import uuid
@@ -18,6 +19,7 @@ from dsh.agents.claude import ClaudeAdapter
 from dsh.agents.codex import CodexAdapter
 from dsh.agents.cursor import CursorAdapter
 from dsh.agents.opencode import OpencodeAdapter
+from dsh.agents.opencode_store import read_sessions
 from dsh.agents.registry import AGENT_NAMES, adapter_by_kind, adapter_for_argv
 
 FAKES = Path(__file__).resolve().parent / "fakes" / "bin"
@@ -361,7 +363,10 @@ def test_codex_honours_codex_home_and_ignores_other_cwds(world: dict) -> None:
 
 
 def rollout(home: Path, sid: str, cwd: str, mtime: float, first: dict | None = None) -> Path:
-    path = home / ".codex" / "sessions" / "2026" / "11" / "29" / f"rollout-2026-11-29T10-00-00-{sid}.jsonl"
+    """A rollout begun at `mtime`, in the folder of its local start date (as Codex names them)."""
+    local = time.localtime(mtime)
+    name = f"rollout-{time.strftime('%Y-%m-%dT%H-%M-%S', local)}-{sid}.jsonl"
+    path = home / ".codex" / "sessions" / time.strftime("%Y/%m/%d", local) / name
     path.parent.mkdir(parents=True, exist_ok=True)
     meta = first or {"type": "session_meta", "payload": {"id": sid, "cwd": cwd, "instructions": "x" * 50_000}}
     path.write_text(json.dumps(meta) + "\n" + json.dumps({"type": "response_item", "payload": {}}) + "\n")
@@ -405,6 +410,56 @@ def test_opencode_honours_xdg_data_home_and_ignores_other_cwds(world: dict) -> N
     assert OPENCODE.find_session_id(world["cwd"], started, env) == match["id"]
     assert OPENCODE.find_session_id(world["cwd"], started, world["env"]) is None
     assert OPENCODE.find_session_id(str(world["tmp"]), started, env) is None
+
+
+def test_opencode_reads_its_database_without_running_the_cli(world: dict) -> None:
+    """`opencode session list` costs seconds of CPU at each ask; its database answers in a millisecond."""
+    started = time.time()
+    match = start(["opencode"], world["cwd"], world["env"])
+    no_cli = {**world["env"], "PATH": "/usr/bin:/bin"}
+    assert OPENCODE.find_session_id(world["cwd"], started, no_cli) == match["id"]
+
+
+def test_the_opencode_store_holds_the_users_sessions_only(world: dict) -> None:
+    match = start(["opencode"], world["cwd"], world["env"])
+    store = world["home"] / ".local" / "share" / "opencode"
+    db = sqlite3.connect(store / "opencode.db")
+    parent = match["id"]
+    for sid, extra in (("ses_child1", {"parent_id": parent}), ("ses_archived1", {"time_archived": 5})):
+        row = {
+            "id": sid,
+            "project_id": "global",
+            "slug": "s",
+            "directory": world["cwd"],
+            "title": "t",
+            "version": "1.18.33",
+            "time_created": 1,
+            "time_updated": 2,
+            **extra,
+        }
+        db.execute(f"INSERT INTO session ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})", list(row.values()))
+    db.commit()
+    db.close()
+    (found,) = read_sessions(store, details=True) or []
+    assert (found.id, found.directory, found.project) == (parent, world["cwd"], "global")
+    assert (found.messages, found.first_prompt) == (1, "hello")
+    assert found.title.startswith("New session - ")
+
+
+@pytest.mark.parametrize("kind", ["garbage", "other schema", "fifo", "folder"])
+def test_an_opencode_store_this_dsh_cannot_read_is_none(world: dict, kind: str) -> None:
+    store = world["home"] / "store"
+    store.mkdir()
+    path = store / "opencode.db"
+    if kind == "garbage":
+        path.write_bytes(b"\x00not sqlite at all" * 100)
+    elif kind == "other schema":
+        sqlite3.connect(path).execute("CREATE TABLE sessions (x)").connection.commit()
+    elif kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.mkdir()
+    assert read_sessions(store) is None
 
 
 def fake_opencode(world: dict, output: str) -> dict:

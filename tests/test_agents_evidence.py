@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from dsh.agents.base import StoreCandidate, choose_candidate
+from dsh.agents.base import PROMPT_BEFORE, Sent, StoreCandidate, choose_candidate, moved_on
 from dsh.agents.claude import ClaudeAdapter
 from dsh.agents.cli_table import CLAUDE as CLAUDE_CLI
 from dsh.agents.cli_table import CODEX as CODEX_CLI
@@ -19,7 +19,17 @@ from dsh.agents.cli_table import parse_args
 from dsh.agents.codex import CodexAdapter
 from dsh.agents.evidence import learn_session, program_of
 from dsh.agents.opencode import OpencodeAdapter
-from dsh.agents.probe import Neighbour, make_request, process_facts, run_probe, typed_agent, updated_agent
+from dsh.agents.probe import (
+    BACKOFF_MAX,
+    RELEARN_SECONDS,
+    AgentProbe,
+    Neighbour,
+    make_request,
+    process_facts,
+    run_probe,
+    typed_agent,
+    updated_agent,
+)
 from dsh.agents.process import ProcessFacts, parse_environ, parse_stat_start, read_process, resolve_program
 from dsh.persist.records import AgentInfo
 
@@ -242,8 +252,10 @@ def test_choose_candidate_never_takes_a_held_id_and_respects_rivals() -> None:
 
 def rollout(home: Path, sid: str, cwd: str, started: float) -> None:
     """A rollout as codex-cli 0.171.0 writes it (its session_meta line dated when the thread began)."""
-    stamp = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(started))
-    path = home / "sessions" / "2026" / "12" / "01" / f"rollout-2026-12-01T00-00-00-{sid}.jsonl"
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(started)) + f".{int(started * 1000) % 1000:03d}Z"
+    local = time.localtime(started)  # the folder and the name are the thread's local start
+    name = f"rollout-{time.strftime('%Y-%m-%dT%H-%M-%S', local)}-{sid}.jsonl"
+    path = home / "sessions" / time.strftime("%Y/%m/%d", local) / name
     path.parent.mkdir(parents=True, exist_ok=True)
     meta = {
         "timestamp": stamp,
@@ -304,6 +316,92 @@ def test_two_codex_panes_in_one_folder_get_their_own_ids(tmp_path: Path) -> None
         others=[held],
     )
     assert run_probe(request).session_id == A
+
+
+def test_a_session_begun_by_a_prompt_belongs_to_the_pane_that_sent_it() -> None:
+    """Codex 0.171 begins a TUI's thread seconds after it starts and writes it at the first prompt: with two
+    panes started a second apart, the first pane's thread begins after the second pane started."""
+    first, second = 100.0, 101.0
+    thread = StoreCandidate(A, "/w", 106.0, prompted=120.03)
+    # By start times alone the first pane's thread looks like the second pane's.
+    assert choose_candidate([thread], cwd="/w", since=first, rivals=[second]) is None
+    assert choose_candidate([thread], cwd="/w", since=second, rivals=[first]).session_id == A
+    # The first pane sent the line that began it.
+    sent = Sent(mine=(99.0, 120.0), theirs=(100.5,))
+    assert choose_candidate([thread], cwd="/w", since=first, rivals=[second], sent=sent).session_id == A
+    theirs = Sent(mine=(100.5,), theirs=(99.0, 120.0))
+    assert choose_candidate([thread], cwd="/w", since=second, rivals=[first], sent=theirs) is None
+    # Both sent a line just then: the prompt tells nothing, and the start times decide as before.
+    both = Sent(mine=(120.0,), theirs=(119.8,))
+    assert choose_candidate([thread], cwd="/w", since=first, rivals=[second], sent=both) is None
+    # Of the sessions this pane began, the latest is the one it runs now.
+    later = StoreCandidate(B, "/w", 130.0, prompted=140.01)
+    sent = Sent(mine=(120.0, 140.0))
+    assert choose_candidate([thread, later], cwd="/w", since=first, sent=sent).session_id == B
+
+
+def test_a_new_session_is_followed_only_when_this_pane_began_it() -> None:
+    old = StoreCandidate(A, "/w", 100.0, prompted=110.0)
+    new = StoreCandidate(B, "/w", 200.0, prompted=210.0)
+    both = [old, new]
+    assert moved_on(both, current=A, cwd="/w", since=90.0, sent=Sent(mine=(110.0, 209.97))).session_id == B
+    # Another pane's prompt began it; no pane's did (an agent outside dsh); another pane holds it; or it
+    # is another folder's: it is not this pane's.
+    assert moved_on(both, current=A, cwd="/w", since=90.0, sent=Sent(mine=(110.0,), theirs=(209.97,))) is None
+    assert moved_on(both, current=A, cwd="/w", since=90.0, sent=Sent(mine=(110.0,))) is None
+    assert moved_on(both, current=A, cwd="/w", since=90.0, taken={B}, sent=Sent(mine=(209.97,))) is None
+    assert moved_on(both, current=A, cwd="/x", since=90.0, sent=Sent(mine=(209.97,))) is None
+    # Never back to a session begun before the one held, nor to one begun before the pane started.
+    assert moved_on(both, current=B, cwd="/w", since=90.0, sent=Sent(mine=(110.0,))) is None
+    assert moved_on(both, current=A, cwd="/w", since=205.0, sent=Sent(mine=(209.97,))) is None
+
+
+def test_only_a_pane_that_sent_a_line_lately_is_looked_for_a_new_session(tmp_path: Path) -> None:
+    """The store is scanned every few seconds while an agent runs, but only for a pane whose prompt can have
+    begun a session since its last looks."""
+    home, now = tmp_path / "codex", time.time()
+    env = {"CODEX_HOME": str(home)}
+    rollout(home, A, "/w", now - 300)
+    rollout(home, B, "/w", now - 100)
+    assert CODEX.follow_session_id(A, "/w", now - 400, env, sent=Sent(mine=(now - 100,))) is None
+    later = "2d9a6e3c-1c6b-4c6c-9f21-4131a3f5bc33"
+    rollout(home, later, "/w", now - 10)
+    assert CODEX.follow_session_id(A, "/w", now - 400, env, sent=Sent(mine=(now - 100, now - 10))) == later
+
+
+def rollout_path(home: Path, sid: str) -> str:
+    return str(next((home / "sessions").glob(f"*/*/*/rollout-*-{sid}.jsonl")))
+
+
+def test_the_codex_daemon_holds_every_thread_open_so_its_files_name_no_pane(tmp_path: Path) -> None:
+    """Codex 0.171's app-server daemon, a child of the TUI that started it, holds other TUIs' rollouts open."""
+    home, now = tmp_path / "codex", time.time()
+    env = {"CODEX_HOME": str(home)}
+    rollout(home, A, "/w", now - 50)
+    rollout(home, B, "/w", now - 20)  # another pane's codex
+    tui = facts(argv=("/usr/lib/node_modules/@openai/codex/vendor/x86_64-unknown-linux-musl/bin/codex",), env=env)
+    daemon = facts(
+        pid=4343,
+        argv=(str(home / "packages/app-server-daemon/releases/0.171.0/bin/codex"), "app-server", "--listen", "unix://"),
+        env=env,
+        open_files=(rollout_path(home, B), rollout_path(home, A)),
+    )
+    seen = learn_session(
+        CODEX, facts=[tui, daemon], argv=["codex"], pane_env={}, pane_cwd="/w", started_at=now - 60, known_id=A
+    )
+    assert (seen.session_id, seen.exact) == (A, False)
+
+
+def test_a_codex_holding_its_own_rollouts_runs_the_one_begun_last(tmp_path: Path) -> None:
+    """Without the daemon (`--disable daemon_auto_start`) the TUI holds its rollouts itself: after `/new`,
+    the one before it as well."""
+    home, now = tmp_path / "codex", time.time()
+    env = {"CODEX_HOME": str(home)}
+    rollout(home, A, "/w", now - 50)
+    rollout(home, B, "/w", now - 20)
+    tui = facts(argv=("codex",), env=env, open_files=(rollout_path(home, A), rollout_path(home, B)))
+    seen = learn_session(CODEX, facts=[tui], argv=["codex"], pane_env={}, pane_cwd="/w", started_at=now - 60)
+    assert (seen.session_id, seen.exact, seen.transcript) == (B, True, rollout_path(home, B))
 
 
 # --- the program a resume runs ---------------------------------------------------------------------------------
@@ -397,3 +495,154 @@ def test_the_fake_claude_records_its_process_and_switches_ids_on_clear(tmp_path:
     finally:
         child.kill()
         child.wait()
+
+
+def test_the_fake_codex_begins_a_new_thread_on_new_and_it_is_followed(tmp_path: Path) -> None:
+    home, work = tmp_path / "codex-home", tmp_path / "work"
+    work.mkdir()
+    env = {"PATH": f"{FAKES}:/usr/bin:/bin", "HOME": str(tmp_path), "CODEX_HOME": str(home)}
+    started = time.time()
+    child = subprocess.Popen(["codex"], cwd=work, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert child.stdin is not None and child.stdout is not None
+    sent: list[float] = []
+
+    def send(line: str) -> str:
+        assert child.stdin is not None and child.stdout is not None
+        sent.append(time.time())
+        child.stdin.write(line + "\n")
+        child.stdin.flush()
+        return child.stdout.readline()
+
+    def learned(known: str | None, theirs: tuple[float, ...] = ()):
+        return learn_session(
+            CODEX,
+            facts=process_facts(child.pid),
+            argv=["codex"],
+            pane_env=env,
+            pane_cwd=str(work),
+            started_at=started - 1,
+            known_id=known,
+            sent=Sent(tuple(sent), theirs),
+            scan=known is None,
+        )
+
+    try:
+        first = child.stdout.readline().split()[2]  # "fake-codex session <id> in <cwd>"
+        assert learned(None).session_id is None  # no prompt yet: no rollout
+        send("the first conversation")
+        assert learned(None).session_id == first
+        second = send("/new").split()[-1]  # "codex: new thread <id>"
+        assert learned(first).session_id == first  # the new thread has no rollout before its prompt
+        send("the second conversation")
+        # Had another pane sent a line just then, the thread might be that pane's.
+        assert learned(first, theirs=(sent[-1],)).session_id == first
+        now = learned(first)
+        assert (now.session_id, now.exact, now.conversation) == (second, False, True)
+        rollouts = sorted((home / "sessions").glob("*/*/*/rollout-*.jsonl"))
+        assert sorted(p.name[-42:-6] for p in rollouts) == sorted([first, second])  # the old one stays
+    finally:
+        child.kill()
+        child.wait()
+
+
+class FakeAgent:
+    """A fake agent CLI run as a pane runs it, remembering when lines were sent to it."""
+
+    def __init__(self, argv: list[str], cwd: Path, env: dict[str, str]) -> None:
+        self.env, self.cwd, self.started = env, cwd, time.time()
+        self.child = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.sent: list[float] = []
+        self.banner = self.read()
+
+    def read(self) -> str:
+        assert self.child.stdout is not None
+        return self.child.stdout.readline()
+
+    def send(self, line: str) -> str:
+        assert self.child.stdin is not None
+        self.sent.append(time.time())
+        self.child.stdin.write(line + "\n")
+        self.child.stdin.flush()
+        return self.read()
+
+    def learn(self, adapter, known: str | None, *others: FakeAgent, taken: frozenset[str] = frozenset()):
+        return learn_session(
+            adapter,
+            facts=process_facts(self.child.pid),
+            argv=[adapter.binary],
+            pane_env=self.env,
+            pane_cwd=str(self.cwd),
+            started_at=self.started - 1,
+            known_id=known,
+            taken=taken,
+            sent=Sent(tuple(self.sent), tuple(t for o in others for t in o.sent)),
+            scan=known is None,
+        ).session_id
+
+    def close(self) -> None:
+        self.child.kill()
+        self.child.wait()
+
+
+def test_two_opencode_panes_in_one_folder_get_their_own_ids_and_follow_new(tmp_path: Path) -> None:
+    """opencode 1.18 ties no file to its process and creates a session at its first prompt: the pane that
+    sent that prompt holds it, whichever pane looks first; `/new` then a prompt moves that pane on."""
+    work = tmp_path / "work"
+    work.mkdir()
+    env = {"PATH": f"{FAKES}:/usr/bin:/bin", "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data")}
+    first = FakeAgent(["opencode"], work, env)
+    second = FakeAgent(["opencode"], work, env)
+    try:
+        second.send("the second pane asks first")
+        second_id = second.banner.split()[2]
+        assert first.learn(OPENCODE, None, second) is None  # the only session is the second pane's
+        assert second.learn(OPENCODE, None, first) == second_id
+        time.sleep(PROMPT_BEFORE + 0.1)  # a person's prompts in two panes: not within the same moment
+        first.send("then the first pane")
+        first_id = first.banner.split()[2]
+        assert first.learn(OPENCODE, None, second) == first_id
+        newer = first.send("/new").split()[-1]
+        first.send("a new session in the first pane")
+        assert first.learn(OPENCODE, first_id, second, taken=frozenset({second_id})) == newer
+        assert second.learn(OPENCODE, second_id, first, taken=frozenset({newer})) == second_id
+        # The CLI lists all three in this folder; the old session stays a conversation of its own.
+        listed = subprocess.run(
+            ["opencode", "session", "list", "--format", "json"],
+            cwd=work,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert {row["id"] for row in json.loads(listed.stdout)} == {first_id, second_id, newer}
+    finally:
+        first.close()
+        second.close()
+
+
+def test_once_an_id_is_found_it_is_looked_at_again_soon() -> None:
+    """A `/new` right after the first prompt is followed within seconds, not after the search's backoff."""
+    probe = AgentProbe()
+    for _ in range(6):
+        probe.schedule(1000.0, known=False)
+    assert probe.next_try == 1000.0 + BACKOFF_MAX
+    probe.learned(1001.0)
+    assert probe.next_try == 1001.0 + RELEARN_SECONDS
+    probe.schedule(1004.0, known=True)
+    assert probe.next_try == 1004.0 + RELEARN_SECONDS
+
+
+def test_a_line_sent_to_the_pane_brings_the_next_look_forward() -> None:
+    """An agent begins its session at a prompt: a look a moment after it learns the id in a second or two,
+    not after the backoff (up to 30 s) of the search."""
+    probe = AgentProbe()
+    for _ in range(6):
+        probe.schedule(1000.0, known=False)
+    assert not probe.due(1001.0) and not probe.due(1001.0, sent_at=999.0)  # sent before the last look
+    assert not probe.due(1001.2, sent_at=1001.0)  # the store is written a moment after the Enter
+    assert probe.due(1001.5, sent_at=1001.0)
+    probe.busy = True
+    assert not probe.due(1001.5, sent_at=1001.0)
+    probe.busy = False
+    probe.schedule(1001.5, known=False)
+    assert not probe.due(1002.5, sent_at=1001.0)  # looked since

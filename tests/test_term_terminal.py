@@ -235,3 +235,22 @@ def test_alt_key_reaches_the_child_in_one_write(monkeypatch) -> None:
         term._fd = None
 
     asyncio.run(main())
+
+
+def test_the_times_lines_were_sent_are_kept(monkeypatch) -> None:
+    """An agent dates a session it begins at a prompt; the pane that sent a line just then began it."""
+    monkeypatch.setattr("dsh.term.terminal.os.write", lambda fd, data: len(data))
+    monkeypatch.setattr("dsh.term.terminal.time.time", lambda: 1234.5)
+    term = make()
+    term.write(b"no line yet")
+    assert list(term.sent) == []  # no child: nothing is sent at all
+    term._fd = 99  # as if a child were attached
+    term.write(b"typed, not sent")
+    assert list(term.sent) == []
+    term.write(b"fix the bug\r")
+    term.paste("two\rlines\r")
+    assert list(term.sent) == [1234.5, 1234.5]
+    for _ in range(40):
+        term.write(b"\r")
+    assert len(term.sent) == term.sent.maxlen  # only the latest are kept
+    term._fd = None

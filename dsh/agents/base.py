@@ -6,6 +6,7 @@ import contextlib
 import json
 import os
 import re
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from dsh.agents.cli_table import CliSpec, ParsedArgs, parse_args, starts_conversation
+from dsh.agents.process import ProcessFacts
 from dsh.persist.records import AgentInfo
 from dsh.safefile import open_foreign
 from dsh.store.timefmt import epoch_from_iso
@@ -22,6 +24,14 @@ UUID_RE = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{
 MTIME_SLACK = 1.0
 # Session files can hold megabytes of tool output; the fields we need sit near the top.
 MAX_SCAN_BYTES = 4 * 1024 * 1024
+# An agent that begins a session with a prompt records it within moments of the Enter that sent it (Codex
+# 0.171 wrote its rollout 30 ms after, opencode 1.18 its session 5 ms after): a line a pane sent this
+# long before (or, for clock slack, after) the record is the one that began it.
+PROMPT_BEFORE = 1.0
+PROMPT_AFTER = 0.2
+# A pane that sent no line for this long began no session since its last looks (every few seconds):
+# its store is not scanned for one.
+FOLLOW_SECONDS = 60.0
 
 _ENV_ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=.*", re.DOTALL)
 _ENV_OPTS_WITH_VALUE = {"-u", "--unset", "-C", "--chdir", "-S", "--split-string"}
@@ -164,6 +174,39 @@ class StoreCandidate:
     cwd: str | None  # None when the store is keyed by the directory already (cursor-agent)
     started: float  # when the session began, as the store says (else the file's mtime)
     path: str | None = None
+    # When the store says the session's first prompt was sent (it was written then), where it says so.
+    prompted: float | None = None
+
+
+@dataclass(frozen=True)
+class Sent:
+    """When lines were sent (an Enter written to the PTY) to this pane and to the other panes running the
+    same agent in the same folder: a session an agent begins at a prompt belongs to the pane that sent it."""
+
+    mine: tuple[float, ...] = ()
+    theirs: tuple[float, ...] = ()
+
+
+NOTHING_SENT = Sent()
+
+
+def _near(when: float, times: Sequence[float]) -> bool:
+    return any(when - PROMPT_BEFORE <= sent <= when + PROMPT_AFTER for sent in times)
+
+
+def prompted_here(found: StoreCandidate, sent: Sent) -> bool | None:
+    """True when this pane sent the prompt that began `found`, False when another pane did, None when the
+    store does not date the prompt or both (or neither) sent a line just then."""
+    if found.prompted is None:
+        return None
+    mine, theirs = _near(found.prompted, sent.mine), _near(found.prompted, sent.theirs)
+    return mine if mine != theirs else None
+
+
+def _eligible(found: StoreCandidate, *, cwd: str, since: float, taken: Collection[str]) -> bool:
+    if found.session_id in taken or found.started < since - MTIME_SLACK:
+        return False
+    return found.cwd is None or same_dir(found.cwd, cwd)
 
 
 def choose_candidate(
@@ -173,23 +216,59 @@ def choose_candidate(
     since: float,
     taken: Collection[str] = (),
     rivals: Sequence[float] = (),
+    sent: Sent = NOTHING_SENT,
 ) -> StoreCandidate | None:
     """The session a pane started at `since` in `cwd` most likely runs, when nothing ties one to its process.
 
-    A session another pane holds (`taken`) is never chosen, so two panes never get one id. Of the rest,
-    the first one begun after the start wins: a later one is more likely another agent's. `rivals` are
-    the start times of other panes running the same agent in the same folder; where the store dates a
-    session from the agent's own start (Codex), a session begun after a rival started is the rival's.
+    A session another pane holds (`taken`) is never chosen, so two panes never get one id. A session whose
+    first prompt this pane sent (see `prompted_here`) is the pane's, the latest of them its current one; a
+    session another pane's prompt began is never this pane's. Of the rest, the first one begun after the
+    start wins: a later one is more likely another agent's. `rivals` are the start times of other panes
+    running the same agent in the same folder; where the store dates a session from the agent's own start
+    (Codex), a session begun after a rival started is the rival's.
     """
     best: StoreCandidate | None = None
+    owned: StoreCandidate | None = None
     for found in candidates:
-        if found.session_id in taken or found.started < since - MTIME_SLACK:
+        if not _eligible(found, cwd=cwd, since=since, taken=taken):
             continue
-        if found.cwd is not None and not same_dir(found.cwd, cwd):
+        here = prompted_here(found, sent)
+        if here is False:
+            continue
+        if here:
+            if owned is None or found.started > owned.started:
+                owned = found
             continue
         if any(since < rival <= found.started for rival in rivals):
             continue
         if best is None or found.started < best.started:
+            best = found
+    return owned or best
+
+
+def moved_on(
+    candidates: Sequence[StoreCandidate],
+    *,
+    current: str,
+    cwd: str,
+    since: float,
+    taken: Collection[str] = (),
+    sent: Sent = NOTHING_SENT,
+) -> StoreCandidate | None:
+    """The session a running agent moved on to from `current` (Codex's and opencode's `/new` begin one in the
+    same process, and nothing on disk ties it to the process): begun after `current` and after the pane
+    started, in its folder, held by no other pane, and begun by a prompt this pane sent. The latest wins."""
+    floor = since - MTIME_SLACK
+    for found in candidates:
+        if found.session_id == current:
+            floor = max(floor, found.started)
+    best: StoreCandidate | None = None
+    for found in candidates:
+        if found.session_id == current or not _eligible(found, cwd=cwd, since=since, taken=taken):
+            continue
+        if found.started <= floor or not prompted_here(found, sent):
+            continue
+        if best is None or found.started > best.started:
             best = found
     return best
 
@@ -220,6 +299,9 @@ class AgentAdapter(ABC):
     dated_at_launch: bool = False
     # Whether `transcript` can find a session's file: then a session without one has no conversation.
     keeps_transcripts: bool = False
+    # Whether the running CLI begins new sessions in the same process with nothing on disk naming its
+    # process (Codex's and opencode's `/new`): then its store is watched for the next one.
+    follows_new_sessions: bool = False
 
     def recognize(self, argv: Sequence[str]) -> bool:
         """True when `argv` runs this agent (directly, by absolute path, behind `env` or `npx`)."""
@@ -272,6 +354,7 @@ class AgentAdapter(ABC):
         *,
         taken: Collection[str] = (),
         rivals: Sequence[float] = (),
+        sent: Sent = NOTHING_SENT,
     ) -> str | None:
         """The session this agent most likely runs in `cwd`, begun after `started_at` (see choose_candidate)."""
         found = choose_candidate(
@@ -280,8 +363,37 @@ class AgentAdapter(ABC):
             since=started_at,
             taken=taken,
             rivals=rivals if self.dated_at_launch else (),
+            sent=sent,
         )
         return found.session_id if found is not None else None
+
+    def follow_session_id(
+        self,
+        current: str,
+        cwd: str,
+        started_at: float,
+        env: Mapping[str, str],
+        *,
+        taken: Collection[str] = (),
+        sent: Sent = NOTHING_SENT,
+    ) -> str | None:
+        """The session the agent moved on to from `current` while it runs (see moved_on), for a CLI that
+        begins one in the same process and ties none to it on disk; None when it has not."""
+        if not self.follows_new_sessions or not sent.mine or max(sent.mine) < time.time() - FOLLOW_SECONDS:
+            return None
+        found = moved_on(
+            self.candidates(cwd, env, started_at), current=current, cwd=cwd, since=started_at, taken=taken, sent=sent
+        )
+        return found.session_id if found is not None else None
+
+    def own_files(self, facts: ProcessFacts) -> bool:
+        """Whether the files `facts` holds open are that process's own sessions (not a server's that many
+        agent processes share)."""
+        return True
+
+    def current_of(self, named: Sequence[tuple[str, str]]) -> tuple[str, str]:
+        """Of the (session id, transcript) pairs one process holds open, the one it runs now."""
+        return named[0]
 
     def id_from_process(
         self, pid: int, start_ticks: int | None, env: Mapping[str, str]

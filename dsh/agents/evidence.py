@@ -2,10 +2,15 @@
 
 The order of trust:
 1. what the agent records for its own process (Claude Code's `sessions/<pid>.json`, which follows
-   `/clear`) and the transcript files the process holds open;
-2. the id dsh gave it at launch, or the one its command line names (`--resume ID`);
-3. only when neither exists, a scan of its store for a session begun after the pane started in the
-   same folder, never one another pane holds (see `choose_candidate`).
+   `/clear`) and the transcript files the process itself holds open (not a server's it shares with
+   other agents: Codex's app-server daemon holds every loaded thread's rollout);
+2. the id dsh gave it at launch, the one its command line names (`--resume ID`), or the one learned
+   before; for a CLI that begins a new session in the same process with nothing on disk naming the
+   process (Codex's and opencode's `/new`), the later session in its folder that a prompt sent from
+   this pane began (see `moved_on`);
+3. only when none of these exists, a scan of its store for a session begun after the pane started in
+   the same folder, never one another pane holds, one a prompt from this pane began first (see
+   `choose_candidate`).
 The store is read where the process itself keeps it (its own environment, `/proc/PID/environ`), and a
 resume runs the program that ran (the absolute path of its argv[0], looked up on its own PATH).
 """
@@ -17,7 +22,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dsh.agents.base import AgentAdapter, program_index
+from dsh.agents.base import NOTHING_SENT, AgentAdapter, Sent, program_index
 from dsh.agents.process import ProcessFacts, resolve_program
 
 # Programs that run an agent CLI's script: `node …/codex`, `python …`.
@@ -73,13 +78,15 @@ def learn_session(
     conversation_seen: bool = False,
     taken: Collection[str] = (),
     rivals: Sequence[float] = (),
+    sent: Sent = NOTHING_SENT,
     scan: bool = True,
 ) -> Learned:
     """Decide which session the agent runs (see the module docstring). Blocking: run off the loop.
 
     `facts` are the agent's process and the processes it started (a launcher's child runs the CLI);
     `taken` the ids other panes hold; `rivals` the start times of other panes running this agent in
-    the same folder; `scan` allows the store scan when nothing better is known.
+    the same folder; `sent` when lines were sent to this pane and to those; `scan` allows the store scan
+    when nothing better is known.
     """
     env = agent_env(facts, pane_env)
     main = facts[0] if facts else None
@@ -95,17 +102,17 @@ def learn_session(
             break
     if session_id is None:
         for found in facts:
-            for path in found.open_files:
-                named = adapter.id_from_file(path, env)
-                if named is not None:
-                    session_id, exact, known_transcript = named, True, path
-                    break
-            if session_id is not None:
+            if not adapter.own_files(found):
+                continue
+            named = [(sid, path) for path in found.open_files if (sid := adapter.id_from_file(path, env))]
+            if named:
+                session_id, known_transcript = adapter.current_of(named)
+                exact = True
                 break
     if session_id is None and known_id is not None and adapter.valid_session_id(known_id):
-        session_id = known_id
+        session_id = adapter.follow_session_id(known_id, cwd, started_at, env, taken=taken, sent=sent) or known_id
     if session_id is None and scan:
-        session_id = adapter.find_session_id(cwd, started_at, env, taken=taken, rivals=rivals)
+        session_id = adapter.find_session_id(cwd, started_at, env, taken=taken, rivals=rivals, sent=sent)
     program = None
     if main is not None:
         program = program_of(adapter, main.argv or argv, path=env.get("PATH"), cwd=main.cwd, exe=main.exe)

@@ -1,8 +1,11 @@
-"""opencode: `opencode --session <id>`; the id comes from `opencode session list --format json`.
+"""opencode: `opencode --session <id>`; the id comes from its store, `opencode.db` (see opencode_store).
 
-Checked against opencode 1.18.33: `session list --format json` prints [{id, title, updated, created,
-projectId, directory}] (times in epoch ms) of the project the command runs in; a session is created
-with the first prompt. The store is SQLite (`opencode.db`), which dsh does not read itself.
+Checked against opencode 1.18.33, run offline: a session is created with the first prompt (and again
+at the first prompt after `/new`, in the same process); nothing on disk ties a session to the process
+(it holds only the shared database and log open), so which pane began it is told by when its prompt
+was sent. `session list --format json` prints [{id, title, updated, created, projectId, directory}]
+(times in epoch ms) of the project the command runs in; it is asked only when the database cannot be
+read here.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from pathlib import Path
 
 from dsh.agents.base import AgentAdapter, StoreCandidate, env_home
 from dsh.agents.cli_table import OPENCODE
+from dsh.agents.opencode_store import read_sessions
 
 _ID = re.compile(r"ses_[A-Za-z0-9]{4,64}")
 LIST_TIMEOUT = 5.0
@@ -44,6 +48,7 @@ class OpencodeAdapter(AgentAdapter):
     cli = OPENCODE
     packages = ("opencode-ai",)
     home_var = "XDG_DATA_HOME"
+    follows_new_sessions = True
 
     def valid_session_id(self, session_id: object) -> bool:
         return isinstance(session_id, str) and _ID.fullmatch(session_id) is not None
@@ -100,7 +105,15 @@ class OpencodeAdapter(AgentAdapter):
         return named if self.valid_session_id(named) else None
 
     def candidates(self, cwd: str, env: Mapping[str, str], since: float) -> list[StoreCandidate]:
-        """Sessions the CLI lists, dated by their creation (opencode creates one at the first prompt)."""
+        """Sessions updated since `since`, dated (and prompted) by their creation: opencode creates one at
+        its first prompt. From the database; from the CLI's list when the database cannot be read."""
+        stored = read_sessions(self.home(env), updated_since=since - 1.0)
+        if stored is not None:
+            return [
+                StoreCandidate(found.id, found.directory, found.created, None, found.created)
+                for found in stored
+                if self.valid_session_id(found.id)
+            ]
         out: list[StoreCandidate] = []
         for item in self.list_sessions(cwd, env):
             session_id, directory = item.get("id"), item.get("directory")
@@ -112,5 +125,5 @@ class OpencodeAdapter(AgentAdapter):
             if when is None or (updated or when) < since - 1.0:
                 continue
             assert isinstance(session_id, str)
-            out.append(StoreCandidate(session_id, directory, when))
+            out.append(StoreCandidate(session_id, directory, when, None, started))
         return out

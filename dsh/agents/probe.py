@@ -5,18 +5,21 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from dsh.agents.base import AgentAdapter, same_dir
+from dsh.agents.base import NOTHING_SENT, AgentAdapter, Sent, same_dir
 from dsh.agents.evidence import INTERPRETERS, Learned, learn_session
 from dsh.agents.process import ProcessFacts, children, read_process
 from dsh.persist.records import AgentInfo
 
 # While the id is unknown, look again after 0.5, 1, 2, 4 … s, at most every 30 s: agents often write
 # their store only after the first prompt. Once known, look every few seconds: the cheap checks only
-# (the agent's own record of its process, whether its transcript holds a conversation yet), so a
-# `/clear` that switches the id is followed.
+# (the agent's own record of its process, whether its transcript holds a conversation yet, and for
+# Codex and opencode their store's newest sessions), so a `/clear` or a `/new` that switches the id is
+# followed. A line sent to the pane (an agent begins its session at a prompt) brings the next look
+# forward to a moment after it, when the store has been written.
 BACKOFF_FIRST = 0.5
 BACKOFF_MAX = 30.0
 RELEARN_SECONDS = 3.0
+SENT_SETTLE = 0.5
 # A launcher (npx, a node wrapper) runs the CLI as a child: look this far down, at this many processes.
 _DESCENDANT_DEPTH = 2
 _MAX_PROCESSES = 8
@@ -29,23 +32,34 @@ class AgentProbe:
     next_try: float = 0.0
     tries: int = 0
     busy: bool = False
+    looked_at: float = 0.0  # when the last look began
 
-    def due(self, now: float) -> bool:
-        return not self.busy and now >= self.next_try
+    def due(self, now: float, sent_at: float | None = None) -> bool:
+        """Time for a look: its turn has come, or a line was sent (at `sent_at`) since the last look began."""
+        if self.busy:
+            return False
+        return now >= self.next_try or (sent_at is not None and self.looked_at < sent_at <= now - SENT_SETTLE)
 
     def schedule(self, now: float, *, known: bool) -> None:
+        self.looked_at = now
         self.tries += 1
         self.next_try = now + (RELEARN_SECONDS if known else min(BACKOFF_MAX, BACKOFF_FIRST * 2**self.tries))
+
+    def learned(self, now: float) -> None:
+        """An id was found: look again as for a known one, not after the backoff of the search for it."""
+        self.next_try = min(self.next_try, now + RELEARN_SECONDS)
 
 
 @dataclass(frozen=True)
 class Neighbour:
-    """Another pane's agent, as far as one pane's lookup cares: the id it holds, where, since when."""
+    """Another pane's agent, as far as one pane's lookup cares: the id it holds, where, since when, and when
+    lines were sent to it."""
 
     kind: str
     session_id: str | None
     cwd: str
     started_at: float
+    sent: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -61,6 +75,7 @@ class ProbeRequest:
     agent: AgentInfo
     taken: frozenset[str] = frozenset()
     rivals: tuple[float, ...] = ()
+    sent: Sent = NOTHING_SENT
 
 
 def make_request(
@@ -73,13 +88,19 @@ def make_request(
     cwd: str,
     started_at: float,
     others: Sequence[Neighbour],
+    sent: Sequence[float] = (),
 ) -> ProbeRequest:
     """A lookup for one pane: ids the other panes hold are off limits, and other panes running this agent
-    in the same folder bound which of the store's sessions can be this one's."""
+    in the same folder bound which of the store's sessions can be this one's (by when they started, and
+    by when lines were sent to them: `sent` are this pane's)."""
     here = agent.cwd or adapter.work_dir(argv, cwd)
     taken = frozenset(o.session_id for o in others if o.session_id)
-    rivals = tuple(o.started_at for o in others if o.kind == agent.kind and same_dir(o.cwd, here))
-    return ProbeRequest(adapter, pid, list(argv), dict(env), cwd, started_at, agent, taken, rivals)
+    near = [o for o in others if o.kind == agent.kind and same_dir(o.cwd, here)]
+    rivals = tuple(o.started_at for o in near)
+    theirs = tuple(when for o in near for when in o.sent)
+    return ProbeRequest(
+        adapter, pid, list(argv), dict(env), cwd, started_at, agent, taken, rivals, Sent(tuple(sent), theirs)
+    )
 
 
 def process_facts(pid: int | None) -> list[ProcessFacts]:
@@ -121,6 +142,7 @@ def run_probe(request: ProbeRequest) -> Learned:
         conversation_seen=agent.conversation is True,
         taken=request.taken,
         rivals=request.rivals,
+        sent=request.sent,
         scan=agent.session_id is None,
     )
 

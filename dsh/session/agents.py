@@ -60,7 +60,7 @@ def probe_agents(session: Session) -> None:
         if agent is None or not pane.running or pane.started_at is None:
             continue
         probe = session.agent_probes.setdefault(pane.id, AgentProbe())
-        if not probe.due(now):
+        if not probe.due(now, pane.terminal.sent[-1] if pane.terminal.sent else None):
             continue
         adapter = adapter_by_kind(agent.kind)
         if adapter is None:
@@ -73,6 +73,7 @@ def probe_agents(session: Session) -> None:
                 p.agent.session_id,
                 p.agent.cwd or p.agent_cwd or p.cwd,
                 p.agent_seen_at or p.started_at or 0.0,
+                tuple(p.terminal.sent),
             )
             for p in session.panes.values()
             if p is not pane and p.agent is not None and p.running
@@ -88,6 +89,7 @@ def probe_agents(session: Session) -> None:
             # A typed agent was seen up to a tick after it started (its /proc start time refines this).
             started_at=(pane.agent_seen_at - 5.0) if pane.agent_seen_at is not None else pane.started_at - 1.0,
             others=others,
+            sent=tuple(pane.terminal.sent),
         )
         terminal = pane.terminal
 
@@ -107,6 +109,7 @@ def probe_agents(session: Session) -> None:
                     return
                 pane.agent = fresh
                 if fresh.session_id != agent.session_id:
+                    probe.learned(time.time())
                     session.note_agent(pane.id, fresh.kind, fresh.session_id)
                 elif fresh.conversation and not agent.conversation:
                     session.titles_soon()  # its first prompt is its title now

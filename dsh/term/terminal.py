@@ -9,6 +9,8 @@ import os
 import shutil
 import signal
 import termios
+import time
+from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -116,6 +118,9 @@ class Terminal(Scrollback):
         self._tail = bytearray()
         self._out = bytearray()
         self._held_keys = bytearray()  # an Escape waiting to go out with the key after it
+        # When the latest lines were sent (a CR written): an agent that begins a session at a prompt
+        # (Codex, opencode) dates it then, and this tells which pane's prompt it was.
+        self.sent: deque[float] = deque(maxlen=16)
         self._killed = False
         # Bytes read per event-loop callback before yielding; the app lowers it for background panes so a
         # flood there leaves the loop free for keys.
@@ -374,6 +379,8 @@ class Terminal(Scrollback):
         fd = self._fd
         if fd is None or not data:
             return
+        if b"\r" in data:
+            self.sent.append(time.time())
         if self._out:
             self._out += data
             return

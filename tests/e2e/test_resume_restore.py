@@ -341,6 +341,103 @@ def test_an_agent_typed_in_a_shell_comes_back_resumable(run, agent_env, dsh_home
     assert claude_session["cwd"] == str(work)
 
 
+def test_a_codex_that_began_a_new_thread_resumes_the_new_one(run, agent_env, dsh_home: Path, tmp_path: Path) -> None:
+    """`/new` inside Codex begins another conversation in the same process: the pane follows it, a restore
+    resumes it, and the conversation before it is a row of its own in the picker."""
+    work = tmp_path / "renewed"
+    work.mkdir()
+    d = run(cwd=work, env=agent_env, cols=140)
+    d.wait_for("PROMPT")
+    d.type_line("/agent codex")
+    first = d.wait_for("fake-codex session", regex=False).split("fake-codex session ")[1].split()[0]
+    d.send("the conversation before new\r")  # the keyboard is in the agent's pane
+    d.wait_for("codex> the conversation before new")
+    wait_saved(dsh_home, first.encode())
+    d.send("/new\r")
+    second = d.wait_for("codex: new thread").split("codex: new thread ")[1].split()[0]
+    d.send("the conversation after new\r")
+    d.wait_for("codex> the conversation after new")
+    wait_saved(dsh_home, f'"session_id": "{second}"'.encode(), timeout=20)
+    session_id = only_session_id(dsh_home)
+    kill_host(dsh_home)
+    d.wait_exit()
+
+    r = run(f"--resume={session_id}", cwd=tmp_path, env=agent_env, cols=140)
+    r.wait_for("Enter: resume codex")
+    r.send("\r")
+    r.wait_for(f"fake-codex resumed {second}")
+    resumed = invocations(agent_env)[-1]
+    assert resumed["argv"] == [str(FAKES / "codex"), "resume", second] and resumed["cwd"] == str(work)
+    r.send("\x1d")  # back to the prompt
+    r.wait_for("PROMPT")
+    r.type_line("/resume")
+    screen = r.wait_for("the conversation before new", timeout=20)
+    before = next(line for line in screen.splitlines() if "the conversation before new" in line)
+    assert "codex ·" in before  # its own agent row
+    # The conversation after /new is this session's (its title), not an agent row of its own.
+    after = r.wait_for("the conversation after new", timeout=20)
+    rows = [line for line in after.splitlines() if "the conversation after new" in line]
+    assert rows and all("codex ·" not in line for line in rows)
+
+
+def two_agent_panes(run, env: dict[str, str], work: Path, name: str) -> tuple[PtyDriver, str]:
+    """dsh in `work` with two panes running the fake `name`, started a second apart; the keyboard is in the
+    second. The driver, and the screen once both have started."""
+    d = run(cwd=work, env=env, cols=240)
+    d.wait_for("PROMPT")
+    d.type_line(f"/agent {name}")
+    d.wait_for(f"fake-{name} session")
+    d.send("\x1d")
+    d.wait_for("PROMPT")
+    time.sleep(1.0)
+    d.type_line(f"/agent {name}")
+    return d, d.wait_until(lambda s: s.count(f"fake-{name} session") == 2, what=f"two {name} panes")
+
+
+def into_the_first_pane(d: PtyDriver) -> None:
+    """From the second of two side-by-side panes, the keyboard into the first."""
+    time.sleep(2.0)  # a person's prompts in two panes: not within the same moment
+    d.send("\x1d")
+    d.wait_for("PROMPT")
+    d.type_line("/focus left")
+    d.wait_for("▶ p2")
+    d.type_line("/pane")
+    d.wait_for("IN PANE")
+
+
+def test_two_opencode_panes_in_one_folder_and_a_new_session_in_one(run, agent_env, dsh_home, tmp_path) -> None:
+    """opencode ties no file to its process and creates a session at its first prompt: each pane holds the
+    session its own prompt began (whichever pane looks first), and `/new` then a prompt moves that pane on."""
+    work = tmp_path / "oc"
+    work.mkdir()
+    d, screen = two_agent_panes(run, agent_env, work, "opencode")
+    first, second = (part.split()[0] for part in screen.split("fake-opencode session ")[1:3])
+    d.send("the second pane asks first\r")  # the keyboard is in the second pane
+    d.wait_for("opencode> the second pane asks first")
+    into_the_first_pane(d)
+    d.send("then the first pane\r")
+    d.wait_for("opencode> then the first pane")
+    wait_saved(dsh_home, *(f'"session_id": "{sid}"'.encode() for sid in (first, second)), timeout=30)
+    d.send("/new\r")
+    newer = d.wait_for("opencode: new session").split("opencode: new session ")[1].split()[0]
+    d.send("a new session in the first pane\r")
+    d.wait_for("opencode> a new session in the first pane")
+    wait_saved(dsh_home, *(f'"session_id": "{sid}"'.encode() for sid in (newer, second)), timeout=20)
+    session_id = only_session_id(dsh_home)
+    saved = json.loads((dsh_home / "state" / session_id / "snapshot.json").read_text())
+    held = sorted(p["agent"]["session_id"] for p in saved["panes"] if p.get("agent"))
+    assert held == sorted([newer, second])
+    kill_host(dsh_home)
+    d.wait_exit()
+
+    r = run(f"--resume={session_id}", cwd=tmp_path, env=agent_env, cols=240)
+    r.wait_for("Enter: resume opencode")
+    r.send("\r")  # the active pane: the first, where /new ran
+    r.wait_for(f"fake-opencode resumed {newer}")
+    resumed = invocations(agent_env)[-1]
+    assert resumed["argv"] == [str(FAKES / "opencode"), "--session", newer] and resumed["cwd"] == str(work)
+
+
 def test_a_restored_shell_starts_where_the_shell_was(run, dsh_env, dsh_home: Path, tmp_path: Path) -> None:
     start, moved = tmp_path / "start", tmp_path / "moved-here"
     start.mkdir()
@@ -431,24 +528,10 @@ def test_two_codex_panes_in_one_folder_get_their_own_ids(run, agent_env, dsh_hom
     """Codex ties no file to its process: the store scan must not give both panes the newest session."""
     work = tmp_path / "two"
     work.mkdir()
-    d = run(cwd=work, env=agent_env, cols=240)
-    d.wait_for("PROMPT")
-    d.type_line("/agent codex")
-    d.wait_for("fake-codex session")
-    d.send("\x1d")
-    d.wait_for("PROMPT")
-    time.sleep(1.0)
-    d.type_line("/agent codex")
-    d.wait_until(lambda s: s.count("fake-codex session") == 2, what="two codex panes")
+    d, _ = two_agent_panes(run, agent_env, work, "codex")
     d.send("second first\r")  # the keyboard is in the second pane
     d.wait_for("codex> second first")
-    time.sleep(2.0)  # the second pane's session is in the store before the first pane has one
-    d.send("\x1d")
-    d.wait_for("PROMPT")
-    d.type_line("/focus left")
-    d.wait_for("▶ p2")
-    d.type_line("/pane")
-    d.wait_for("IN PANE")
+    into_the_first_pane(d)  # the second pane's session is in the store before the first pane has one
     d.send("then first\r")
     d.wait_for("codex> then first")
     session_id = only_session_id(dsh_home)

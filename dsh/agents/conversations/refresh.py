@@ -10,6 +10,7 @@ format this dsh does not know, is one warning line.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -19,7 +20,9 @@ from pathlib import Path
 from dsh.agents.base import uuid_like
 from dsh.agents.conversations import claude as claude_reader
 from dsh.agents.conversations import codex as codex_reader
-from dsh.agents.conversations.model import Fold, one_line
+from dsh.agents.conversations.model import TITLE_MAX, Fold, one_line
+from dsh.agents.opencode import OpencodeAdapter
+from dsh.agents.opencode_store import OpencodeSession, read_sessions
 from dsh.safefile import open_foreign
 from dsh.store import agent_table, textsearch
 from dsh.store.agent_table import ConversationRow
@@ -30,6 +33,7 @@ CHUNK_BYTES = 32 * 1024 * 1024  # of one transcript per refresh
 BUDGET_BYTES = 128 * 1024 * 1024  # of all transcripts per refresh
 _ROWS_AT_ONCE = 500
 SOURCES = ("claude", "codex", "opencode")
+_UNNAMED = re.compile(r"New session - \d{4}-\d\d-\d\dT[\d:.]+Z")
 
 
 @dataclass(frozen=True)
@@ -284,6 +288,13 @@ def _stamp(paths: Sequence[Path]) -> str:
     return ",".join(parts)
 
 
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
 def _opencode_source(
     index: SessionIndex,
     source: Source,
@@ -292,46 +303,22 @@ def _opencode_source(
     result: AgentRefresh,
     lister: Callable[[str], list[dict[str, object]] | None] | None,
 ) -> None:
-    """opencode keeps SQLite behind its CLI: ask `opencode session list` (in each folder given, since it
-    lists the project it runs in) when its database changed since the last ask."""
-    from dsh.agents.opencode import OpencodeAdapter, _epoch
-
-    adapter = OpencodeAdapter()
-    if lister is None:
-        if not source.home.is_dir() or shutil.which(adapter.binary, path=env.get("PATH")) is None:
-            return  # not installed (its store may outlive it): nothing to list, nothing to say
-
-        def lister(cwd: str) -> list[dict[str, object]] | None:
-            return adapter.list_sessions_or_none(cwd, env, timeout=15.0)
-
-    folders = list(dict.fromkeys([*cwds, env.get("HOME") or str(Path.home())]))
-    stamp = _stamp([source.home / "opencode.db", source.home / "opencode.db-wal"]) + "|" + "|".join(folders)
+    """opencode keeps SQLite: read its database (every project's sessions, with counts and first prompts)
+    when its files changed since the last read; where it cannot be read here, ask `opencode session
+    list` in each folder given (it lists only the project it runs in)."""
+    # An empty write-ahead log is as good as none: a reader (this one too) leaves one behind.
+    wal = source.home / "opencode.db-wal"
+    stamp = _stamp([source.home / "opencode.db", *([wal] if _size(wal) else [])]) + "|" + "|".join(cwds)
     if index.read(lambda conn: agent_table.stamp(conn, source.key)) == stamp:
         return
-    found: dict[str, ConversationRow] = {}
-    for folder in folders:
-        listed = lister(folder)
+    stored = read_sessions(source.home, details=True)
+    if stored is not None:
+        found = {s.id: _opencode_row(source, s) for s in stored if OpencodeAdapter().valid_session_id(s.id)}
+    else:
+        listed = _opencode_listed(source, cwds, env, result, lister)
         if listed is None:
-            result.warnings.append("opencode: `opencode session list` gave no list; its conversations are not shown")
             return
-        for item in listed:
-            session_id, directory, title = item.get("id"), item.get("directory"), item.get("title")
-            if not adapter.valid_session_id(session_id) or not isinstance(directory, str):
-                continue
-            assert isinstance(session_id, str)
-            created, updated = _epoch(item.get("created")), _epoch(item.get("updated"))
-            fold = Fold("opencode", session_id, cwd=directory)
-            fold.summary = one_line(title, 200) if isinstance(title, str) and title.strip() else None
-            fold.created_at = iso_from_epoch(created) if created is not None else None
-            fold.updated_at = iso_from_epoch(updated) if updated is not None else fold.created_at
-            found[session_id] = fold.to_row(
-                path=f"opencode:{session_id}",
-                source=source.key,
-                size=0,
-                mtime_ns=int((updated or 0) * 1e9),
-                parsed_to=0,
-                home=str(source.home),
-            )
+        found = listed
 
     def write(conn: sqlite3.Connection) -> None:
         old = [row.path for row in agent_table.conversations(conn, sources=[source.key])]
@@ -342,6 +329,72 @@ def _opencode_source(
 
     index.write(write)
     result.changed = True
+
+
+def _opencode_row(source: Source, found: OpencodeSession) -> ConversationRow:
+    fold = Fold("opencode", found.id, cwd=found.directory)
+    if found.first_prompt:
+        fold.first_prompt = one_line(found.first_prompt, TITLE_MAX)
+    # "New session - <time>" stands until a model names the session: the first prompt says more.
+    named = found.title.strip() and not (fold.first_prompt and _UNNAMED.fullmatch(found.title.strip()))
+    fold.summary = one_line(found.title, TITLE_MAX) if named else None
+    fold.message_count = found.messages
+    fold.created_at = iso_from_epoch(found.created)
+    fold.updated_at = iso_from_epoch(found.updated)
+    return fold.to_row(
+        path=f"opencode:{found.id}",
+        source=source.key,
+        size=0,
+        mtime_ns=int(found.updated * 1e9),
+        parsed_to=0,
+        home=str(source.home),
+    )
+
+
+def _opencode_listed(
+    source: Source,
+    cwds: Sequence[str],
+    env: Mapping[str, str],
+    result: AgentRefresh,
+    lister: Callable[[str], list[dict[str, object]] | None] | None,
+) -> dict[str, ConversationRow] | None:
+    """The sessions `opencode session list` gives in each folder of `cwds` and HOME; None when it cannot
+    be asked (not installed: nothing to say) or gives no list (one warning)."""
+    from dsh.agents.opencode import _epoch
+
+    adapter = OpencodeAdapter()
+    if lister is None:
+        if not source.home.is_dir() or shutil.which(adapter.binary, path=env.get("PATH")) is None:
+            return None  # not installed (its store may outlive it): nothing to list, nothing to say
+
+        def lister(cwd: str) -> list[dict[str, object]] | None:
+            return adapter.list_sessions_or_none(cwd, env, timeout=15.0)
+
+    found: dict[str, ConversationRow] = {}
+    for folder in dict.fromkeys([*cwds, env.get("HOME") or str(Path.home())]):
+        listed = lister(folder)
+        if listed is None:
+            result.warnings.append("opencode: `opencode session list` gave no list; its conversations are not shown")
+            return None
+        for item in listed:
+            session_id, directory, title = item.get("id"), item.get("directory"), item.get("title")
+            if not adapter.valid_session_id(session_id) or not isinstance(directory, str):
+                continue
+            assert isinstance(session_id, str)
+            created, updated = _epoch(item.get("created")), _epoch(item.get("updated"))
+            fold = Fold("opencode", session_id, cwd=directory)
+            fold.summary = one_line(title, TITLE_MAX) if isinstance(title, str) and title.strip() else None
+            fold.created_at = iso_from_epoch(created) if created is not None else None
+            fold.updated_at = iso_from_epoch(updated) if updated is not None else fold.created_at
+            found[session_id] = fold.to_row(
+                path=f"opencode:{session_id}",
+                source=source.key,
+                size=0,
+                mtime_ns=int((updated or 0) * 1e9),
+                parsed_to=0,
+                home=str(source.home),
+            )
+    return found
 
 
 def refresh_agents(
