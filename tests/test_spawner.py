@@ -380,3 +380,14 @@ def test_a_refusing_spawner_is_bypassed_and_a_host_error_is_not(tmp_path: Path, 
     finally:
         thread.join(5)
         listener.close()
+
+
+@pytest.mark.parametrize(("value", "spawned"), [("1", False), ("0", True), ("", True)])
+def test_dsh_no_spawner_starts_the_host_directly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, started_spawners: list[int], value: str, spawned: bool
+) -> None:
+    monkeypatch.setenv("DSH_NO_SPAWNER", value)
+    facts = _facts(spawn.start_session_host(_spec(tmp_path), _report_entry, _spawner_entry))
+    if facts["warmed_in"] is not None:
+        started_spawners.append(facts["warmed_in"])
+    assert (facts["warmed_in"] is not None) is spawned

@@ -92,7 +92,10 @@ class SpawnerUnavailable(Exception):
 
 def start_session_host(spec: HostSpec, entry: HostEntry, spawner_entry: SpawnerEntry) -> str:
     """Start a host for `spec` through the user's spawner (started now when none runs), so it skips the
-    imports; directly, as `start_host`, when no spawner can serve. The session id, or HostStartError."""
+    imports; directly, as `start_host`, when no spawner can serve or DSH_NO_SPAWNER says not to use
+    one. The session id, or HostStartError."""
+    if os.environ.get("DSH_NO_SPAWNER", "") not in ("", "0"):
+        return start_host(spec, entry)
     try:
         line = _ask_spawner(spec, spawner_entry)
     except SpawnerUnavailable:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 # DSH_HOME is not here: it names the home, not a key. Other DSH_* names (e.g. DSH_HANDOFF_FROM,
-# used inside dsh) are not config and are ignored by the config loader.
+# used inside dsh; DSH_NO_SPAWNER, read by the client before any config) are not config and are
+# ignored by the config loader.
 ENV_KEYS: dict[str, str] = {
     "DSH_SESSION_ROOT": "store.root",
     "DSH_SCROLLBACK": "term.scrollback",
