@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import resource
 import signal
 import socket
 import threading
@@ -44,10 +45,18 @@ def _report_entry(spec: HostSpec, ready: ReadyPipe) -> NoReturn:
         "sid": os.getsid(0),
         "stdin": os.readlink("/proc/self/fd/0"),
         "fds": sorted(_fd_kinds()),
+        "umask": _umask(),
+        "nofile": list(resource.getrlimit(resource.RLIMIT_NOFILE)),
     }
     ready.succeed(json.dumps(facts).replace(" ", ""))
     time.sleep(float(spec.options[0]) if spec.options else 0)
     os._exit(0)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def _fd_kinds() -> list[str]:
@@ -223,7 +232,10 @@ def test_a_forked_host_gets_the_clients_environment_and_is_a_daemon(tmp_path: Pa
     path = tmp_path / "s.spawner"
     pid = _serve_in_child(_listen(path), path, linger=0.5)
     try:
-        line = _ask(path, spawner_request(_spec(tmp_path), _env(DSH_TEST_FOO="from-this-client")))
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        lower = min(soft, 512) - 1
+        context = {"umask": 0o027, "limits": {"RLIMIT_NOFILE": [lower, hard]}}
+        line = _ask(path, spawner_request(_spec(tmp_path), _env(DSH_TEST_FOO="from-this-client"), context))
         word, _, rest = line.partition(" ")
         assert word == "ready", line
         facts = _facts(rest)
@@ -232,6 +244,8 @@ def test_a_forked_host_gets_the_clients_environment_and_is_a_daemon(tmp_path: Pa
         assert facts["spec"]["cwd"] == str(tmp_path) and facts["spec"]["rows"] == 30
         assert not facts["session_leader"] and facts["sid"] != os.getsid(0)  # a session of its own
         assert facts["stdin"] == "/dev/null"
+        # The client's umask and limits, not the spawner's or a daemon's 077.
+        assert facts["umask"] == 0o027 and facts["nofile"] == [lower, hard]
         # Nothing of the spawner's leaks in (its listener, its pidfds, its pipes): only the answer socket.
         assert facts["fds"].count("socket") == 1 and "pipe" not in facts["fds"], facts["fds"]
         assert not any("pidfd" in kind for kind in facts["fds"]), facts["fds"]
@@ -357,6 +371,7 @@ def test_a_broken_spawner_is_bypassed_with_a_direct_start(tmp_path: Path, spawne
         thread.join(5)
         listener.close()
     assert facts["warmed_in"] is None  # started from this process, not from a spawner
+    assert facts["umask"] == _umask()  # this process's umask, not the daemon's 077
 
 
 def test_a_refusing_spawner_is_bypassed_and_a_host_error_is_not(tmp_path: Path, spawner_path: Path) -> None:
@@ -391,3 +406,26 @@ def test_dsh_no_spawner_starts_the_host_directly(
     if facts["warmed_in"] is not None:
         started_spawners.append(facts["warmed_in"])
     assert (facts["warmed_in"] is not None) is spawned
+
+
+def test_a_captured_context_is_applied_and_junk_in_it_is_ignored() -> None:
+    from dsh import inherit
+
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - child
+        try:
+            os.umask(0o077)
+            _soft, hard = resource.getrlimit(resource.RLIMIT_CORE)
+            inherit.apply({"umask": 0o022, "limits": {"RLIMIT_CORE": [0, hard], "RLIMIT_BOGUS": [1, 1]}})
+            inherit.apply({"umask": "022", "limits": {"RLIMIT_NOFILE": ["x", 1]}})  # ignored
+            inherit.apply(None)
+            os.write(write_fd, json.dumps([_umask(), resource.getrlimit(resource.RLIMIT_CORE)[0]]).encode())
+        finally:
+            os._exit(0)
+    os.close(write_fd)
+    os.waitpid(pid, 0)
+    got = json.loads(os.read(read_fd, 100))
+    os.close(read_fd)
+    assert got == [0o022, 0]
+    assert inherit.capture()["umask"] == _umask()

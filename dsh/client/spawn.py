@@ -33,10 +33,13 @@ class HostStartError(Exception):
 def start_host(spec: HostSpec, entry: HostEntry, timeout: float = READY_TIMEOUT) -> str:
     """Start a host for `spec` running `entry`, and wait until it listens; its session id, or
     HostStartError."""
+    from dsh import inherit
+
+    context = inherit.capture()
     read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - runs in the child, checked end to end
-        _become_host(spec, entry, read_fd, write_fd)
+        _become_host(spec, entry, read_fd, write_fd, context)
     os.close(write_fd)
     try:
         _wait_child(pid)
@@ -49,11 +52,17 @@ def start_host(spec: HostSpec, entry: HostEntry, timeout: float = READY_TIMEOUT)
     return text
 
 
-def _become_host(spec: HostSpec, entry: HostEntry, read_fd: int, write_fd: int) -> None:  # pragma: no cover
-    """In the forked child: become a daemon keeping only the ready pipe, then run the host."""
+def _become_host(  # pragma: no cover - runs in the forked child
+    spec: HostSpec, entry: HostEntry, read_fd: int, write_fd: int, context: dict[str, object]
+) -> None:
+    """In the forked child: become a daemon keeping only the ready pipe, then run the host with this
+    terminal's umask and limits."""
+    from dsh import inherit
+
     try:
         os.close(read_fd)
         daemonize(keep=(write_fd,))
+        inherit.apply(context)
         entry(spec, ReadyPipe(write_fd))
     except BaseException:
         pass
@@ -110,7 +119,9 @@ def _ask_spawner(spec: HostSpec, spawner_entry: SpawnerEntry) -> str:
     from dsh.rundir import spawner_socket_path
 
     path = spawner_socket_path(install_id())
-    payload = spawner_request(spec, dict(os.environ))
+    from dsh import inherit
+
+    payload = spawner_request(spec, dict(os.environ), inherit.capture())
     for _ in range(2):  # a stale spawner ends after saying so; its successor is started once
         sock = _connect(path) or _start_spawner(path, spawner_entry)
         if sock is None:

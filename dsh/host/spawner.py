@@ -24,6 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
+from dsh import inherit
 from dsh.daemon import daemonize
 from dsh.host.peer import peer_allowed, peer_uid
 from dsh.host.spec import REFUSED, SPAWNER_VERSION, STALE, HostSpec, ReadyPipe, install_id, spawner_lock
@@ -133,25 +134,25 @@ class Spawner:
 
     def _serve(self, conn: socket.socket) -> None:
         try:
-            spec, env = read_request(conn)
+            spec, env, context = read_request(conn)
         except ValueError as exc:
             _answer(conn, f"{REFUSED} {exc}")
             return
         try:
-            pid = self._fork_host(conn, spec, env)
+            pid = self._fork_host(conn, spec, env, context)
         except OSError as exc:
             _answer(conn, f"{REFUSED} cannot fork: {exc.strerror or exc}")
             return
         if pid is not None:
             self._watch(pid)
 
-    def _fork_host(self, conn: socket.socket, spec: HostSpec, env: dict[str, str]) -> int | None:
+    def _fork_host(self, conn: socket.socket, spec: HostSpec, env: dict[str, str], context: object) -> int | None:
         """Fork a host that answers on `conn`; its pid (None if the middle process did not say)."""
         conn.setblocking(True)
         read_fd, write_fd = os.pipe()
         pid = os.fork()
         if pid == 0:  # pragma: no cover - runs in the child, checked end to end
-            _become_host(conn.fileno(), write_fd, read_fd, spec, env, self.entry)
+            _become_host(conn.fileno(), write_fd, read_fd, spec, env, context, self.entry)
         os.close(write_fd)
         try:
             with contextlib.suppress(ChildProcessError):
@@ -210,8 +211,9 @@ class Spawner:
         self.listener.close()
 
 
-def read_request(conn: socket.socket) -> tuple[HostSpec, dict[str, str]]:
-    """The spec and environment a client sent; ValueError says what is wrong with them."""
+def read_request(conn: socket.socket) -> tuple[HostSpec, dict[str, str], object]:
+    """The spec, environment and process context (dsh/inherit.py) a client sent; ValueError says
+    what is wrong with them."""
     conn.settimeout(REQUEST_TIMEOUT)
     data = b""
     try:
@@ -237,7 +239,7 @@ def read_request(conn: socket.socket) -> tuple[HostSpec, dict[str, str]]:
         raise ValueError("the request's environment is not a map of strings")
     if any("=" in name or "\0" in name or "\0" in value for name, value in env.items()):
         raise ValueError("the request's environment has a malformed variable")
-    return HostSpec.from_dict(message.get("spec")), env
+    return HostSpec.from_dict(message.get("spec")), env, message.get("context")
 
 
 def _answer(conn: socket.socket, line: str) -> None:
@@ -253,15 +255,17 @@ def _inode(path: Path) -> int | None:
 
 
 def _become_host(  # pragma: no cover - runs in the forked child
-    conn_fd: int, pid_fd: int, other_fd: int, spec: HostSpec, env: dict[str, str], entry: HostEntry
+    conn_fd: int, pid_fd: int, other_fd: int, spec: HostSpec, env: dict[str, str], context: object, entry: HostEntry
 ) -> NoReturn:
-    """In the forked child: the client's environment, a daemon of its own, then the host."""
+    """In the forked child: the client's environment, a daemon of its own with the client's umask and
+    limits, then the host."""
     try:
         os.close(other_fd)
         os.environ.clear()
         os.environ.update(env)
         time.tzset()
         daemonize(keep=(conn_fd,), pid_fd=pid_fd)
+        inherit.apply(context)
         _name_process("dsh")
         entry(spec, ReadyPipe(conn_fd))
     except BaseException:

@@ -130,8 +130,16 @@ def install_id() -> list[str]:
     return [sys.executable, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
 
 
-def spawner_request(spec: HostSpec, env: dict[str, str]) -> bytes:
-    body: dict[str, Any] = {"spawner": SPAWNER_VERSION, "install": install_id(), "spec": spec.to_dict(), "env": env}
+def spawner_request(spec: HostSpec, env: dict[str, str], context: dict[str, object] | None = None) -> bytes:
+    """The line a client sends the spawner: the spec, and the environment, umask and limits
+    (dsh/inherit.py) the host is to have."""
+    body: dict[str, Any] = {
+        "spawner": SPAWNER_VERSION,
+        "install": install_id(),
+        "spec": spec.to_dict(),
+        "env": env,
+        "context": context or {},
+    }
     return json.dumps(body, ensure_ascii=True).encode("ascii") + b"\n"
 
 

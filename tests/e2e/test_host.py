@@ -378,3 +378,23 @@ def test_a_host_started_through_the_spawner_has_its_own_clients_environment(
     second.wait_for(f"mark=second-terminal in {other}")
     first.type_line('echo "mark=$DSH_TEST_MARK"')
     first.wait_for("mark=first-terminal")
+
+
+def test_panes_get_the_umask_of_the_terminal_that_started_their_session(run, tmp_path: Path) -> None:
+    def started_with(mask: int, cwd: Path) -> PtyDriver:
+        old = os.umask(mask)
+        try:
+            return run(cwd=cwd)
+        finally:
+            os.umask(old)
+
+    first = started_with(0o027, tmp_path)  # this one starts the spawner
+    first.wait_for("PROMPT")
+    first.type_line("umask; touch made-here; ls -l made-here")
+    assert "0027" in first.wait_for("-rw-r-----")
+    other = tmp_path / "other"
+    other.mkdir()
+    second = started_with(0o002, other)  # forked by the spawner the first one started
+    second.wait_for("PROMPT")
+    second.type_line("umask; touch made-here; ls -l made-here")
+    assert "0002" in second.wait_for("-rw-rw-r--")
