@@ -71,30 +71,28 @@ def test_parts_import_downward_only() -> None:
     assert offenders == []
 
 
-def test_the_client_path_loads_no_prompt_toolkit() -> None:
-    # Start-up speed: everything the `dsh` client runs before it hands the terminal to a host.
-    code = (
-        "import sys\n"
-        "import dsh.cli, dsh.cli.run, dsh.cli.attach_cmd, dsh.cli.sessions\n"
-        "import dsh.client.attach, dsh.client.spawn, dsh.client.tty\n"
-        "import dsh.store.store, dsh.resume.preflight, dsh.resume.handoff, dsh.rundir\n"
-        "dsh.cli.build_parser().parse_args([])\n"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'prompt_toolkit'))\n"
-    )
+def _loaded_after(imports: str, then: str, modules: str) -> list[str]:
+    """Which of `modules` (a Python expression of names) a fresh interpreter holds after `imports`
+    and `then` ran."""
+    code = f"import sys\n{imports}\n{then}\nprint(sorted(m for m in sys.modules if {modules}))\n"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "[]"
+    return ast.literal_eval(out.stdout.strip())
+
+
+def test_the_client_path_loads_no_prompt_toolkit() -> None:
+    # Start-up speed: everything the `dsh` client runs before it hands the terminal to a host.
+    imports = (
+        "import dsh.cli, dsh.cli.run, dsh.cli.attach_cmd, dsh.cli.sessions\n"
+        "import dsh.client.attach, dsh.client.spawn, dsh.client.tty\n"
+        "import dsh.store.store, dsh.resume.preflight, dsh.resume.handoff, dsh.rundir"
+    )
+    parse = "dsh.cli.build_parser().parse_args([])"
+    assert _loaded_after(imports, parse, "m.split('.')[0] == 'prompt_toolkit'") == []
 
 
 def test_a_new_sessions_client_path_loads_neither_typing_nor_tempfile() -> None:
     # `dsh` in a new workspace: parse the words, find the spawner, ask it for a host, attach. Both
     # modules are 5-10 ms each of every start, and nothing on this path needs them at run time.
-    code = (
-        "import sys\n"
-        "import dsh.cli, dsh.cli.run, dsh.client.attach, dsh.client.spawn, dsh.client.tty, dsh.home, dsh.rundir\n"
-        "dsh.cli.quick_args([])\n"
-        "print(sorted(m for m in ('typing', 'tempfile') if m in sys.modules))\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "[]"
+    imports = "import dsh.cli, dsh.cli.run, dsh.client.attach, dsh.client.spawn, dsh.client.tty, dsh.home, dsh.rundir"
+    assert _loaded_after(imports, "dsh.cli.quick_args([])", "m in ('typing', 'tempfile')") == []
