@@ -152,7 +152,10 @@ class Spawner:
         read_fd, write_fd = os.pipe()
         pid = os.fork()
         if pid == 0:  # pragma: no cover - runs in the child, checked end to end
-            _become_host(conn.fileno(), write_fd, read_fd, spec, env, context, self.entry)
+            # The child owns these descriptors as plain numbers from here: a socket object collected
+            # later must not close a number the host has reused by then.
+            self.listener.detach()
+            _become_host(conn.detach(), write_fd, read_fd, spec, env, context, self.entry)
         os.close(write_fd)
         try:
             with contextlib.suppress(ChildProcessError):
