@@ -16,13 +16,13 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from stat import S_ISDIR, S_ISLNK, S_ISREG
 from typing import TextIO, TypeVar
 
-from dsh.safefile import UnsafePathError, folder_problem, open_append, open_read, refuse_special
+from dsh.safefile import UnsafePathError, open_append, open_read, refuse_special
 from dsh.store import agent_table, textsearch
-from dsh.store.ids import InvalidSessionId, is_valid_session_id, validate_session_id
+from dsh.store.ids import InvalidSessionId, validate_session_id
 from dsh.store.log import LOG_SUFFIX, live_pid, scan_log
+from dsh.store.scan import RootScan, Stat, scan_root, stat_logs
 from dsh.store.summary import Digester, Summary, agent_json, session_state
 from dsh.store.workspace import NO_WORKSPACE, home_dir, workspace_label, workspace_partition
 
@@ -36,7 +36,10 @@ from dsh.store.workspace import NO_WORKSPACE, home_dir, workspace_label, workspa
 #    prompts in an FTS5 trigram index (`lines`, `lines_fts`); agent conversations (`agent_conversations`,
 #    `agent_sources`); a covering index for the refresh's (path, size, mtime) check, which otherwise
 #    read every wide row.
-SCHEMA_VERSION = 7
+# 8: `folders` (each folder's mtime when last listed) and `sessions_open` (the logs of sessions not
+#    closed): a refresh lists only folders whose mtime moved and stats only the open logs of the others;
+#    the covering index of every row's (path, size, mtime) goes, as no refresh reads them all any more.
+SCHEMA_VERSION = 8
 BUSY_TIMEOUT_SECONDS = 30.0
 WARNINGS_PER_FILE = 5
 
@@ -106,14 +109,14 @@ CREATE INDEX sessions_by_cwd ON sessions (root, cwd);
 CREATE INDEX sessions_by_archived ON sessions (root, archived);
 CREATE INDEX sessions_by_id ON sessions (id);
 CREATE INDEX sessions_by_agent ON sessions (agent_key);
-CREATE INDEX sessions_stat ON sessions (root, path, size, mtime_ns);
+CREATE INDEX sessions_open ON sessions (root, workspace, path, size, mtime_ns) WHERE closed = 0;
+CREATE TABLE folders (root TEXT NOT NULL, name TEXT NOT NULL, mtime_ns INTEGER, PRIMARY KEY (root, name));
 PRAGMA user_version = {SCHEMA_VERSION};
 """
 
 _SELECT = "SELECT " + ", ".join(_COLUMNS[4:]) + ", path FROM sessions"
 _UPSERT = f"INSERT OR REPLACE INTO sessions ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' for _ in _COLUMNS)})"
 
-Stat = tuple[int, int]
 T = TypeVar("T")
 
 
@@ -142,6 +145,8 @@ class SessionIndex:
         self.write_error: str | None = None
         # Lines typed in each log parsed by the refresh under way, for the transcript search.
         self._typed: dict[str, tuple[str, tuple[tuple[int, str], ...]]] = {}
+        # Logs the refresh under way could not read: their folders are listed again next time.
+        self._unread: set[str] = set()
         self._sync_search = True
 
     # -- connection, schema, recovery ------------------------------------------------------------
@@ -292,17 +297,21 @@ class SessionIndex:
         return out
 
     def _refresh(self, conn: sqlite3.Connection, warnings: list[str]) -> None:
-        found = self._scan(warnings)
-        known = self._known(conn)
-        changed = [path for path, stat in found.items() if known.get(path) != stat]
-        removed = [path for path in known if path not in found]
-        if not changed and not removed:
+        recorded = self._folders(conn)
+        scan = scan_root(self._root_key, recorded, warnings)
+        known = self._known(conn, scan, recorded, warnings)
+        changed = [path for path, stat in scan.found.items() if known.get(path) != stat]
+        removed = [path for path in known if path not in scan.found]
+        folders = {name: mtime for name, mtime in scan.mtimes.items() if recorded.get(name, ()) != mtime}
+        gone_folders = [name for name in recorded if name not in scan.mtimes] if scan.readable else []
+        if not changed and not removed and not folders and not gone_folders:
             return
-        self.changed = True
+        self.changed = bool(changed or removed)
         with _write(conn):
             # Another process may have done part of the work while we waited for the lock.
-            known = self._known(conn)
+            known = _stats_at(conn, [*changed, *removed])
             self._typed = {}
+            self._unread = set()
             rows = self._parse_changed(changed, known, warnings)
             typed_before = _input_counts(conn, [path for path in self._typed if path in known])
             conn.executemany(_UPSERT, rows)
@@ -315,56 +324,47 @@ class SessionIndex:
                 textsearch.sync(conn)
             apply_agent_titles(conn, paths=list(self._typed))
             self._typed = {}
+            # A log that could not be read is tried again (and said again) next time, as before its folder
+            # was recorded.
+            for path in self._unread:
+                folders[os.path.basename(os.path.dirname(path))] = None
+            conn.executemany(
+                "INSERT OR REPLACE INTO folders (root, name, mtime_ns) VALUES (?, ?, ?)",
+                [(self._root_db, _to_db(name), mtime) for name, mtime in folders.items()],
+            )
+            conn.executemany(
+                "DELETE FROM folders WHERE root = ? AND name = ?",
+                [(self._root_db, _to_db(name)) for name in gone_folders],
+            )
 
-    def _known(self, conn: sqlite3.Connection) -> dict[str, Stat]:
-        rows = conn.execute("SELECT path, size, mtime_ns FROM sessions WHERE root = ?", (self._root_db,))
-        return {_from_db(path): (size, mtime) for path, size, mtime in rows}
+    def _folders(self, conn: sqlite3.Connection) -> dict[str, int | None]:
+        """Each folder's mtime when it was last listed (None: list it again), by name."""
+        rows = conn.execute("SELECT name, mtime_ns FROM folders WHERE root = ?", (self._root_db,))
+        return {_from_db(name): mtime for name, mtime in rows}  # type: ignore[misc]
 
-    def _scan(self, warnings: list[str]) -> dict[str, Stat]:
-        found: dict[str, Stat] = {}
-        try:
-            partitions = list(os.scandir(self.root))
-        except FileNotFoundError:
-            return found
-        except OSError as exc:
-            warnings.append(f"{self.root}: cannot list the session root: {exc.strerror or exc}")
-            return found
-        for part in partitions:
-            try:
-                if not part.is_dir():
-                    continue
-                # A link out of the root, or a folder another user can write, is never read from.
-                problem = folder_problem(part.path, part.stat(follow_symlinks=False))
-                if problem is not None:
-                    warnings.append(f"{part.path}: {problem}; its sessions are not listed")
-                    continue
-                entries = list(os.scandir(part.path))
-            except OSError as exc:
-                warnings.append(f"{part.path}: cannot list: {exc.strerror or exc}")
-                continue
-            for entry in entries:
-                name = entry.name
-                if not name.endswith(LOG_SUFFIX):
-                    continue
-                if not is_valid_session_id(name[: -len(LOG_SUFFIX)]):
-                    warnings.append(f"{entry.path}: file name is not a valid session id; skipped")
-                    continue
-                try:
-                    # One lstat answers what it is and (size, mtime): this loop runs 100k times.
-                    st = entry.stat(follow_symlinks=False)
-                except OSError as exc:
-                    warnings.append(f"{entry.path}: cannot stat: {exc.strerror or exc}")
-                    continue
-                if not S_ISREG(st.st_mode):
-                    if S_ISLNK(st.st_mode):
-                        warnings.append(f"{entry.path}: a symbolic link where a session log should be; skipped")
-                    elif S_ISDIR(st.st_mode):
-                        warnings.append(f"{entry.path}: a directory where a session log should be; skipped")
-                    else:
-                        warnings.append(f"{entry.path}: not a regular file; skipped")
-                    continue
-                found[entry.path] = (st.st_size, st.st_mtime_ns)
-        return found
+    def _known(
+        self, conn: sqlite3.Connection, scan: RootScan, recorded: dict[str, int | None], warnings: list[str]
+    ) -> dict[str, Stat]:
+        """(size, mtime) as indexed of every log the scan speaks for: those of the folders it listed and of
+        folders gone; and the open logs of clean folders, which it stats here."""
+        if not scan.readable:
+            return {}
+        known: dict[str, Stat] = {}
+        names = [*scan.listed, *(name for name in recorded if name not in scan.mtimes)]
+        sql = "SELECT path, size, mtime_ns FROM sessions WHERE root = ? AND workspace IN "
+        for start in range(0, len(names), 500):
+            chunk = [_to_db(name) for name in names[start : start + 500]]
+            rows = conn.execute(sql + f"({', '.join('?' * len(chunk))})", [self._root_db, *chunk])
+            known.update({_from_db(path): (size, mtime) for path, size, mtime in rows})  # type: ignore[misc]
+        if scan.clean:
+            sql = "SELECT path, size, mtime_ns, workspace FROM sessions WHERE root = ? AND closed = 0"
+            open_logs: dict[str, Stat] = {}
+            for path, size, mtime, workspace in conn.execute(sql, (self._root_db,)):
+                if _from_db(workspace) in scan.clean:
+                    open_logs[_from_db(path)] = (size, mtime)  # type: ignore[index]
+            stat_logs(open_logs, scan.found, warnings)
+            known.update(open_logs)
+        return known
 
     def _parse_changed(
         self, changed: list[str], known: dict[str, Stat], warnings: list[str]
@@ -403,6 +403,7 @@ class SessionIndex:
             return None
         except OSError as exc:
             warnings.append(_problem(path, exc, "cannot read"))
+            self._unread.add(path)
             return None
         _add_warnings(warnings, scan.warnings)
         sid = log.name[: -len(LOG_SUFFIX)]
@@ -641,6 +642,16 @@ def _db_row(row: tuple[object, ...]) -> tuple[object, ...]:
     if any(type(v) is bytes for v in out):
         out[-1] = 1
     return tuple(out)
+
+
+def _stats_at(conn: sqlite3.Connection, paths: Sequence[str]) -> dict[str, Stat]:
+    """(size, mtime) as indexed of the logs at `paths` that the index holds."""
+    out: dict[str, Stat] = {}
+    for start in range(0, len(paths), 500):
+        chunk = [_to_db(p) for p in paths[start : start + 500]]
+        sql = f"SELECT path, size, mtime_ns FROM sessions WHERE path IN ({', '.join('?' * len(chunk))})"
+        out.update({_from_db(path): (size, mtime) for path, size, mtime in conn.execute(sql, chunk)})  # type: ignore[misc]
+    return out
 
 
 def _input_counts(conn: sqlite3.Connection, paths: Sequence[str]) -> dict[str, tuple[str, int]]:

@@ -217,6 +217,7 @@ class SessionLog:
         # A crash (or a full disk) may have cut the last line short: our events start on a line of their own.
         log._maybe_torn = True
         log.append("resume", pid=os.getpid())
+        touch_folder(path)
         return log
 
     @property
@@ -315,6 +316,16 @@ def append_event(path: Path, type: str, **fields: Any) -> None:
         raise LogError(f"{path}: cannot append to session log: {_oserror_text(exc)}") from exc
     finally:
         os.close(fd)
+        # Even after a failed write: part of a line may have reached the file.
+        touch_folder(path)
+
+
+def touch_folder(path: Path) -> None:
+    """Move the mtime of a log's folder, after appending to a log whose session may be closed: an append
+    alone does not move it, and the index's refresh looks in a folder again only when it moved (see
+    store/scan.py). The host that holds a session needs none: the refresh stats every open log."""
+    with contextlib.suppress(OSError):
+        os.utime(path.parent, follow_symlinks=False)
 
 
 def read_header(path: Path) -> dict[str, Any]:
