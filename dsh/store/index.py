@@ -8,7 +8,6 @@ on SQLite's write lock (WAL mode: readers are never blocked) and each re-checks 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 import sqlite3
@@ -21,9 +20,10 @@ from typing import TextIO, TypeVar
 from dsh.safefile import UnsafePathError, open_append, open_read, refuse_special
 from dsh.store import agent_table, textsearch
 from dsh.store.ids import InvalidSessionId, validate_session_id
+from dsh.store.json_listing import stored_json
 from dsh.store.log import LOG_SUFFIX, live_pid, scan_log
 from dsh.store.scan import RootScan, Stat, scan_root, stat_logs
-from dsh.store.summary import Digester, Summary, agent_json, session_state
+from dsh.store.summary import Digester, Summary, session_state
 from dsh.store.workspace import NO_WORKSPACE, home_dir, workspace_label, workspace_partition
 
 # 2: preview stored as escaped lines (not JSON); an index on cwd for the picker's workspace rows.
@@ -39,7 +39,9 @@ from dsh.store.workspace import NO_WORKSPACE, home_dir, workspace_label, workspa
 # 8: `folders` (each folder's mtime when last listed) and `sessions_open` (the logs of sessions not
 #    closed): a refresh lists only folders whose mtime moved and stats only the open logs of the others;
 #    the covering index of every row's (path, size, mtime) goes, as no refresh reads them all any more.
-SCHEMA_VERSION = 8
+# 9: json_head and json_tail (the row's `dsh sessions --json` object, written at parse time, around its
+#    label and title) in place of preview_json and agents_json.
+SCHEMA_VERSION = 9
 BUSY_TIMEOUT_SECONDS = 30.0
 WARNINGS_PER_FILE = 5
 
@@ -67,8 +69,8 @@ _COLUMNS = (
     "agents",
     "agent_key",
     "auto_title",
-    "preview_json",
-    "agents_json",
+    "json_head",
+    "json_tail",
     "attached",
     "raw",
 )
@@ -98,8 +100,8 @@ CREATE TABLE sessions (
     agents TEXT,
     agent_key TEXT,
     auto_title TEXT,
-    preview_json TEXT,
-    agents_json TEXT,
+    json_head TEXT,
+    json_tail TEXT,
     attached INTEGER NOT NULL DEFAULT 1,
     raw INTEGER NOT NULL DEFAULT 0
 );
@@ -437,9 +439,8 @@ class SessionIndex:
             encode_lines(d.agents),
             d.agents[0] if d.agents else None,
             d.auto_title,
-            # The same, ready for `dsh sessions --json`, which SQLite writes itself (see json_listing).
-            json.dumps(list(d.preview)),
-            json.dumps([agent_json(key) for key in d.agents]),
+            # The row as `dsh sessions --json` writes it, less its label and title (see json_listing).
+            *stored_json(d),
             int(d.attached),
             0,
         )
@@ -567,8 +568,8 @@ def _summaries(rows: list[tuple]) -> list[Summary]:  # type: ignore[type-arg]
             agents,
             _agent_key,
             _auto_title,
-            _preview_json,
-            _agents_json,
+            _json_head,
+            _json_tail,
             attached,
             _raw,
             path,
