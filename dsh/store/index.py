@@ -13,7 +13,7 @@ import re
 import sqlite3
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TextIO, TypeVar
 
@@ -41,7 +41,8 @@ from dsh.store.workspace import NO_WORKSPACE, home_dir, workspace_label, workspa
 #    the covering index of every row's (path, size, mtime) goes, as no refresh reads them all any more.
 # 9: json_head and json_tail (the row's `dsh sessions --json` object, written at parse time, around its
 #    label and title) in place of preview_json and agents_json.
-SCHEMA_VERSION = 9
+# 10: a row of `lines` holds the lines one refresh found for one owner, joined by newlines (was: one line).
+SCHEMA_VERSION = 10
 BUSY_TIMEOUT_SECONDS = 30.0
 WARNINGS_PER_FILE = 5
 
@@ -253,7 +254,7 @@ class SessionIndex:
 
     # -- refresh -----------------------------------------------------------------------------------
 
-    def sync_search(self, batch: int = 200_000) -> None:
+    def sync_search(self, batch: int = 20_000) -> None:
         """Make every stored line searchable, a batch per transaction (others may write in between)."""
         while self.write(lambda conn: textsearch.sync(conn, batch)):
             pass
@@ -671,14 +672,21 @@ def _index_typed_lines(
     before: dict[str, tuple[str, int]],
 ) -> None:
     """Put the lines typed in changed logs into the transcript search. Logs are appended to, so a log that
-    grew only adds the lines typed since (by their ordinal); any other change replaces them."""
-    for path, (sid, lines) in typed.items():
+    grew only adds the lines typed since (by their ordinal); any other change replaces them. Every line
+    goes in with one statement, a row for each log's new lines (see textsearch)."""
+    replaced: list[str] = []
+    batches: list[tuple[str, Iterable[str]]] = []
+    for path, (sid, typed_lines) in typed.items():
         owner = textsearch.session_owner(sid)
         old = before.get(path)
-        if old is not None and old[0] == sid and (not lines or old[1] <= lines[-1][0] + 1):
-            textsearch.add_lines(conn, owner, (text for n, text in lines if n >= old[1]))
+        if old is not None and old[0] == sid and (not typed_lines or old[1] <= typed_lines[-1][0] + 1):
+            batches.append((owner, [text for n, text in typed_lines if n >= old[1]]))
         else:
-            textsearch.replace_lines(conn, owner, (text for _, text in lines))
+            replaced.append(owner)
+            batches.append((owner, [text for _, text in typed_lines]))
+    for owner in textsearch.owners_with_lines(conn, replaced):
+        textsearch.remove_owner(conn, owner)
+    textsearch.add_owned_lines(conn, batches)
 
 
 def apply_agent_titles(
