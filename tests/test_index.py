@@ -136,7 +136,7 @@ def test_refresh_is_incremental_by_size_and_mtime(
     real = index_mod.scan_log
 
     def counting(path: Path, fh, each):  # type: ignore[no-untyped-def]
-        parsed.append(path)
+        parsed.append(Path(path))
         return real(path, fh, each)
 
     monkeypatch.setattr(index_mod, "scan_log", counting)

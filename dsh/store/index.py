@@ -393,7 +393,6 @@ class SessionIndex:
         return rows
 
     def _parse_one(self, path: str, known: dict[str, Stat], warnings: list[str]) -> tuple[object, ...] | None:
-        log = Path(path)
         folder = Digester()
         try:
             # Never a link, a FIFO or a device; the log is read a chunk at a time, never whole.
@@ -401,7 +400,7 @@ class SessionIndex:
                 st = os.fstat(fh.fileno())
                 if (st.st_size, st.st_mtime_ns) == known.get(path):
                     return None
-                scan = scan_log(log, fh, folder.add)
+                scan = scan_log(path, fh, folder.add)
         except FileNotFoundError:
             return None
         except OSError as exc:
@@ -409,11 +408,11 @@ class SessionIndex:
             self._unread.add(path)
             return None
         _add_warnings(warnings, scan.warnings)
-        sid = log.name[: -len(LOG_SUFFIX)]
+        sid = os.path.basename(path)[: -len(LOG_SUFFIX)]
         header_id = scan.header.get("id") if scan.header else None
         if header_id is not None and header_id != sid:
             warnings.append(f"{path}:1: header id {header_id!r} differs from the file name; listed as {sid}")
-        d = folder.finish(sid, log, scan.header, st.st_mtime)
+        d = folder.finish(sid, path, scan.header, st.st_mtime)
         self._typed[d.path] = (d.id, d.typed)
         # Stat taken before the read: if the log grew meanwhile, the next refresh sees a new size.
         row = (
@@ -640,6 +639,8 @@ def _from_db(value: object) -> object:
 
 def _db_row(row: tuple[object, ...]) -> tuple[object, ...]:
     """A row to store; when any text in it is not UTF-8, that text goes as bytes and `raw` (last) is 1."""
+    if all(type(v) is not str or v.isascii() for v in row):  # type: ignore[union-attr]
+        return row
     out = [_to_db(v) if type(v) is str else v for v in row]
     if any(type(v) is bytes for v in out):
         out[-1] = 1

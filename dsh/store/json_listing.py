@@ -22,10 +22,26 @@ from dsh.store.log import live_pid
 from dsh.store.summary import CLOSED, CRASHED, JSON_KEYS, Digest, agent_json, session_state
 from dsh.store.workspace import NO_WORKSPACE, home_dir
 
-# The keys joined in by the query, between the stored head (the keys before them) and tail (after).
+# The keys of a row's object: the stored head, the two joined in by the query, the stored tail.
+_HEAD = ("id", "path", "cwd", "workspace")
 _JOINED = ("workspace_label", "title")
-_SPLIT = JSON_KEYS.index(_JOINED[0])
-assert JSON_KEYS[_SPLIT : _SPLIT + 2] == _JOINED, "json_listing joins workspace_label and title, side by side"
+_TAIL = (
+    "explicit_title",
+    "first_input",
+    "created_at",
+    "updated_at",
+    "event_count",
+    "input_count",
+    "pane_count",
+    "live_pid",
+    "archived",
+    "unresumable_reason",
+    "preview",
+    "state",
+    "branch",
+    "agents",
+)
+assert (*_HEAD, *_JOINED, *_TAIL) == JSON_KEYS, "stored_json and the query must write Summary.to_json()'s keys"
 # ?1 is the home folder labels shorten to `~`.
 _LABEL = (
     f"CASE WHEN cwd IS NULL OR cwd = '' THEN '{NO_WORKSPACE}'"
@@ -44,11 +60,9 @@ Fallback = Callable[[str], dict[str, Any] | None]
 def stored_json(d: Digest) -> tuple[str, str]:
     """The head and tail of a row's object as the listing writes it (compact, as SQLite writes JSON; text
     that is not ASCII is left as it is and escaped by the listing): a closed session with no panes."""
-    values: dict[str, object] = {
-        "id": d.id,
-        "path": d.path,
-        "cwd": d.cwd,
-        "workspace": d.workspace,
+    head = {"id": d.id, "path": d.path, "cwd": d.cwd, "workspace": d.workspace}
+    agents = [agent_json(key) for key in d.agents]
+    tail = {
         "explicit_title": d.explicit_title,
         "first_input": d.first_input,
         "created_at": d.created_at,
@@ -62,25 +76,24 @@ def stored_json(d: Digest) -> tuple[str, str]:
         "preview": list(d.preview),
         "state": CLOSED if d.closed else CRASHED,
         "branch": d.branch,
-        "agents": [agent_json(key) for key in d.agents],
+        "agents": agents,
+        "panes": [],
     }
-    head = {key: values[key] for key in JSON_KEYS[:_SPLIT]}
-    tail = {key: values[key] for key in JSON_KEYS[_SPLIT + 2 :]}
-    tail["panes"] = []
     listed = "".join(d.preview) + "".join(d.agents)
     if listed.isascii() and "\x7f" not in listed:
-        return _compact(head)[:-1], "," + _compact(tail)[1:]
+        return _COMPACT.encode(head)[:-1], "," + _COMPACT.encode(tail)[1:]
     # The preview and the agents have always been written as Python writes JSON by default (every
     # character past `~` escaped); the rest as SQLite writes it (only controls, quotes and backslashes).
-    pieces = [f"{json.dumps(key)}:{_compact(value, ascii=key in _PYTHON_WRITTEN)}" for key, value in tail.items()]
-    return _compact(head)[:-1], "," + ",".join(pieces) + "}"
+    pieces = [
+        f"{json.dumps(key)}:{(_ASCII if key in _PYTHON_WRITTEN else _COMPACT).encode(value)}"
+        for key, value in tail.items()
+    ]
+    return _COMPACT.encode(head)[:-1], "," + ",".join(pieces) + "}"
 
 
 _PYTHON_WRITTEN = ("preview", "agents")
-
-
-def _compact(value: object, *, ascii: bool = False) -> str:
-    return json.dumps(value, ensure_ascii=ascii, separators=(",", ":"))
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+_ASCII = json.JSONEncoder(separators=(",", ":"))
 
 
 def json_listing(

@@ -350,7 +350,7 @@ def read_header(path: Path) -> dict[str, Any]:
     return header
 
 
-def _check_header(path: Path, header: object) -> None:
+def _check_header(path: str | Path, header: object) -> None:
     if not isinstance(header, dict) or header.get("type") != HEADER_TYPE:
         raise LogError(f"{path}:1: first line is not a session header")
     sid = header.get("id")
@@ -421,7 +421,7 @@ class LogScan:
 
 
 def scan_log(
-    path: Path, fh: BinaryIO, each: Callable[[list[dict[str, Any]]], object], chunk: int = READ_CHUNK
+    path: str | Path, fh: BinaryIO, each: Callable[[list[dict[str, Any]]], object], chunk: int = READ_CHUNK
 ) -> LogScan:
     """Read a log a chunk of whole lines at a time, handing each chunk's events to `each`.
 
@@ -455,7 +455,7 @@ def scan_log(
     return scan
 
 
-def _parse_chunk(path: Path, data: bytes, line: int, scan: LogScan) -> list[dict[str, Any]]:
+def _parse_chunk(path: str | Path, data: bytes, line: int, scan: LogScan) -> list[dict[str, Any]]:
     fast = _parse_clean(data, first=line == 0)
     if fast is not None:
         if line == 0:
@@ -495,7 +495,7 @@ def _parse_clean(data: bytes, *, first: bool = True) -> list[dict[str, Any]] | N
     return records
 
 
-def _parse_lines(path: Path, data: bytes, line: int, scan: LogScan, *, complete: bool) -> list[dict[str, Any]]:
+def _parse_lines(path: str | Path, data: bytes, line: int, scan: LogScan, *, complete: bool) -> list[dict[str, Any]]:
     events: list[dict[str, Any]] = []
     lines = data.split(b"\n")
     if lines[-1] == b"":
