@@ -8,6 +8,7 @@ on SQLite's write lock (WAL mode: readers are never blocked) and each re-checks 
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import re
 import sqlite3
@@ -15,13 +16,13 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TextIO, TypeVar
+from typing import BinaryIO, TextIO, TypeVar
 
-from dsh.safefile import UnsafePathError, open_append, open_read, refuse_special
+from dsh.safefile import UnsafePathError, open_append, open_read_fd, refuse_special
 from dsh.store import agent_table, textsearch
 from dsh.store.ids import InvalidSessionId, validate_session_id
 from dsh.store.json_listing import stored_json
-from dsh.store.log import LOG_SUFFIX, live_pid, scan_log
+from dsh.store.log import LOG_SUFFIX, READ_CHUNK, live_pid, scan_log
 from dsh.store.scan import RootScan, Stat, scan_root, stat_logs
 from dsh.store.summary import Digester, Summary, session_state
 from dsh.store.workspace import NO_WORKSPACE, home_dir, workspace_label, workspace_partition
@@ -398,12 +399,19 @@ class SessionIndex:
     def _parse_one(self, path: str, known: dict[str, Stat], warnings: list[str]) -> tuple[object, ...] | None:
         folder = Digester()
         try:
-            # Never a link, a FIFO or a device; the log is read a chunk at a time, never whole.
-            with open_read(path) as fh:
-                st = os.fstat(fh.fileno())
+            # Never a link, a FIFO or a device. A log of up to a chunk (nearly every one) is read in one
+            # call, as far as the stat saw it; a bigger one a chunk at a time, never whole.
+            fd, st = open_read_fd(path)
+            try:
                 if (st.st_size, st.st_mtime_ns) == known.get(path):
                     return None
+                if st.st_size <= READ_CHUNK:
+                    fh: BinaryIO = io.BytesIO(os.read(fd, st.st_size))
+                else:
+                    fh = open(fd, "rb", closefd=False)  # the descriptor is closed below
                 scan = scan_log(path, fh, folder.add)
+            finally:
+                os.close(fd)
         except FileNotFoundError:
             return None
         except OSError as exc:
