@@ -71,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
     notes: list[str] = []
     rows: list[Summary] = []
     json_rows: list[str] = []
+    store.index.map_reads()  # a listing reads every row, and ends: see map_reads
     try:
         store.refresh()
         # Agent conversations are read too: a session's title may be its agent's, and --agents lists them.
