@@ -118,3 +118,42 @@ def test_closed_rows_are_written_byte_for_byte_as_sqlite_wrote_them(tmp_path: Pa
         assert text == expected, summary.id
     assert '"preview":["make","echo caf\\u00e9 \\u2615"]' in got[1] and '"title":"coffee"' in got[1]
     index.close()
+
+
+def test_panes_are_asked_only_of_sessions_with_a_saved_state(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    root = tmp_path / "sessions"
+    index = SessionIndex(tmp_path / "q.db", root, progress=io.StringIO())
+    logs = []
+    for name in ("plain", "saved"):
+        log = SessionLog.create(root, f"/srv/{name}")
+        log.append("input", text=name)
+        log.close()
+        logs.append(log)
+    index.refresh()
+    asked: list[str] = []
+
+    def panes(session_id: str, live: bool) -> list[dict[str, object]] | None:
+        asked.append(session_id)
+        return [{"id": "p1", "title": "sh", "state": "RESTORED", "agent": None}]
+
+    where, params = index.scope_where(None)
+    got = index.read(
+        lambda conn: list(
+            json_listing(
+                conn,
+                where,
+                params,
+                include_archived=False,
+                panes=panes,
+                raw_row=lambda p: None,
+                saved={logs[1].id},
+            )
+        )
+    )
+    assert asked == [logs[1].id]
+    rows = {row["id"]: row for row in map(json.loads, got)}
+    assert rows[logs[1].id]["panes"] == [{"id": "p1", "title": "sh", "state": "RESTORED", "agent": None}]
+    assert rows[logs[0].id]["panes"] == []
+    assert next(text for text in got if logs[0].id in text).endswith(',"panes":[]}')  # as stored
+    index.close()

@@ -233,7 +233,9 @@ def listing_json(store: object, cwd: str | None, *, include_archived: bool) -> l
     try:
         return index.read(
             lambda conn: list(
-                json_listing(conn, where, params, include_archived=include_archived, panes=panes, raw_row=raw_row)
+                json_listing(
+                    conn, where, params, include_archived=include_archived, panes=panes, raw_row=raw_row, saved=saved
+                )
             )
         )
     except sqlite3.Error as exc:

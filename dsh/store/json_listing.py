@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -105,11 +105,13 @@ def json_listing(
     panes: Panes,
     raw_row: Fallback,
     home: str | None = None,
+    saved: Collection[str] | None = None,
 ) -> Iterator[str]:
     """The listing's objects as JSON text (ASCII), newest first.
 
     `panes(session_id, live)` gives a session's panes, or None when it has no saved snapshot (`[]` then);
-    `raw_row(path)` the Summary.to_json() of a row whose text SQLite holds as bytes.
+    it is asked only of ids in `saved` when that is given. `raw_row(path)` gives the Summary.to_json() of
+    a row whose text SQLite holds as bytes.
     """
     sql = f"SELECT CASE raw WHEN 0 THEN {_OBJECT} END, closed, attached, id, path FROM sessions WHERE {where}"
     if not include_archived:
@@ -117,6 +119,10 @@ def json_listing(
     sql += " ORDER BY updated_at DESC, mtime_ns DESC, id DESC"
     label_home = home_dir() if home is None else home
     for text, closed, attached, session_id, path in conn.execute(sql, [label_home, *params]):
+        # The usual row, as it is stored: closed, no saved panes, ASCII.
+        if closed and saved is not None and session_id not in saved and text is not None and text.isascii():
+            yield text
+            continue
         if text is None:  # some text was not UTF-8: SQLite holds it as bytes, and cannot quote it
             data = raw_row(path if isinstance(path, str) else path.decode("utf-8", "surrogatepass"))
             if data is not None:
