@@ -244,3 +244,14 @@ def test_a_touched_folder_settles_again(index: SessionIndex, root: Path, listed:
     listed.clear()
     index.refresh()
     assert listed == ["sessions"]
+
+
+def test_a_refresh_reads_no_row_but_through_an_index(index: SessionIndex, root: Path, listed: list[str]) -> None:
+    from tests.test_index_listing import plans
+
+    make(root, "/w/a", "one", close=False)
+    make(root, "/w/b", "two")
+    settled_index(index, root, listed)
+    found = plans(index, index.refresh)
+    assert any("sessions_open" in step for step in found)
+    assert not any(step.startswith("SCAN sessions") for step in found), found
