@@ -22,26 +22,11 @@ from dsh.store.log import live_pid
 from dsh.store.summary import CLOSED, CRASHED, JSON_KEYS, Digest, agent_json, session_state
 from dsh.store.workspace import NO_WORKSPACE, home_dir
 
-# The keys of a row's object: the stored head, the two joined in by the query, the stored tail.
-_HEAD = ("id", "path", "cwd", "workspace")
+# The keys the query joins in, between the stored head (the keys before them) and tail (after); the
+# order of every key is Summary.to_json()'s (JSON_KEYS), and a test holds stored_json to it.
 _JOINED = ("workspace_label", "title")
-_TAIL = (
-    "explicit_title",
-    "first_input",
-    "created_at",
-    "updated_at",
-    "event_count",
-    "input_count",
-    "pane_count",
-    "live_pid",
-    "archived",
-    "unresumable_reason",
-    "preview",
-    "state",
-    "branch",
-    "agents",
-)
-assert (*_HEAD, *_JOINED, *_TAIL) == JSON_KEYS, "stored_json and the query must write Summary.to_json()'s keys"
+_SPLIT = JSON_KEYS.index(_JOINED[0])
+assert JSON_KEYS[_SPLIT : _SPLIT + 2] == _JOINED, "stored_json and the query split the keys around these two"
 # ?1 is the home folder labels shorten to `~`.
 _LABEL = (
     f"CASE WHEN cwd IS NULL OR cwd = '' THEN '{NO_WORKSPACE}'"
