@@ -342,7 +342,9 @@ def store_open(here: str | None, now: datetime) -> None:
     index.sync_search()
     synced = time.perf_counter() - t0
     conversations = index.read(lambda conn: conn.execute("SELECT count(*) FROM agent_conversations").fetchone()[0])
-    typed_lines = index.read(lambda conn: conn.execute("SELECT count(*) FROM lines").fetchone()[0])
+    # A row of `lines` holds one or more lines (joined by newlines): count the lines.
+    lines_sql = "SELECT coalesce(sum(length(text) - length(replace(text, char(10), '')) + 1), 0) FROM lines"
+    typed_lines = index.read(lambda conn: conn.execute(lines_sql).fetchone()[0])
     t0 = time.perf_counter()
     while refresh_agents(index, sources({}, os.environ)).more:
         pass

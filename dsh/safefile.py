@@ -223,7 +223,22 @@ def open_foreign(path: str | os.PathLike[str]) -> BinaryIO:
     return _open_for_reading(path, follow=True, owned=False)
 
 
+def open_read_fd(path: str | os.PathLike[str]) -> tuple[int, os.stat_result]:
+    """`open_read` as a bare descriptor and its fstat (the caller closes it): for a reader that takes a
+    small file in one read, as the index does 100,000 logs."""
+    return _read_fd(path, follow=False, owned=True)
+
+
 def _open_for_reading(path: str | os.PathLike[str], *, follow: bool, owned: bool) -> BinaryIO:
+    fd, _ = _read_fd(path, follow=follow, owned=owned)
+    try:
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _read_fd(path: str | os.PathLike[str], *, follow: bool, owned: bool) -> tuple[int, os.stat_result]:
     flags = os.O_RDONLY | _NONBLOCK | _CLOEXEC | (0 if follow else _NOFOLLOW)
     try:
         fd = os.open(path, flags)
@@ -235,10 +250,10 @@ def _open_for_reading(path: str | os.PathLike[str], *, follow: bool, owned: bool
             check_file(path, st)
         elif not stat.S_ISREG(st.st_mode):
             raise _not_regular(path, st.st_mode)
-        return os.fdopen(fd, "rb")
     except BaseException:
         os.close(fd)
         raise
+    return fd, st
 
 
 def read_bytes(path: str | os.PathLike[str], limit: int | None = None, *, follow: bool = False) -> bytes:

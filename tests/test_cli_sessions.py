@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 from pathlib import Path
 
-from dsh.cli.sessions import age, write_table
+import pytest
+
+from dsh.cli.sessions import age, write_json_rows, write_table
 from dsh.store.log import SessionLog
 from dsh.store.summary import JSON_KEYS
 from dsh.store.workspace import workspace_partition
@@ -204,3 +207,13 @@ def test_deleted_current_directory(dsh_cmd: list[str], dsh_env: dict[str, str], 
     assert got.returncode == 1
     assert got.stderr.startswith("dsh: cannot tell the current directory") and "--all" in got.stderr
     assert "Traceback" not in got.stderr
+
+
+@pytest.mark.parametrize("count", [0, 1, 2, 3, 4, 5, 7])
+def test_json_rows_are_written_in_batches_as_one_array(count: int) -> None:
+    rows = [json.dumps({"id": f"s{i}", "n": i}) for i in range(count)]
+    out = io.StringIO()
+    write_json_rows(out, rows, batch=2)
+    body = ",\n".join(rows)
+    assert out.getvalue() == (f"[\n{body}\n]\n" if rows else "[]\n")
+    assert json.loads(out.getvalue()) == [json.loads(row) for row in rows]

@@ -136,7 +136,7 @@ def test_refresh_is_incremental_by_size_and_mtime(
     real = index_mod.scan_log
 
     def counting(path: Path, fh, each):  # type: ignore[no-untyped-def]
-        parsed.append(path)
+        parsed.append(Path(path))
         return real(path, fh, each)
 
     monkeypatch.setattr(index_mod, "scan_log", counting)
@@ -385,4 +385,16 @@ def test_index_damaged_past_its_first_page_is_rebuilt(tmp_path: Path, root: Path
     warnings = idx.refresh()
     assert any("session index unreadable" in w for w in warnings), warnings
     assert len(idx.summaries()) == 60
+    idx.close()
+
+
+def test_a_listing_may_read_the_index_through_a_map_and_lists_the_same(tmp_path: Path, root: Path) -> None:
+    for i in range(3):
+        make(root, f"/w/{i}", f"in {i}")
+    idx = SessionIndex(tmp_path / "session-query.db", root)
+    idx.refresh()
+    before = idx.summaries()
+    idx.map_reads()
+    assert idx.read(lambda conn: conn.execute("PRAGMA mmap_size").fetchone()[0]) == index_mod.MAP_BYTES
+    assert idx.summaries() == before
     idx.close()

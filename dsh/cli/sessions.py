@@ -71,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
     notes: list[str] = []
     rows: list[Summary] = []
     json_rows: list[str] = []
+    store.index.map_reads()  # a listing reads every row, and ends: see map_reads
     try:
         store.refresh()
         # Agent conversations are read too: a session's title may be its agent's, and --agents lists them.
@@ -93,8 +94,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.json:
             # One summary a line, ASCII with JSON escapes (C1 controls and the like never reach a terminal raw).
-            body = ",\n".join(json_rows)
-            sys.stdout.write(f"[\n{body}\n]\n" if json_rows else "[]\n")
+            write_json_rows(sys.stdout, json_rows)
         elif rows:
             write_table(sys.stdout, rows, with_workspace=args.all)
         else:
@@ -105,6 +105,18 @@ def run(args: argparse.Namespace) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
     return 0
+
+
+def write_json_rows(out: TextIO, rows: list[str], batch: int = 2000) -> None:
+    """`[`, the rows one a line with commas, `]`: a batch of rows at a time, as 100,000 rows joined into
+    one text (and that copied again into the array's) cost a tenth of the listing."""
+    if not rows:
+        out.write("[]\n")
+        return
+    out.write("[\n")
+    for start in range(0, len(rows), batch):
+        out.write(",\n".join(rows[start : start + batch]))
+        out.write(",\n" if start + batch < len(rows) else "\n]\n")
 
 
 def refresh_agent_stores(config: object, store: object, cwd: str) -> list[str]:
@@ -221,7 +233,9 @@ def listing_json(store: object, cwd: str | None, *, include_archived: bool) -> l
     try:
         return index.read(
             lambda conn: list(
-                json_listing(conn, where, params, include_archived=include_archived, panes=panes, raw_row=raw_row)
+                json_listing(
+                    conn, where, params, include_archived=include_archived, panes=panes, raw_row=raw_row, saved=saved
+                )
             )
         )
     except sqlite3.Error as exc:

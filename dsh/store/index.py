@@ -8,22 +8,23 @@ on SQLite's write lock (WAL mode: readers are never blocked) and each re-checks 
 from __future__ import annotations
 
 import contextlib
-import json
+import io
 import os
 import re
 import sqlite3
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from stat import S_ISDIR, S_ISLNK, S_ISREG
-from typing import TextIO, TypeVar
+from typing import BinaryIO, TextIO, TypeVar
 
-from dsh.safefile import UnsafePathError, folder_problem, open_append, open_read, refuse_special
+from dsh.safefile import UnsafePathError, open_append, open_read_fd, refuse_special
 from dsh.store import agent_table, textsearch
-from dsh.store.ids import InvalidSessionId, is_valid_session_id, validate_session_id
-from dsh.store.log import LOG_SUFFIX, live_pid, scan_log
-from dsh.store.summary import Digester, Summary, agent_json, session_state
+from dsh.store.ids import InvalidSessionId, validate_session_id
+from dsh.store.json_listing import stored_json
+from dsh.store.log import LOG_SUFFIX, READ_CHUNK, live_pid, scan_log
+from dsh.store.scan import RootScan, Stat, scan_root, stat_logs
+from dsh.store.summary import Digester, Summary, session_state
 from dsh.store.workspace import NO_WORKSPACE, home_dir, workspace_label, workspace_partition
 
 # 2: preview stored as escaped lines (not JSON); an index on cwd for the picker's workspace rows.
@@ -36,8 +37,15 @@ from dsh.store.workspace import NO_WORKSPACE, home_dir, workspace_label, workspa
 #    prompts in an FTS5 trigram index (`lines`, `lines_fts`); agent conversations (`agent_conversations`,
 #    `agent_sources`); a covering index for the refresh's (path, size, mtime) check, which otherwise
 #    read every wide row.
-SCHEMA_VERSION = 7
+# 8: `folders` (each folder's mtime when last listed) and `sessions_open` (the logs of sessions not
+#    closed): a refresh lists only folders whose mtime moved and stats only the open logs of the others;
+#    the covering index of every row's (path, size, mtime) goes, as no refresh reads them all any more.
+# 9: json_head and json_tail (the row's `dsh sessions --json` object, written at parse time, around its
+#    label and title) in place of preview_json and agents_json.
+# 10: a row of `lines` holds the lines one refresh found for one owner, joined by newlines (was: one line).
+SCHEMA_VERSION = 10
 BUSY_TIMEOUT_SECONDS = 30.0
+MAP_BYTES = 1 << 30  # of the index mapped by `map_reads` (only the pages read are loaded)
 WARNINGS_PER_FILE = 5
 
 _COLUMNS = (
@@ -64,8 +72,8 @@ _COLUMNS = (
     "agents",
     "agent_key",
     "auto_title",
-    "preview_json",
-    "agents_json",
+    "json_head",
+    "json_tail",
     "attached",
     "raw",
 )
@@ -95,8 +103,8 @@ CREATE TABLE sessions (
     agents TEXT,
     agent_key TEXT,
     auto_title TEXT,
-    preview_json TEXT,
-    agents_json TEXT,
+    json_head TEXT,
+    json_tail TEXT,
     attached INTEGER NOT NULL DEFAULT 1,
     raw INTEGER NOT NULL DEFAULT 0
 );
@@ -106,14 +114,17 @@ CREATE INDEX sessions_by_cwd ON sessions (root, cwd);
 CREATE INDEX sessions_by_archived ON sessions (root, archived);
 CREATE INDEX sessions_by_id ON sessions (id);
 CREATE INDEX sessions_by_agent ON sessions (agent_key);
-CREATE INDEX sessions_stat ON sessions (root, path, size, mtime_ns);
+CREATE INDEX sessions_open ON sessions (root, workspace, path, size, mtime_ns) WHERE closed = 0;
+CREATE TABLE folders (root TEXT NOT NULL, name TEXT NOT NULL, mtime_ns INTEGER, PRIMARY KEY (root, name));
 PRAGMA user_version = {SCHEMA_VERSION};
 """
 
-_SELECT = "SELECT " + ", ".join(_COLUMNS[4:]) + ", path FROM sessions"
+# What a Summary is made of: the columns only other readers use (the listing's JSON: a third of a row's
+# bytes) are not fetched, which made 100,000 rows 1.0 s to fetch.
+_SUMMARY_COLUMNS = [c for c in _COLUMNS[4:] if c not in ("agent_key", "auto_title", "json_head", "json_tail")]
+_SELECT = "SELECT " + ", ".join(_SUMMARY_COLUMNS) + ", path FROM sessions"
 _UPSERT = f"INSERT OR REPLACE INTO sessions ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' for _ in _COLUMNS)})"
 
-Stat = tuple[int, int]
 T = TypeVar("T")
 
 
@@ -142,6 +153,8 @@ class SessionIndex:
         self.write_error: str | None = None
         # Lines typed in each log parsed by the refresh under way, for the transcript search.
         self._typed: dict[str, tuple[str, tuple[tuple[int, str], ...]]] = {}
+        # Logs the refresh under way could not read: their folders are listed again next time.
+        self._unread: set[str] = set()
         self._sync_search = True
 
     # -- connection, schema, recovery ------------------------------------------------------------
@@ -246,10 +259,19 @@ class SessionIndex:
 
     # -- refresh -----------------------------------------------------------------------------------
 
-    def sync_search(self, batch: int = 200_000) -> None:
+    def sync_search(self, batch: int = 20_000) -> None:
         """Make every stored line searchable, a batch per transaction (others may write in between)."""
         while self.write(lambda conn: textsearch.sync(conn, batch)):
             pass
+
+    def map_reads(self, size: int = MAP_BYTES) -> None:
+        """Read the index through a memory map from here on: no read call and copy for each page, which
+        was a quarter of `dsh sessions --json` at 100,000 sessions (their rows are read in time order,
+        each from its own page). For a short-lived listing only: an I/O error under a map is a SIGBUS that
+        ends the process where a read would fail with an error (SQLite's own caveat), so a host, which
+        holds the user's panes, never maps."""
+        with contextlib.suppress(sqlite3.Error):
+            self._connect().execute(f"PRAGMA mmap_size = {int(size)}").fetchall()
 
     def read(self, action: Callable[[sqlite3.Connection], T]) -> T:
         """Run `action` with this index's connection (for the derived tables other modules keep here).
@@ -292,17 +314,21 @@ class SessionIndex:
         return out
 
     def _refresh(self, conn: sqlite3.Connection, warnings: list[str]) -> None:
-        found = self._scan(warnings)
-        known = self._known(conn)
-        changed = [path for path, stat in found.items() if known.get(path) != stat]
-        removed = [path for path in known if path not in found]
-        if not changed and not removed:
+        recorded = self._folders(conn)
+        scan = scan_root(self._root_key, recorded, warnings)
+        known = self._known(conn, scan, recorded, warnings)
+        changed = [path for path, stat in scan.found.items() if known.get(path) != stat]
+        removed = [path for path in known if path not in scan.found]
+        folders = {name: mtime for name, mtime in scan.mtimes.items() if recorded.get(name, ()) != mtime}
+        gone_folders = [name for name in recorded if name not in scan.mtimes] if scan.readable else []
+        if not changed and not removed and not folders and not gone_folders:
             return
-        self.changed = True
+        self.changed = bool(changed or removed)
         with _write(conn):
             # Another process may have done part of the work while we waited for the lock.
-            known = self._known(conn)
+            known = _stats_at(conn, [*changed, *removed])
             self._typed = {}
+            self._unread = set()
             rows = self._parse_changed(changed, known, warnings)
             typed_before = _input_counts(conn, [path for path in self._typed if path in known])
             conn.executemany(_UPSERT, rows)
@@ -315,56 +341,47 @@ class SessionIndex:
                 textsearch.sync(conn)
             apply_agent_titles(conn, paths=list(self._typed))
             self._typed = {}
+            # A log that could not be read is tried again (and said again) next time, as before its folder
+            # was recorded.
+            for path in self._unread:
+                folders[os.path.basename(os.path.dirname(path))] = None
+            conn.executemany(
+                "INSERT OR REPLACE INTO folders (root, name, mtime_ns) VALUES (?, ?, ?)",
+                [(self._root_db, _to_db(name), mtime) for name, mtime in folders.items()],
+            )
+            conn.executemany(
+                "DELETE FROM folders WHERE root = ? AND name = ?",
+                [(self._root_db, _to_db(name)) for name in gone_folders],
+            )
 
-    def _known(self, conn: sqlite3.Connection) -> dict[str, Stat]:
-        rows = conn.execute("SELECT path, size, mtime_ns FROM sessions WHERE root = ?", (self._root_db,))
-        return {_from_db(path): (size, mtime) for path, size, mtime in rows}
+    def _folders(self, conn: sqlite3.Connection) -> dict[str, int | None]:
+        """Each folder's mtime when it was last listed (None: list it again), by name."""
+        rows = conn.execute("SELECT name, mtime_ns FROM folders WHERE root = ?", (self._root_db,))
+        return {_from_db(name): mtime for name, mtime in rows}  # type: ignore[misc]
 
-    def _scan(self, warnings: list[str]) -> dict[str, Stat]:
-        found: dict[str, Stat] = {}
-        try:
-            partitions = list(os.scandir(self.root))
-        except FileNotFoundError:
-            return found
-        except OSError as exc:
-            warnings.append(f"{self.root}: cannot list the session root: {exc.strerror or exc}")
-            return found
-        for part in partitions:
-            try:
-                if not part.is_dir():
-                    continue
-                # A link out of the root, or a folder another user can write, is never read from.
-                problem = folder_problem(part.path, part.stat(follow_symlinks=False))
-                if problem is not None:
-                    warnings.append(f"{part.path}: {problem}; its sessions are not listed")
-                    continue
-                entries = list(os.scandir(part.path))
-            except OSError as exc:
-                warnings.append(f"{part.path}: cannot list: {exc.strerror or exc}")
-                continue
-            for entry in entries:
-                name = entry.name
-                if not name.endswith(LOG_SUFFIX):
-                    continue
-                if not is_valid_session_id(name[: -len(LOG_SUFFIX)]):
-                    warnings.append(f"{entry.path}: file name is not a valid session id; skipped")
-                    continue
-                try:
-                    # One lstat answers what it is and (size, mtime): this loop runs 100k times.
-                    st = entry.stat(follow_symlinks=False)
-                except OSError as exc:
-                    warnings.append(f"{entry.path}: cannot stat: {exc.strerror or exc}")
-                    continue
-                if not S_ISREG(st.st_mode):
-                    if S_ISLNK(st.st_mode):
-                        warnings.append(f"{entry.path}: a symbolic link where a session log should be; skipped")
-                    elif S_ISDIR(st.st_mode):
-                        warnings.append(f"{entry.path}: a directory where a session log should be; skipped")
-                    else:
-                        warnings.append(f"{entry.path}: not a regular file; skipped")
-                    continue
-                found[entry.path] = (st.st_size, st.st_mtime_ns)
-        return found
+    def _known(
+        self, conn: sqlite3.Connection, scan: RootScan, recorded: dict[str, int | None], warnings: list[str]
+    ) -> dict[str, Stat]:
+        """(size, mtime) as indexed of every log the scan speaks for: those of the folders it listed and of
+        folders gone; and the open logs of clean folders, which it stats here."""
+        if not scan.readable:
+            return {}
+        known: dict[str, Stat] = {}
+        names = [*scan.listed, *(name for name in recorded if name not in scan.mtimes)]
+        sql = "SELECT path, size, mtime_ns FROM sessions WHERE root = ? AND workspace IN "
+        for start in range(0, len(names), 500):
+            chunk = [_to_db(name) for name in names[start : start + 500]]
+            rows = conn.execute(sql + f"({', '.join('?' * len(chunk))})", [self._root_db, *chunk])
+            known.update({_from_db(path): (size, mtime) for path, size, mtime in rows})  # type: ignore[misc]
+        if scan.clean:
+            sql = "SELECT path, size, mtime_ns, workspace FROM sessions WHERE root = ? AND closed = 0"
+            open_logs: dict[str, Stat] = {}
+            for path, size, mtime, workspace in conn.execute(sql, (self._root_db,)):
+                if _from_db(workspace) in scan.clean:
+                    open_logs[_from_db(path)] = (size, mtime)  # type: ignore[index]
+            stat_logs(open_logs, scan.found, warnings)
+            known.update(open_logs)
+        return known
 
     def _parse_changed(
         self, changed: list[str], known: dict[str, Stat], warnings: list[str]
@@ -390,26 +407,33 @@ class SessionIndex:
         return rows
 
     def _parse_one(self, path: str, known: dict[str, Stat], warnings: list[str]) -> tuple[object, ...] | None:
-        log = Path(path)
         folder = Digester()
         try:
-            # Never a link, a FIFO or a device; the log is read a chunk at a time, never whole.
-            with open_read(path) as fh:
-                st = os.fstat(fh.fileno())
+            # Never a link, a FIFO or a device. A log of up to a chunk (nearly every one) is read in one
+            # call, as far as the stat saw it; a bigger one a chunk at a time, never whole.
+            fd, st = open_read_fd(path)
+            try:
                 if (st.st_size, st.st_mtime_ns) == known.get(path):
                     return None
-                scan = scan_log(log, fh, folder.add)
+                if st.st_size <= READ_CHUNK:
+                    fh: BinaryIO = io.BytesIO(os.read(fd, st.st_size))
+                else:
+                    fh = open(fd, "rb", closefd=False)  # the descriptor is closed below
+                scan = scan_log(path, fh, folder.add)
+            finally:
+                os.close(fd)
         except FileNotFoundError:
             return None
         except OSError as exc:
             warnings.append(_problem(path, exc, "cannot read"))
+            self._unread.add(path)
             return None
         _add_warnings(warnings, scan.warnings)
-        sid = log.name[: -len(LOG_SUFFIX)]
+        sid = os.path.basename(path)[: -len(LOG_SUFFIX)]
         header_id = scan.header.get("id") if scan.header else None
         if header_id is not None and header_id != sid:
             warnings.append(f"{path}:1: header id {header_id!r} differs from the file name; listed as {sid}")
-        d = folder.finish(sid, log, scan.header, st.st_mtime)
+        d = folder.finish(sid, path, scan.header, st.st_mtime)
         self._typed[d.path] = (d.id, d.typed)
         # Stat taken before the read: if the log grew meanwhile, the next refresh sees a new size.
         row = (
@@ -436,9 +460,8 @@ class SessionIndex:
             encode_lines(d.agents),
             d.agents[0] if d.agents else None,
             d.auto_title,
-            # The same, ready for `dsh sessions --json`, which SQLite writes itself (see json_listing).
-            json.dumps(list(d.preview)),
-            json.dumps([agent_json(key) for key in d.agents]),
+            # The row as `dsh sessions --json` writes it, less its label and title (see json_listing).
+            *stored_json(d),
             int(d.attached),
             0,
         )
@@ -564,10 +587,6 @@ def _summaries(rows: list[tuple]) -> list[Summary]:  # type: ignore[type-arg]
             preview,
             branch,
             agents,
-            _agent_key,
-            _auto_title,
-            _preview_json,
-            _agents_json,
             attached,
             _raw,
             path,
@@ -637,10 +656,22 @@ def _from_db(value: object) -> object:
 
 def _db_row(row: tuple[object, ...]) -> tuple[object, ...]:
     """A row to store; when any text in it is not UTF-8, that text goes as bytes and `raw` (last) is 1."""
+    if all(type(v) is not str or v.isascii() for v in row):  # type: ignore[union-attr]
+        return row
     out = [_to_db(v) if type(v) is str else v for v in row]
     if any(type(v) is bytes for v in out):
         out[-1] = 1
     return tuple(out)
+
+
+def _stats_at(conn: sqlite3.Connection, paths: Sequence[str]) -> dict[str, Stat]:
+    """(size, mtime) as indexed of the logs at `paths` that the index holds."""
+    out: dict[str, Stat] = {}
+    for start in range(0, len(paths), 500):
+        chunk = [_to_db(p) for p in paths[start : start + 500]]
+        sql = f"SELECT path, size, mtime_ns FROM sessions WHERE path IN ({', '.join('?' * len(chunk))})"
+        out.update({_from_db(path): (size, mtime) for path, size, mtime in conn.execute(sql, chunk)})  # type: ignore[misc]
+    return out
 
 
 def _input_counts(conn: sqlite3.Connection, paths: Sequence[str]) -> dict[str, tuple[str, int]]:
@@ -659,14 +690,21 @@ def _index_typed_lines(
     before: dict[str, tuple[str, int]],
 ) -> None:
     """Put the lines typed in changed logs into the transcript search. Logs are appended to, so a log that
-    grew only adds the lines typed since (by their ordinal); any other change replaces them."""
-    for path, (sid, lines) in typed.items():
+    grew only adds the lines typed since (by their ordinal); any other change replaces them. Every line
+    goes in with one statement, a row for each log's new lines (see textsearch)."""
+    replaced: list[str] = []
+    batches: list[tuple[str, Iterable[str]]] = []
+    for path, (sid, typed_lines) in typed.items():
         owner = textsearch.session_owner(sid)
         old = before.get(path)
-        if old is not None and old[0] == sid and (not lines or old[1] <= lines[-1][0] + 1):
-            textsearch.add_lines(conn, owner, (text for n, text in lines if n >= old[1]))
+        if old is not None and old[0] == sid and (not typed_lines or old[1] <= typed_lines[-1][0] + 1):
+            batches.append((owner, [text for n, text in typed_lines if n >= old[1]]))
         else:
-            textsearch.replace_lines(conn, owner, (text for _, text in lines))
+            replaced.append(owner)
+            batches.append((owner, [text for _, text in typed_lines]))
+    for owner in textsearch.owners_with_lines(conn, replaced):
+        textsearch.remove_owner(conn, owner)
+    textsearch.add_owned_lines(conn, batches)
 
 
 def apply_agent_titles(

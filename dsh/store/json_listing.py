@@ -1,41 +1,84 @@
-"""`dsh sessions --json` written by SQLite: one JSON object per session, in the order and with the keys of
-Summary.to_json() plus `panes`, built by json_object() in C.
+"""`dsh sessions --json` as the index stores it: one JSON object per session, in the order and with the
+keys of Summary.to_json() plus `panes`, kept as text written when the log was parsed.
 
 Building 100,000 Summaries and dicts in Python and encoding them took most of the 4–5 s such a listing
-took; SQLite writes the same text in a fraction of that. What SQLite cannot know is patched in Python on
-the few rows that need it: the live pid of a session not closed (asked of its log's lock), the panes of
-a session with a saved snapshot, and non-ASCII text (the contract is ASCII with JSON escapes).
+took, and SQLite's json_object() over every column most of a second still. So each row keeps its object
+as two texts (`stored_json`) around the two values that change without its log changing: the workspace
+label (it depends on $HOME) and the title (an agent's conversation may retitle it); SQLite joins the
+three. What SQLite cannot know is patched in Python on the few rows that need it: the live pid of a
+session not closed (asked of its log's lock), the panes of a session with a saved snapshot, and
+non-ASCII text (the contract is ASCII with JSON escapes).
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from dsh.store.log import live_pid
-from dsh.store.summary import CLOSED, CRASHED, JSON_KEYS, session_state
+from dsh.store.summary import CLOSED, CRASHED, JSON_KEYS, Digest, agent_json, session_state
 from dsh.store.workspace import NO_WORKSPACE, home_dir
 
-# Column (or SQL expression) per key of JSON_KEYS; ?1 is the home folder labels shorten to `~`.
-_EXPRESSIONS = {
-    "workspace_label": (
-        f"CASE WHEN cwd IS NULL OR cwd = '' THEN '{NO_WORKSPACE}'"
-        " WHEN ?1 <> '' AND (cwd = ?1 OR substr(cwd, 1, length(?1) + 1) = ?1 || '/')"
-        " THEN '~' || substr(cwd, length(?1) + 1) ELSE cwd END"
-    ),
-    "live_pid": "NULL",
-    "archived": "CASE archived WHEN 0 THEN json('false') ELSE json('true') END",
-    "preview": "json(coalesce(preview_json, '[]'))",
-    "state": f"CASE closed WHEN 0 THEN '{CRASHED}' ELSE '{CLOSED}' END",
-    "agents": "json(coalesce(agents_json, '[]'))",
-}
-_OBJECT = "json_object(" + ", ".join(f"'{key}', {_EXPRESSIONS.get(key, key)}" for key in JSON_KEYS) + ")"
+# The keys the query joins in, between the stored head (the keys before them) and tail (after); the
+# order of every key is Summary.to_json()'s (JSON_KEYS), and a test holds stored_json to it.
+_JOINED = ("workspace_label", "title")
+_SPLIT = JSON_KEYS.index(_JOINED[0])
+assert JSON_KEYS[_SPLIT : _SPLIT + 2] == _JOINED, "stored_json and the query split the keys around these two"
+# ?1 is the home folder labels shorten to `~`.
+_LABEL = (
+    f"CASE WHEN cwd IS NULL OR cwd = '' THEN '{NO_WORKSPACE}'"
+    " WHEN ?1 <> '' AND (cwd = ?1 OR substr(cwd, 1, length(?1) + 1) = ?1 || '/')"
+    " THEN '~' || substr(cwd, length(?1) + 1) ELSE cwd END"
+)
+_OBJECT = (
+    f"""json_head || ',"workspace_label":' || json_quote({_LABEL}) || ',"title":' || json_quote(title)"""
+    " || json_tail"
+)
 
 Panes = Callable[[str, bool], list[dict[str, object]] | None]
 Fallback = Callable[[str], dict[str, Any] | None]
+
+
+def stored_json(d: Digest) -> tuple[str, str]:
+    """The head and tail of a row's object as the listing writes it (compact, as SQLite writes JSON; text
+    that is not ASCII is left as it is and escaped by the listing): a closed session with no panes."""
+    head = {"id": d.id, "path": d.path, "cwd": d.cwd, "workspace": d.workspace}
+    agents = [agent_json(key) for key in d.agents]
+    tail = {
+        "explicit_title": d.explicit_title,
+        "first_input": d.first_input,
+        "created_at": d.created_at,
+        "updated_at": d.updated_at,
+        "event_count": d.event_count,
+        "input_count": d.input_count,
+        "pane_count": d.pane_count,
+        "live_pid": None,
+        "archived": d.archived,
+        "unresumable_reason": d.unresumable_reason,
+        "preview": list(d.preview),
+        "state": CLOSED if d.closed else CRASHED,
+        "branch": d.branch,
+        "agents": agents,
+        "panes": [],
+    }
+    listed = "".join(d.preview) + "".join(d.agents)
+    if listed.isascii() and "\x7f" not in listed:
+        return _COMPACT.encode(head)[:-1], "," + _COMPACT.encode(tail)[1:]
+    # The preview and the agents have always been written as Python writes JSON by default (every
+    # character past `~` escaped); the rest as SQLite writes it (only controls, quotes and backslashes).
+    pieces = [
+        f"{json.dumps(key)}:{(_ASCII if key in _PYTHON_WRITTEN else _COMPACT).encode(value)}"
+        for key, value in tail.items()
+    ]
+    return _COMPACT.encode(head)[:-1], "," + ",".join(pieces) + "}"
+
+
+_PYTHON_WRITTEN = ("preview", "agents")
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+_ASCII = json.JSONEncoder(separators=(",", ":"))
 
 
 def json_listing(
@@ -47,11 +90,13 @@ def json_listing(
     panes: Panes,
     raw_row: Fallback,
     home: str | None = None,
+    saved: Collection[str] | None = None,
 ) -> Iterator[str]:
     """The listing's objects as JSON text (ASCII), newest first.
 
     `panes(session_id, live)` gives a session's panes, or None when it has no saved snapshot (`[]` then);
-    `raw_row(path)` the Summary.to_json() of a row whose text SQLite holds as bytes.
+    it is asked only of ids in `saved` when that is given. `raw_row(path)` gives the Summary.to_json() of
+    a row whose text SQLite holds as bytes.
     """
     sql = f"SELECT CASE raw WHEN 0 THEN {_OBJECT} END, closed, attached, id, path FROM sessions WHERE {where}"
     if not include_archived:
@@ -59,7 +104,11 @@ def json_listing(
     sql += " ORDER BY updated_at DESC, mtime_ns DESC, id DESC"
     label_home = home_dir() if home is None else home
     for text, closed, attached, session_id, path in conn.execute(sql, [label_home, *params]):
-        if text is None:  # some text was not UTF-8: SQLite holds it as bytes, json_object() cannot
+        # The usual row, as it is stored: closed, no saved panes, ASCII.
+        if closed and saved is not None and session_id not in saved and text is not None and text.isascii():
+            yield text
+            continue
+        if text is None:  # some text was not UTF-8: SQLite holds it as bytes, and cannot quote it
             data = raw_row(path if isinstance(path, str) else path.decode("utf-8", "surrogatepass"))
             if data is not None:
                 data["panes"] = panes(data["id"], data["live_pid"] is not None) or []
@@ -68,7 +117,7 @@ def json_listing(
         pid = None if closed else live_pid(Path(path))
         found = panes(session_id, pid is not None)
         if pid is None and found is None and text.isascii():
-            yield text[:-1] + ',"panes":[]}'
+            yield text
             continue
         data = json.loads(text)
         if pid is not None:

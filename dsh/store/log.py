@@ -218,6 +218,7 @@ class SessionLog:
         # A crash (or a full disk) may have cut the last line short: our events start on a line of their own.
         log._maybe_torn = True
         log.append("resume", pid=os.getpid())
+        touch_folder(path)
         return log
 
     @property
@@ -318,6 +319,16 @@ def append_event(path: Path, type: str, **fields: Any) -> None:
         raise LogError(f"{path}: cannot append to session log: {_oserror_text(exc)}") from exc
     finally:
         os.close(fd)
+        # Even after a failed write: part of a line may have reached the file.
+        touch_folder(path)
+
+
+def touch_folder(path: Path) -> None:
+    """Move the mtime of a log's folder, after appending to a log whose session may be closed: an append
+    alone does not move it, and the index's refresh looks in a folder again only when it moved (see
+    store/scan.py). The host that holds a session needs none: the refresh stats every open log."""
+    with contextlib.suppress(OSError):
+        os.utime(path.parent, follow_symlinks=False)
 
 
 def read_header(path: Path) -> dict[str, Any]:
@@ -342,7 +353,7 @@ def read_header(path: Path) -> dict[str, Any]:
     return header
 
 
-def _check_header(path: Path, header: object) -> None:
+def _check_header(path: str | Path, header: object) -> None:
     if not isinstance(header, dict) or header.get("type") != HEADER_TYPE:
         raise LogError(f"{path}:1: first line is not a session header")
     sid = header.get("id")
@@ -426,7 +437,7 @@ class LogScan:
 
 
 def scan_log(
-    path: Path, fh: BinaryIO, each: Callable[[list[dict[str, Any]]], object], chunk: int = READ_CHUNK
+    path: str | Path, fh: BinaryIO, each: Callable[[list[dict[str, Any]]], object], chunk: int = READ_CHUNK
 ) -> LogScan:
     """Read a log a chunk of whole lines at a time, handing each chunk's events to `each`.
 
@@ -460,7 +471,7 @@ def scan_log(
     return scan
 
 
-def _parse_chunk(path: Path, data: bytes, line: int, scan: LogScan) -> list[dict[str, Any]]:
+def _parse_chunk(path: str | Path, data: bytes, line: int, scan: LogScan) -> list[dict[str, Any]]:
     fast = _parse_clean(data, first=line == 0)
     if fast is not None:
         if line == 0:
@@ -500,7 +511,7 @@ def _parse_clean(data: bytes, *, first: bool = True) -> list[dict[str, Any]] | N
     return records
 
 
-def _parse_lines(path: Path, data: bytes, line: int, scan: LogScan, *, complete: bool) -> list[dict[str, Any]]:
+def _parse_lines(path: str | Path, data: bytes, line: int, scan: LogScan, *, complete: bool) -> list[dict[str, Any]]:
     events: list[dict[str, Any]] = []
     lines = data.split(b"\n")
     if lines[-1] == b"":
