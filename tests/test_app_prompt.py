@@ -332,10 +332,19 @@ def test_lines_starting_with_a_space_and_lines_typed_to_a_program_are_not_kept(t
             h.type_line(" echo space-hidden")
             await h.wait_output(h.pane, "space-hidden")
             h.type_line("cat")
-            await asyncio.sleep(0.3)
+
+            def cat_has_the_keys() -> bool:  # what the prompt asks before it keeps a line
+                terminal = h.pane.terminal
+                if terminal.screen.shell.state is not None:
+                    return not terminal.shell_at_prompt()
+                foreground = terminal.foreground_process()
+                return foreground is not None and foreground[0] != terminal.pid
+
+            await h.wait(cat_has_the_keys, "cat in the pane's foreground")
             h.type_line("typed-to-cat")
             await h.wait_output(h.pane, "typed-to-cat")
             h.send("\x04")
+            await h.wait(lambda: not cat_has_the_keys(), "the shell back in the foreground")
             h.type_line("echo kept-line")
             await h.wait_output(h.pane, "kept-line")
             logged = [e.get("text") for e in log_events(h.app) if e["type"] == "input"]
