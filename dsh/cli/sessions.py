@@ -214,7 +214,7 @@ def listing_json(store: object, cwd: str | None, *, include_archived: bool) -> l
     restore states (LIVE, RESTORED, RESUMABLE, EXITED) from its snapshot."""
     import sqlite3
 
-    from dsh.persist.listing import pane_states, sessions_with_state
+    from dsh.persist.listing import CachedPaneStates, sessions_with_state
     from dsh.store.index import summary_at
     from dsh.store.json_listing import json_listing
     from dsh.store.workspace import workspace_partition
@@ -223,15 +223,17 @@ def listing_json(store: object, cwd: str | None, *, include_archived: bool) -> l
     index = store.index  # type: ignore[attr-defined]
     where, params = index.scope_where(workspace_partition(cwd) if cwd else None, [cwd] if cwd else ())
 
+    states = CachedPaneStates(index, saved)
+
     def panes(session_id: str, live: bool) -> list[dict[str, object]] | None:
-        return pane_states(session_id, live=live, known=saved) if session_id in saved else None
+        return states.states(session_id, live=live) if session_id in saved else None
 
     def raw_row(path: str) -> dict[str, object] | None:
         found = index.read(lambda conn: summary_at(conn, path))
         return found.to_json() if found is not None else None
 
     try:
-        return index.read(
+        rows = index.read(
             lambda conn: list(
                 json_listing(
                     conn, where, params, include_archived=include_archived, panes=panes, raw_row=raw_row, saved=saved
@@ -241,6 +243,8 @@ def listing_json(store: object, cwd: str | None, *, include_archived: bool) -> l
     except sqlite3.Error as exc:
         store.warnings.append(f"session index cannot be read: {exc}")  # type: ignore[attr-defined]
         return []
+    states.save()  # after the read: the snapshots parsed this time are kept for the next listing
+    return rows
 
 
 def _say_empty(cwd: str | None) -> None:

@@ -29,9 +29,15 @@ def restored_state(
     With `resume_argv_for` (dsh.agents.registry.resume_argv_for), a pane is RESUMABLE only when an
     adapter can rebuild its resume argv; the stored argv alone comes from disk and is not trusted.
     """
-    if record.lifecycle == "exited":
+    return state_of(record.lifecycle, record.agent, resume_argv_for)
+
+
+def state_of(
+    lifecycle: str, agent: AgentInfo | None, resume_argv_for: Callable[[AgentInfo], list[str] | None] | None = None
+) -> PaneState:
+    """`restored_state` of a pane saved with this lifecycle and agent."""
+    if lifecycle == "exited":
         return PaneState.EXITED
-    agent = record.agent
     if agent is None or not agent.session_id or not agent.resume_argv:
         return PaneState.RESTORED
     if resume_argv_for is not None and not resume_argv_for(agent):

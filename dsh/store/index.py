@@ -43,7 +43,9 @@ from dsh.store.workspace import NO_WORKSPACE, home_dir, workspace_label, workspa
 # 9: json_head and json_tail (the row's `dsh sessions --json` object, written at parse time, around its
 #    label and title) in place of preview_json and agents_json.
 # 10: a row of `lines` holds the lines one refresh found for one owner, joined by newlines (was: one line).
-SCHEMA_VERSION = 10
+# 11: snapshot_panes (store/pane_cache.py), the pane records `dsh sessions --json` read from each
+#    snapshot, kept while the file is unchanged.
+SCHEMA_VERSION = 11
 BUSY_TIMEOUT_SECONDS = 30.0
 MAP_BYTES = 1 << 30  # of the index mapped by `map_reads` (only the pages read are loaded)
 WARNINGS_PER_FILE = 5
@@ -116,6 +118,8 @@ CREATE INDEX sessions_by_id ON sessions (id);
 CREATE INDEX sessions_by_agent ON sessions (agent_key);
 CREATE INDEX sessions_open ON sessions (root, workspace, path, size, mtime_ns) WHERE closed = 0;
 CREATE TABLE folders (root TEXT NOT NULL, name TEXT NOT NULL, mtime_ns INTEGER, PRIMARY KEY (root, name));
+CREATE TABLE snapshot_panes (session_id TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
+    ino INTEGER NOT NULL, panes TEXT NOT NULL);
 PRAGMA user_version = {SCHEMA_VERSION};
 """
 
