@@ -126,6 +126,9 @@ class Spawner:
             if not peer_allowed(peer_uid(conn)):
                 return True  # another user: no answer at all
             if self.fingerprint() != self.started_with:
+                # Gone from the path before the answer: the client's next connect starts a successor
+                # instead of finding this one again.
+                self._remove_socket()
                 _answer(conn, STALE)
                 return False
             self._serve(conn)
@@ -190,12 +193,16 @@ class Spawner:
             except PermissionError:
                 self.polled.discard(pid)  # the pid was reused by another user's process
 
-    def _leave(self, answer: str | None) -> None:
-        """Remove the socket (if it is still this spawner's), then answer what already queued: a
-        stale spawner says so, a lingering one still serves them (they connected before it left)."""
+    def _remove_socket(self) -> None:
+        """Unlink the socket if it is still this spawner's (a successor may have taken the name)."""
         with contextlib.suppress(OSError), spawner_lock(self.path):
             if _inode(self.path) == self.inode:
                 self.path.unlink()
+
+    def _leave(self, answer: str | None) -> None:
+        """Remove the socket (if it is still this spawner's), then answer what already queued: a
+        stale spawner says so, a lingering one still serves them (they connected before it left)."""
+        self._remove_socket()
         self.listener.setblocking(False)
         while True:
             try:
