@@ -8,8 +8,12 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from dsh.store.index import SessionIndex
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -93,6 +97,22 @@ def dsh_env(dsh_home: Path) -> dict[str, str]:
     # Snapshots at most twice a second (the least the config allows): restore tests wait for one.
     env["DSH_SNAPSHOT_DEBOUNCE"] = "0.5"
     return env
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """A session root for index tests: `tmp_path / "sessions"` (made by the tests that need it)."""
+    return tmp_path / "sessions"
+
+
+@pytest.fixture
+def index(tmp_path: Path, root: Path) -> Iterator[SessionIndex]:
+    """A SessionIndex over `root`, its database beside it, closed after the test."""
+    from dsh.store.index import SessionIndex
+
+    idx = SessionIndex(tmp_path / "session-query.db", root)
+    yield idx
+    idx.close()
 
 
 @pytest.fixture

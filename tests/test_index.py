@@ -19,18 +19,6 @@ from dsh.store.summary import JSON_KEYS, NO_WORKSPACE_REASON
 from dsh.store.workspace import workspace_partition
 
 
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    return tmp_path / "sessions"
-
-
-@pytest.fixture
-def index(tmp_path: Path, root: Path) -> SessionIndex:
-    idx = SessionIndex(tmp_path / "session-query.db", root)
-    yield idx
-    idx.close()
-
-
 def make(root: Path, cwd: str, *inputs: str, title: str | None = None, close: bool = True) -> SessionLog:
     log = SessionLog.create(root, cwd)
     for text in inputs:

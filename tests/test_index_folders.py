@@ -19,18 +19,6 @@ HOUR_NS = 3600 * 1_000_000_000
 
 
 @pytest.fixture
-def root(tmp_path: Path) -> Path:
-    return tmp_path / "sessions"
-
-
-@pytest.fixture
-def index(tmp_path: Path, root: Path) -> SessionIndex:
-    idx = SessionIndex(tmp_path / "session-query.db", root)
-    yield idx
-    idx.close()
-
-
-@pytest.fixture
 def listed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The folders the refresh lists (the root's own listing left out)."""
     seen: list[str] = []

@@ -20,11 +20,6 @@ A = "0b7e4c1a-9a49-4a4a-9d0f-2f1f1e3b9a11"
 
 
 @pytest.fixture
-def root(tmp_path: Path) -> Path:
-    return tmp_path / "sessions"
-
-
-@pytest.fixture
 def index(tmp_path: Path, root: Path) -> SessionIndex:
     idx = SessionIndex(tmp_path / "session-query.db", root, progress=io.StringIO())
     yield idx

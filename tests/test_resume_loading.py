@@ -20,18 +20,6 @@ HERE = "/home/u/dsh"
 NOW = 1_800_000_000.0
 
 
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    return tmp_path / "sessions"
-
-
-@pytest.fixture
-def index(tmp_path: Path, root: Path) -> SessionIndex:
-    idx = SessionIndex(tmp_path / "session-query.db", root)
-    yield idx
-    idx.close()
-
-
 def make(root: Path, cwd: str, *inputs: str, close: bool = True) -> SessionLog:
     log = SessionLog.create(root, cwd)
     for text in inputs:
