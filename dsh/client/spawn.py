@@ -17,8 +17,8 @@ TYPE_CHECKING = False  # the client's start-up path: importing typing costs it 5
 if TYPE_CHECKING:
     from typing import NoReturn
 
-    # What the host process runs (given by the caller: the client knows nothing of how hosts draw).
-    HostEntry = Callable[[HostSpec, ReadyPipe], NoReturn]
+    from dsh.host.spec import HostEntry
+
     # What a forked spawner runs over the socket it was given (bound and listening), and its path.
     SpawnerEntry = Callable[[socket.socket, Path], NoReturn]
 
@@ -46,6 +46,11 @@ def start_host(spec: HostSpec, entry: HostEntry, timeout: float = READY_TIMEOUT)
         line = _read_line(read_fd, timeout)
     finally:
         os.close(read_fd)
+    return _session_id(line)
+
+
+def _session_id(line: str) -> str:
+    """The id from a host's ready line, or HostStartError with the host's own words."""
     ok, text = parse_ready(line)
     if not ok:
         raise HostStartError(text)
@@ -109,18 +114,14 @@ def start_session_host(spec: HostSpec, entry: HostEntry, spawner_entry: SpawnerE
         line = _ask_spawner(spec, spawner_entry)
     except SpawnerUnavailable:
         return start_host(spec, entry)
-    ok, text = parse_ready(line)
-    if not ok:
-        raise HostStartError(text)
-    return text
+    return _session_id(line)
 
 
 def _ask_spawner(spec: HostSpec, spawner_entry: SpawnerEntry) -> str:
+    from dsh import inherit
     from dsh.rundir import spawner_socket_path
 
     path = spawner_socket_path(install_id())
-    from dsh import inherit
-
     payload = spawner_request(spec, dict(os.environ), inherit.capture())
     for _ in range(2):  # a stale spawner ends after saying so; its successor is started once
         sock = _connect(path) or _start_spawner(path, spawner_entry)

@@ -22,12 +22,15 @@ import socket
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from dsh import inherit
 from dsh.daemon import daemonize
 from dsh.host.peer import peer_allowed, peer_uid
 from dsh.host.spec import REFUSED, SPAWNER_VERSION, STALE, HostSpec, ReadyPipe, install_id, spawner_lock
+
+if TYPE_CHECKING:
+    from dsh.host.spec import HostEntry
 
 # An environment and a spec fit well under this; more is not a request.
 REQUEST_MAX = 1 << 20
@@ -38,8 +41,6 @@ REQUEST_TIMEOUT = 2.0
 # waits hours). It holds 34 MB resident, half of it shared with the hosts it forked (PSS 18 MB).
 LINGER = 600.0
 SPAWNER_LOG = "spawner.log"
-
-HostEntry = Callable[[HostSpec, ReadyPipe], NoReturn]
 
 
 def code_fingerprint(root: str | None = None) -> str:
@@ -88,7 +89,7 @@ class Spawner:
         self.started_with = fingerprint()
         self.linger = linger
         self.inode = _inode(path)
-        self.hosts: dict[int, int] = {}  # pidfd -> host pid
+        self.hosts: set[int] = set()  # pidfds of the hosts it forked
         self.polled: set[int] = set()  # host pids watched by signal 0 where pidfds are missing
         self.idle_since = time.monotonic()
 
@@ -170,14 +171,14 @@ class Spawner:
 
     def _watch(self, pid: int) -> None:
         try:
-            self.hosts[os.pidfd_open(pid)] = pid
+            self.hosts.add(os.pidfd_open(pid))
         except ProcessLookupError:
             pass  # ended already
         except (OSError, AttributeError):
             self.polled.add(pid)
 
     def _host_ended(self, pidfd: int) -> None:
-        self.hosts.pop(pidfd, None)
+        self.hosts.discard(pidfd)
         os.close(pidfd)
         if not self.hosts:
             self.idle_since = time.monotonic()

@@ -13,7 +13,11 @@ from pathlib import Path
 
 TYPE_CHECKING = False  # the client's start-up path: importing typing costs it 5-10 ms
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Callable
+    from typing import Any, NoReturn
+
+    # What a started host runs: the client and the spawner are given it (neither knows how hosts draw).
+    HostEntry = Callable[["HostSpec", "ReadyPipe"], NoReturn]
 
 READY = "ready"
 FAILED = "error"
