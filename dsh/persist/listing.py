@@ -44,8 +44,6 @@ class CachedPaneStates:
         self._folder = str(dsh_home_path("state"))
 
     def states(self, session_id: str, *, live: bool) -> list[dict[str, object]]:
-        if session_id not in self._saved:
-            return []
         try:
             info = os.stat(os.path.join(self._folder, session_id, SNAPSHOT_FILE), follow_symlinks=False)
         except (OSError, ValueError):
