@@ -102,3 +102,34 @@ def test_a_link_in_place_of_the_snapshot_is_never_read_or_kept(dsh_home: Path, t
     path.symlink_to(elsewhere)
     assert _list()[0]["panes"] == []
     assert sid not in _kept()
+
+
+def test_a_listing_of_one_workspace_reads_only_its_sessions_records(
+    dsh_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dsh.store import pane_cache
+
+    here, there = tmp_path / "here", tmp_path / "there"
+    here.mkdir()
+    there.mkdir()
+    mine, other = _session(dsh_home, here), _session(dsh_home, there)
+    for sid in (mine, other):
+        write_snapshot(snapshot([pane()], session_id=sid), {})
+    _list()  # every workspace: both kept
+    assert {mine, other} <= set(_kept())
+    read: list[set[str]] = []
+    stock = pane_cache.load
+
+    def load(conn, where, params):  # type: ignore[no-untyped-def]
+        found = stock(conn, where, params)
+        read.append(set(found))
+        return found
+
+    monkeypatch.setattr(pane_cache, "load", load)
+    store = Store(load_config())
+    try:
+        rows = [json.loads(row) for row in listing_json(store, str(here), include_archived=False)]
+    finally:
+        store.close()
+    assert [row["id"] for row in rows] == [mine] and [p["id"] for p in rows[0]["panes"]] == ["p1"]
+    assert read == [{mine}]

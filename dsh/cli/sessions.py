@@ -223,7 +223,7 @@ def listing_json(store: object, cwd: str | None, *, include_archived: bool) -> l
     index = store.index  # type: ignore[attr-defined]
     where, params = index.scope_where(workspace_partition(cwd) if cwd else None, [cwd] if cwd else ())
 
-    states = CachedPaneStates(index, saved)
+    states = CachedPaneStates(index, saved, where, params)
 
     def panes(session_id: str, live: bool) -> list[dict[str, object]] | None:
         return states.states(session_id, live=live) if session_id in saved else None

@@ -6,6 +6,7 @@ import json
 import os
 import sqlite3
 import stat
+from collections.abc import Sequence
 from typing import Any
 
 from dsh.home import dsh_home_path
@@ -25,19 +26,21 @@ def sessions_with_state() -> set[str]:
 
 
 class CachedPaneStates:
-    """`pane_states` for a listing of many sessions. Each snapshot's records come from the index
-    (store/pane_cache.py) while the file's size, mtime and inode are those they were read from, so a
-    snapshot is parsed once after it changes, not at every listing: parsing, with the loader's full
-    checks, took 302 µs a session, 3 s of a 10,000-session `dsh sessions --json`. The states are worked
-    out from the records at every listing (an agent's store is read again, as a restore would)."""
+    """The panes of each listed session with a snapshot, for a listing of many. The records come from
+    the index (store/pane_cache.py) while the file's size, mtime and inode are those they were read
+    from, so a snapshot is parsed once after it changes, not at every listing: parsing, with the
+    loader's full checks, took 302 µs a session, 3 s of a 10,000-session `dsh sessions --json`. The
+    states are worked out from the records at every listing (an agent's store is read again, as a
+    restore would)."""
 
-    def __init__(self, index: Any, saved: set[str]) -> None:
+    def __init__(self, index: Any, saved: set[str], where: str, params: Sequence[object]) -> None:
+        """`where` and `params` select the listed sessions from the index (`SessionIndex.scope_where`)."""
         from dsh.store import pane_cache
 
         self._index = index
         self._saved = saved
         try:
-            self._kept = index.read(pane_cache.load)
+            self._kept = index.read(lambda conn: pane_cache.load(conn, where, params))
         except sqlite3.Error:
             self._kept = {}
         self._fresh: list[tuple[str, tuple[int, int, int], str]] = []
@@ -63,7 +66,7 @@ class CachedPaneStates:
         return listed_states(records, live=live)
 
     def save(self) -> None:
-        """Keep what this listing parsed; forget sessions whose state folder is gone. A listing never
+        """Keep what this listing parsed; forget listed sessions whose state folder is gone. A listing never
         fails for this: an index that cannot be written is simply asked again next time."""
         from dsh.store import pane_cache
 

@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 # (size, mtime_ns, inode) of the snapshot the records were read from; a snapshot is replaced by a
 # rename, so any write gives it a new inode even within one timestamp tick.
 Key = tuple[int, int, int]
 
 
-def load(conn: sqlite3.Connection) -> dict[str, tuple[Key, str]]:
-    """Every kept entry: session id -> (the snapshot's key, its records as JSON text)."""
-    return {
-        sid: ((size, mtime_ns, ino), panes)
-        for sid, size, mtime_ns, ino, panes in conn.execute(
-            "SELECT session_id, size, mtime_ns, ino, panes FROM snapshot_panes"
-        )
-    }
+def load(conn: sqlite3.Connection, where: str, params: Sequence[object]) -> dict[str, tuple[Key, str]]:
+    """The kept entries of the sessions a listing shows (`where` and `params` select them from the
+    sessions table): session id -> (the snapshot's key, its records as JSON text). A listing of one
+    workspace does not read every session's records."""
+    sql = (
+        "SELECT session_id, size, mtime_ns, ino, panes FROM snapshot_panes"
+        f" WHERE session_id IN (SELECT id FROM sessions WHERE {where})"
+    )
+    return {sid: ((size, mtime_ns, ino), panes) for sid, size, mtime_ns, ino, panes in conn.execute(sql, params)}
 
 
 def save(conn: sqlite3.Connection, fresh: Iterable[tuple[str, Key, str]], gone: Iterable[str]) -> None:
