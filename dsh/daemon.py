@@ -17,6 +17,7 @@ _SIGNALS_TO_RESET = (
     signal.SIGCONT,
     signal.SIGTTIN,
     signal.SIGTTOU,
+    signal.SIGQUIT,
 )
 # Descriptors above this are not looked for (the soft limit of a login session is 1024).
 _FD_CEILING = 4096

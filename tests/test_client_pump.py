@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
+import socket
+import threading
+import time
 
 import pytest
 
@@ -40,3 +44,83 @@ def test_the_pump_gives_back_the_handlers_it_found() -> None:
     finally:
         os.close(read_fd)
         os.close(write_fd)
+
+
+def test_work_left_for_later_waits_until_the_session_is_on_screen() -> None:
+    """The spawner's start is owed by a client that started its host directly: it must not compete with
+    that host before the first frame is shown, and must not wait for a session that keeps printing."""
+    from dsh import protocol
+    from dsh.client.attach import Attachment
+
+    host, client = socket.socketpair()
+    stdin_r, stdin_w = os.pipe()
+    out_r, out_w = os.pipe()
+    ran: list[float] = []
+    seen: dict[str, object] = {}
+
+    def the_host() -> None:
+        time.sleep(0.3)
+        seen["before_output"] = list(ran)
+        host.sendall(protocol.frame(protocol.OUTPUT, b"first frame"))
+        time.sleep(0.4)
+        seen["after_output"] = list(ran)
+        host.close()
+
+    attachment = Attachment(client, "s1", {}, b"")
+    attachment.later.append(lambda: ran.append(time.monotonic()))
+    thread = threading.Thread(target=the_host)
+    thread.start()
+    try:
+        with Pump(RawTerminal(stdin_r), stdin=stdin_r, stdout=out_w) as pump:
+            outcome = pump.run(attachment, lambda *a: None)
+    finally:
+        thread.join(5)
+        for fd in (stdin_r, stdin_w, out_r, out_w):
+            os.close(fd)
+        client.close()
+    assert outcome.kind == "lost"
+    assert seen["before_output"] == []
+    assert len(seen["after_output"]) == 1  # type: ignore[arg-type]
+    assert attachment.later == []
+
+
+def test_work_left_for_later_runs_within_a_second_of_a_session_that_never_pauses() -> None:
+    from dsh import protocol
+    from dsh.client.attach import Attachment
+
+    host, client = socket.socketpair()
+    stdin_r, stdin_w = os.pipe()
+    out_r, out_w = os.pipe()
+    ran: list[float] = []
+    stop = threading.Event()
+
+    def chatty_host() -> None:
+        while not stop.is_set():
+            host.sendall(protocol.frame(protocol.OUTPUT, b"x"))
+            time.sleep(0.01)
+        host.close()
+
+    def drain() -> None:
+        with contextlib.suppress(OSError):
+            while os.read(out_r, 65536):
+                pass
+
+    attachment = Attachment(client, "s1", {}, b"")
+    attachment.later.append(lambda: ran.append(time.monotonic()))
+    threads = [threading.Thread(target=chatty_host), threading.Thread(target=drain, daemon=True)]
+    for t in threads:
+        t.start()
+    started = time.monotonic()
+    try:
+        with Pump(RawTerminal(stdin_r), stdin=stdin_r, stdout=out_w) as pump:
+            timer = threading.Timer(2.0, stop.set)
+            timer.start()
+            pump.run(attachment, lambda *a: None)
+    finally:
+        stop.set()
+        threads[0].join(5)
+        os.close(out_w)
+        for fd in (stdin_r, stdin_w):
+            os.close(fd)
+        client.close()
+    assert len(ran) == 1 and ran[0] - started < 1.8

@@ -11,7 +11,7 @@ import signal
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NoReturn
 
@@ -331,12 +331,29 @@ def test_the_first_start_starts_the_spawner_and_the_next_ones_use_it(
     tmp_path: Path, spawner_path: Path, started_spawners: list[int]
 ) -> None:
     first = _facts(spawn.start_session_host(_spec(tmp_path), _report_entry, _spawner_entry))
-    started_spawners.append(first["warmed_in"])
+    # The first host is not made to wait for a spawner's imports: it is started directly, and the
+    # spawner it leaves behind serves the next ones.
+    assert first["warmed_in"] is None
     second = _facts(spawn.start_session_host(_spec(tmp_path), _report_entry, _spawner_entry))
-    assert _is_spawner(first["warmed_in"])
-    assert first["warmed_in"] == second["warmed_in"]
+    started_spawners.append(second["warmed_in"])
+    third = _facts(spawn.start_session_host(_spec(tmp_path), _report_entry, _spawner_entry))
+    assert _is_spawner(second["warmed_in"])
+    assert second["warmed_in"] == third["warmed_in"]
     assert spawner_path.exists() and spawner_path.stat().st_mode & 0o777 == 0o600
-    assert os.getpid() not in (first["warmed_in"], second["warmed_in"])
+    assert os.getpid() not in (second["warmed_in"], third["warmed_in"])
+
+
+def test_a_caller_can_start_the_spawner_after_its_session_is_on_screen(
+    tmp_path: Path, spawner_path: Path, started_spawners: list[int]
+) -> None:
+    later: list[Callable[[], None]] = []
+    first = _facts(spawn.start_session_host(_spec(tmp_path), _report_entry, _spawner_entry, later))
+    assert first["warmed_in"] is None and len(later) == 1
+    assert not spawner_path.exists()  # nothing imports beside the first host yet
+    later[0]()
+    second = _facts(spawn.start_session_host(_spec(tmp_path), _report_entry, _spawner_entry, later))
+    started_spawners.append(second["warmed_in"])
+    assert _is_spawner(second["warmed_in"]) and len(later) == 1  # served: nothing more owed
 
 
 def test_a_socket_nobody_listens_on_is_replaced(
@@ -344,9 +361,34 @@ def test_a_socket_nobody_listens_on_is_replaced(
 ) -> None:
     dead = _listen(spawner_path)
     dead.close()  # the file stays, nothing behind it (a spawner killed with -9)
+    direct = _facts(spawn.start_session_host(_spec(tmp_path), _report_entry, _spawner_entry))
     facts = _facts(spawn.start_session_host(_spec(tmp_path), _report_entry, _spawner_entry))
     started_spawners.append(facts["warmed_in"])
-    assert _is_spawner(facts["warmed_in"])
+    assert direct["warmed_in"] is None and _is_spawner(facts["warmed_in"])
+
+
+def test_a_stale_spawner_is_replaced_after_a_direct_start(
+    tmp_path: Path, spawner_path: Path, started_spawners: list[int]
+) -> None:
+    listener = _listen(spawner_path)
+
+    def answer_stale() -> None:  # what a spawner whose code changed does: leave the name, then answer
+        conn, _ = listener.accept()
+        with conn:
+            conn.recv(1 << 20)
+            spawner_path.unlink()
+            conn.sendall(STALE.encode() + b"\n")
+
+    thread = threading.Thread(target=answer_stale)
+    thread.start()
+    try:
+        direct = _facts(spawn.start_session_host(_spec(tmp_path), _report_entry, _spawner_entry))
+    finally:
+        thread.join(5)
+        listener.close()
+    successor = _facts(spawn.start_session_host(_spec(tmp_path), _report_entry, _spawner_entry))
+    started_spawners.append(successor["warmed_in"])
+    assert direct["warmed_in"] is None and _is_spawner(successor["warmed_in"])
 
 
 def test_a_broken_spawner_is_bypassed_with_a_direct_start(tmp_path: Path, spawner_path: Path) -> None:
@@ -402,9 +444,11 @@ def test_dsh_no_spawner_starts_the_host_directly(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, started_spawners: list[int], value: str, spawned: bool
 ) -> None:
     monkeypatch.setenv("DSH_NO_SPAWNER", value)
+    first = _facts(spawn.start_session_host(_spec(tmp_path), _report_entry, _spawner_entry))
     facts = _facts(spawn.start_session_host(_spec(tmp_path), _report_entry, _spawner_entry))
     if facts["warmed_in"] is not None:
         started_spawners.append(facts["warmed_in"])
+    assert first["warmed_in"] is None
     assert (facts["warmed_in"] is not None) is spawned
 
 

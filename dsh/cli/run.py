@@ -12,6 +12,7 @@ from dsh.text import sanitize
 TYPE_CHECKING = False  # the client's start-up path: importing typing costs it 5-10 ms
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable
 
 STDIN, STDOUT = 0, 1
 
@@ -232,11 +233,14 @@ def _attach_or_start(target: Target, args: argparse.Namespace, *, rows: int, col
             launch_dir=_launch_dir_or_none(),
             first_argv=target.first_argv,
         )
-        started = start_session_host(spec, _host_entry, _spawner_entry)
+        later: list[Callable[[], None]] = []
+        started = start_session_host(spec, _host_entry, _spawner_entry, later)
         sock = connect(socket_path(started))
         if sock is None:
             raise ClientError(f"the host of session {started} started but is not listening (see $DSH_HOME/log/)")
-        return Attachment.open(sock, started, rows=rows, cols=cols, intent=intent)
+        attachment = Attachment.open(sock, started, rows=rows, cols=cols, intent=intent)
+        attachment.later.extend(later)
+        return attachment
     except (AttachError, HostStartError, RunDirError) as exc:
         raise ClientError(str(exc)) from exc
 

@@ -8,6 +8,7 @@ import os
 import selectors
 import signal
 import socket
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,6 +32,10 @@ FORWARDED_ENV = (
     "SSH_CONNECTION",
 )
 _READ = 262144
+# An attachment's `later` work waits for the first frame, then for the host to pause this long (or for
+# _LATER_AT_MOST after the first frame, for a session that never pauses).
+_LATER_PAUSE = 0.05
+_LATER_AT_MOST = 1.0
 
 
 class AttachError(Exception):
@@ -86,6 +91,9 @@ class Attachment:
         self.welcome = welcome
         self.frames = protocol.FrameReader()
         self._early = rest  # bytes that came with the welcome line: the first frames
+        # Work the client owes but the user need not wait for (starting the spawner): run by the pump
+        # once the session is on screen.
+        self.later: list[Callable[[], None]] = []
 
     @classmethod
     def open(
@@ -159,6 +167,7 @@ class Pump:
         os.set_blocking(self._wake_w, False)
         self._old_handlers: dict[int, Any] = {}
         self.drawn = False  # whether the host has drawn anything (so the terminal needs a reset)
+        self._shown_at: float | None = None  # when the current attachment's first output came
 
     def __enter__(self) -> Pump:
         # warn_on_full_buffer=False: a storm of SIGWINCH must not print over the screen.
@@ -189,6 +198,7 @@ class Pump:
         sel.register(self.stdin, selectors.EVENT_READ, "stdin")
         sel.register(attachment.sock, selectors.EVENT_READ, "host")
         sel.register(self._wake_r, selectors.EVENT_READ, "signal")
+        self._shown_at = None
         try:
             if attachment._early:
                 early, attachment._early = attachment._early, b""
@@ -196,12 +206,28 @@ class Pump:
                 if outcome is not None:
                     return outcome
             while True:
-                for key, _ in sel.select():
+                events = sel.select(self._later_timeout(attachment))
+                if self._later_due(attachment, paused=not events):
+                    self._run_later(attachment)
+                for key, _ in events:
                     outcome = self._ready(key.data, attachment, on_switch)
                     if outcome is not None:
                         return outcome
         finally:
             sel.close()
+
+    def _later_timeout(self, attachment: Attachment) -> float | None:
+        return _LATER_PAUSE if attachment.later and self._shown_at is not None else None
+
+    def _later_due(self, attachment: Attachment, *, paused: bool) -> bool:
+        if not attachment.later or self._shown_at is None:
+            return False
+        return paused or time.monotonic() > self._shown_at + _LATER_AT_MOST
+
+    def _run_later(self, attachment: Attachment) -> None:
+        work, attachment.later = attachment.later, []
+        for job in work:
+            job()
 
     def _ready(self, what: str, attachment: Attachment, on_switch: SwitchHandler) -> Outcome | None:
         if what == "stdin":
@@ -241,6 +267,8 @@ class Pump:
         for kind, payload in frames:
             if kind == protocol.OUTPUT:
                 self.drawn = True
+                if self._shown_at is None:
+                    self._shown_at = time.monotonic()
                 try:
                     write_all(self.stdout, payload)
                 except OSError:

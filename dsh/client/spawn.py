@@ -104,42 +104,55 @@ class SpawnerUnavailable(Exception):
     """The spawner could not take the request (gone, broken, another install): start the host directly."""
 
 
-def start_session_host(spec: HostSpec, entry: HostEntry, spawner_entry: SpawnerEntry) -> str:
-    """Start a host for `spec` through the user's spawner (started now when none runs), so it skips the
-    imports; directly, as `start_host`, when no spawner can serve or DSH_NO_SPAWNER says not to use
-    one. The session id, or HostStartError."""
+def start_session_host(
+    spec: HostSpec, entry: HostEntry, spawner_entry: SpawnerEntry, later: list[Callable[[], None]] | None = None
+) -> str:
+    """Start a host for `spec` through the user's spawner, so it skips the imports; directly, as
+    `start_host`, when no spawner runs (one is started then, for the sessions after this one: at once, or
+    appended to `later` for the caller to run once the session is on screen), when none can serve, or
+    when DSH_NO_SPAWNER says not to use one. The session id, or HostStartError."""
     if os.environ.get("DSH_NO_SPAWNER", "") not in ("", "0"):
         return start_host(spec, entry)
-    try:
-        line = _ask_spawner(spec, spawner_entry)
-    except SpawnerUnavailable:
-        return start_host(spec, entry)
-    return _session_id(line)
-
-
-def _ask_spawner(spec: HostSpec, spawner_entry: SpawnerEntry) -> str:
-    from dsh import inherit
     from dsh.rundir import spawner_socket_path
 
     path = spawner_socket_path(install_id())
-    payload = spawner_request(spec, dict(os.environ), inherit.capture())
-    for _ in range(2):  # a stale spawner ends after saying so; its successor is started once
-        sock = _connect(path) or _start_spawner(path, spawner_entry)
-        if sock is None:
-            raise SpawnerUnavailable
-        try:
-            sock.sendall(payload)
-            line = _read_line(sock.fileno(), READY_TIMEOUT)
-        except OSError as exc:
-            raise SpawnerUnavailable from exc
-        finally:
-            sock.close()
-        if line == STALE:
-            continue
-        if not line or line.split(" ", 1)[0] == REFUSED:
-            raise SpawnerUnavailable  # it died, or could not read us: the direct way still works
-        return line
-    raise SpawnerUnavailable
+    try:
+        line = _ask_spawner(spec, path)
+    except SpawnerUnavailable:
+        return start_host(spec, entry)
+    if line is not None:
+        return _session_id(line)
+    # None listening (or a stale one that just left). A request to a spawner started now would wait for
+    # all of its imports and warm-up, then a fork: slower than a host of our own, which imports only what
+    # it needs. So this host is our own, and the spawner's imports come after it, not beside it.
+    session_id = start_host(spec, entry)
+    if later is None:
+        _start_spawner(path, spawner_entry)
+    else:
+        later.append(lambda: _start_spawner(path, spawner_entry))
+    return session_id
+
+
+def _ask_spawner(spec: HostSpec, path: Path) -> str | None:
+    """The ready line of a host the spawner at `path` forked for `spec`; None when no spawner listens there
+    or it was stale (it removed its socket and left); SpawnerUnavailable when it failed to answer."""
+    from dsh import inherit
+
+    sock = _connect(path)
+    if sock is None:
+        return None
+    try:
+        sock.sendall(spawner_request(spec, dict(os.environ), inherit.capture()))
+        line = _read_line(sock.fileno(), READY_TIMEOUT)
+    except OSError as exc:
+        raise SpawnerUnavailable from exc
+    finally:
+        sock.close()
+    if line == STALE:
+        return None
+    if not line or line.split(" ", 1)[0] == REFUSED:
+        raise SpawnerUnavailable  # it died, or could not read us: the direct way still works
+    return line
 
 
 def _connect(path: Path) -> socket.socket | None:
@@ -152,14 +165,16 @@ def _connect(path: Path) -> socket.socket | None:
     return sock
 
 
-def _start_spawner(path: Path, spawner_entry: SpawnerEntry) -> socket.socket | None:
-    """Bind the spawner's socket and fork the spawner onto it (under its lock, so one at a time); a
-    connection to it, which it answers once its imports are done. None when that cannot be done."""
+def _start_spawner(path: Path, spawner_entry: SpawnerEntry) -> None:
+    """Bind the spawner's socket and fork the spawner onto it, under its lock so that one starts at a time
+    (another client may have started one meanwhile). Requests made before its imports are done wait in
+    the socket's backlog. Nothing happens when it cannot be done: hosts are then started directly."""
     try:
         with spawner_lock(path):
             sock = _connect(path)
             if sock is not None:
-                return sock  # another client started one meanwhile
+                sock.close()
+                return
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()  # nobody listens there
             listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -176,6 +191,5 @@ def _start_spawner(path: Path, spawner_entry: SpawnerEntry) -> socket.socket | N
             finally:
                 listener.close()
             _wait_child(pid)
-            return _connect(path)
     except OSError:
-        return None
+        pass

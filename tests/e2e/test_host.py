@@ -364,12 +364,9 @@ def test_detach_and_attach_a_hundred_times_leaks_nothing(run, dsh_cmd, dsh_env, 
 def test_a_host_started_through_the_spawner_has_its_own_clients_environment(
     run, dsh_env: dict[str, str], dsh_home: Path, tmp_path: Path
 ) -> None:
-    from tests.conftest import processes_of
-
     first = run(env={**dsh_env, "DSH_TEST_MARK": "first-terminal"})
     first.wait_for("PROMPT")
-    spawners = [pid for pid in processes_of(dsh_home) if Path(f"/proc/{pid}/comm").read_text().strip() == "dsh-spawner"]
-    assert len(spawners) == 1, "the first start left no spawner for the next one"
+    assert len(_spawners(dsh_home)) == 1, "the first start left no spawner for the next one"
     other = tmp_path / "other"
     other.mkdir()
     second = run(cwd=other, env={**dsh_env, "DSH_TEST_MARK": "second-terminal"})
@@ -380,7 +377,28 @@ def test_a_host_started_through_the_spawner_has_its_own_clients_environment(
     first.wait_for("mark=first-terminal")
 
 
-def test_panes_get_the_umask_of_the_terminal_that_started_their_session(run, tmp_path: Path) -> None:
+def _spawners(dsh_home: Path, timeout: float = 10.0) -> list[int]:
+    """The spawner's pid once it runs: the first client starts it after its own session is on screen."""
+    from tests.conftest import processes_of
+
+    deadline = time.monotonic() + timeout
+    while True:
+        found = [pid for pid in processes_of(dsh_home) if _comm(pid) == "dsh-spawner"]
+        if found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.05)
+
+
+def _comm(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+def test_panes_get_the_umask_of_the_terminal_that_started_their_session(
+    run, dsh_home: Path, tmp_path: Path
+) -> None:
     def started_with(mask: int, cwd: Path) -> PtyDriver:
         old = os.umask(mask)
         try:
@@ -392,6 +410,7 @@ def test_panes_get_the_umask_of_the_terminal_that_started_their_session(run, tmp
     first.wait_for("PROMPT")
     first.type_line("umask; touch made-here; ls -l made-here")
     assert "0027" in first.wait_for("-rw-r-----")
+    assert _spawners(dsh_home), "the first start left no spawner for the next one"
     other = tmp_path / "other"
     other.mkdir()
     second = started_with(0o002, other)  # forked by the spawner the first one started
