@@ -95,4 +95,5 @@ def test_a_new_sessions_client_path_loads_neither_typing_nor_tempfile() -> None:
     # `dsh` in a new workspace: parse the words, find the spawner, ask it for a host, attach. Both
     # modules are 5-10 ms each of every start, and nothing on this path needs them at run time.
     imports = "import dsh.cli, dsh.cli.run, dsh.client.attach, dsh.client.spawn, dsh.client.tty, dsh.home, dsh.rundir"
-    assert _loaded_after(imports, "dsh.cli.quick_args([])", "m in ('typing', 'tempfile')") == []
+    run = "args = dsh.cli.quick_args([]); dsh.cli.run._options(args); dsh.cli.run._choose_target(args)"
+    assert _loaded_after(imports, run, "m in ('typing', 'tempfile')") == []

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
-    from dsh.cli.sessions import add_option_flag
+    from dsh.cli.options import add_option_flag
 
     p = sub.add_parser(
         "attach",

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from dsh.cli.sessions import add_option_flag, option_flags
+from dsh.cli.options import add_option_flag, option_flags
 
 USAGE = "dsh config [--show-origin] | dsh config get KEY | dsh config set KEY VALUE"
 

@@ -70,7 +70,7 @@ def _log_crash() -> str:
 
 
 def _options(args: argparse.Namespace) -> list[str]:
-    from dsh.cli.sessions import option_flags
+    from dsh.cli.options import option_flags
 
     return option_flags(args)
 

@@ -8,6 +8,8 @@ import sys
 import time
 from typing import TYPE_CHECKING, TextIO
 
+from dsh.cli.options import add_option_flag, option_flags
+
 if TYPE_CHECKING:
     import argparse
 
@@ -30,23 +32,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     add_option_flag(p)
     p.set_defaults(handler=run)
-
-
-def add_option_flag(p: argparse.ArgumentParser) -> None:
-    """`-o KEY=VALUE` after the subcommand too; kept apart so the top-level ones are not replaced."""
-    p.add_argument(
-        "-o",
-        "--option",
-        dest="sub_options",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="set a config value for this run (highest layer)",
-    )
-
-
-def option_flags(args: argparse.Namespace) -> list[str]:
-    return [*(getattr(args, "options", None) or ()), *(getattr(args, "sub_options", None) or ())]
 
 
 def run(args: argparse.Namespace) -> int:
