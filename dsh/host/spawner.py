@@ -305,13 +305,17 @@ def become_spawner(  # pragma: no cover - runs in the forked child, checked end 
         _name_process("dsh-spawner")
         stderr_to(SPAWNER_LOG)
         spawner = Spawner(listener, path, entry)  # fingerprint before the imports read the files
+        gc.disable()  # the imports make hardly any garbage: collecting during them is time lost
         try:
             warm()
         except Exception:
             traceback.print_exc()  # a host imports what it needs itself; only slower
-        # Forked hosts then share these pages instead of copying them on their first collection (no
-        # gc.collect() first: 10-14 ms of a cold start, for a little garbage kept).
+        # Forked hosts then share these pages instead of copying them on their first collection. The
+        # collection first is affordable now that the first session's host does not wait for it (its
+        # client starts that one itself).
+        gc.collect()
         gc.freeze()
+        gc.enable()
         spawner.run()
         code = 0
     except BaseException:
