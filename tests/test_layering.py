@@ -97,3 +97,15 @@ def test_a_new_sessions_client_path_loads_neither_typing_nor_tempfile() -> None:
     imports = "import dsh.cli, dsh.cli.run, dsh.client.attach, dsh.client.spawn, dsh.client.tty, dsh.home, dsh.rundir"
     run = "args = dsh.cli.quick_args([]); dsh.cli.run._options(args); dsh.cli.run._choose_target(args)"
     assert _loaded_after(imports, run, "m in ('typing', 'tempfile')") == []
+
+
+def test_the_attach_clients_path_loads_neither_typing_nor_hashlib() -> None:
+    # `dsh attach`: parse the words, ask the running hosts which is detached here, attach. hashlib
+    # loads OpenSSL (5 ms); the workspace rule needs it only when a session's folder is named. (The
+    # running hosts are stood in for: what they answer is not what is measured here.)
+    imports = "import os, dsh.cli, dsh.cli.run, dsh.client.attach, dsh.client.live, dsh.store.workspace"
+    run = (
+        "dsh.client.live.running_hosts = lambda: [{'session': 'h1', 'cwd': os.getcwd(), 'attached': False}]\n"
+        "assert dsh.cli.run._choose_target(dsh.cli.quick_args(['attach'])).session_id == 'h1'"
+    )
+    assert _loaded_after(imports, run, "m in ('typing', 'tempfile', 'hashlib')") == []

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from dsh.store.ids import InvalidSessionId, is_valid_session_id, new_session_id, validate_session_id
-from dsh.store.workspace import NO_WORKSPACE, workspace_label, workspace_partition
+from dsh.store.workspace import NO_WORKSPACE, same_workspace, workspace_label, workspace_partition
 
 
 def test_new_ids_are_valid_unique_and_start_with_utc_time() -> None:
@@ -54,6 +54,13 @@ def test_partitions_of_lookalike_paths_differ() -> None:
     a, b = workspace_partition("/a_b"), workspace_partition("/a-b")
     assert a != b
     assert a.startswith("a_b-") and b.startswith("a-b-")
+
+
+def test_same_workspace_answers_as_the_partitions_do() -> None:
+    cwds = ["/a_b", "/a-b", "/a_b/", "/x/" + "y" * 300, "/x/" + "y" * 301, "/", "/tmp/\x1b[31mred", "/tmp/[31mred"]
+    for cwd in cwds:
+        for other in cwds:
+            assert same_workspace(cwd, other) is (workspace_partition(cwd) == workspace_partition(other))
 
 
 def test_partition_is_a_safe_folder_name() -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # `dsh attach` is a client start-up path: importing typing costs it 5-10 ms
 if TYPE_CHECKING:
     import argparse
 

@@ -141,16 +141,10 @@ def _store(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 
 def _newest_detached(args: argparse.Namespace, here: str) -> str:
     """`dsh attach` with no id: the newest detached session of this workspace, or say what there is."""
-    import io
-
-    from dsh.cli.sessions import write_table
     from dsh.client.live import running_hosts
-    from dsh.store.workspace import workspace_label, workspace_partition
+    from dsh.store.workspace import same_workspace, workspace_label
 
-    partition = workspace_partition(here)
-    detached = [
-        host for host in running_hosts() if not host.get("attached") and workspace_partition(host["cwd"]) == partition
-    ]
+    detached = [host for host in running_hosts() if not host.get("attached") and same_workspace(host["cwd"], here)]
     if detached:
         # The one left most recently, as tmux attaches the most recently used session.
         detached.sort(key=lambda host: host.get("detached_at") or 0, reverse=True)
@@ -165,6 +159,10 @@ def _newest_detached(args: argparse.Namespace, here: str) -> str:
         raise ClientError(
             f"no detached session in {where}, and no session at all (dsh sessions --all lists every workspace)"
         )
+    import io
+
+    from dsh.cli.sessions import write_table
+
     table = io.StringIO()
     write_table(table, rows[:10], with_workspace=False)
     raise ClientError(

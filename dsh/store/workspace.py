@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 import re
 
@@ -23,8 +22,16 @@ def workspace_partition(cwd: str) -> str:
     if len(slug) > _SLUG_MAX:
         # The end of a path names the project; keep that end.
         slug = slug[-_SLUG_MAX:].lstrip("-.")
+    import hashlib  # here, not at the top: `dsh attach` uses same_workspace, and OpenSSL costs it 5 ms
+
     digest = hashlib.sha256(cwd.encode("utf-8", "surrogateescape")).hexdigest()[:12]
     return f"{slug or 'root'}-{digest}"
+
+
+def same_workspace(cwd: str, other: str) -> bool:
+    """Whether sessions started in `cwd` and in `other` are kept under one workspace (one partition).
+    The partition is made from the exact cwd, so comparing the two answers without hashing either."""
+    return cwd == other
 
 
 def home_dir() -> str:
