@@ -1,0 +1,143 @@
+"""The whole view's frame, as a keystroke's echo draws it: two panes of coloured text side by side at
+140x40 (the size bench/latency.py uses), the tab bar, status line and prompt, rendered by the real
+DshApp to a VT100 output that goes nowhere; one character typed on the prompt between frames. Prints
+the CPU time per frame (median of rounds) and, as the in-run reference, the same frame rendered by a
+bare prompt_toolkit Application whose one Window shows the same text, so a busy machine still gives
+a fair ratio.
+
+    python bench/frame.py [--frames N] [--rounds N] [--profile]
+
+--profile adds where the dsh frame's time goes (cProfile, by own time; the profiler slows it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import os
+import pstats
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from prompt_toolkit.application import Application, create_app_session
+from prompt_toolkit.application.current import set_app
+from prompt_toolkit.data_structures import Size
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.layout import Layout, Window
+from prompt_toolkit.layout.controls import FormattedTextControl
+from prompt_toolkit.output.vt100 import Vt100_Output
+
+ROWS, COLS = 40, 140
+
+
+def text_lines(seed: int) -> bytes:
+    """Shell-like output: coloured names and plain numbers, a screenful and more."""
+    lines = []
+    for n in range(120):
+        lines.append(f"\x1b[1;3{(n + seed) % 7 + 1}mitem-{n:04d}\x1b[0m  {'x' * ((n * 7 + seed) % 50)}  {n * 31}")
+    return ("\r\n".join(lines) + "\r\n").encode()
+
+
+def output_to_nowhere() -> Vt100_Output:
+    sink = open(os.devnull, "w")  # lives as long as the bench
+    return Vt100_Output(sink, lambda: Size(rows=ROWS, columns=COLS), term="xterm-256color")
+
+
+def time_frames(app: Application, frames: int, change: object, profile: cProfile.Profile | None = None) -> float:
+    """CPU milliseconds per frame: `change()` then a full render, `frames` times."""
+    renderer = app.renderer
+    took = []
+    for _ in range(frames):
+        change()  # type: ignore[operator]
+        start = time.process_time()
+        if profile is not None:
+            profile.enable()
+        renderer.render(app, app.layout)
+        if profile is not None:
+            profile.disable()
+        took.append(time.process_time() - start)
+    return statistics.median(took) * 1000
+
+
+async def dsh_frames(frames: int, rounds: int, workdir: Path, profile: cProfile.Profile | None = None) -> list[float]:
+    from dsh.config import load_config
+    from dsh.session.session import Session
+    from dsh.store.store import Store
+    from dsh.ui.app import DshApp, ViewOptions
+
+    os.environ.update(SHELL="/bin/sh", ENV="", PS1="$ ")
+    config = load_config()
+    store = Store(config)
+    log = store.create_session(str(workdir))
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=output_to_nowhere()):
+        session = Session(config=config, store=store, log=log, cwd=str(workdir))
+        session.start()
+        view = DshApp(session, ViewOptions())
+        task = asyncio.ensure_future(view.run_async())
+        while not (view.application.is_running and view.active_pane is not None):
+            await asyncio.sleep(0.01)
+        first = view.active_pane
+        session.split("row", None)
+        await asyncio.sleep(0.3)
+        for n, pane in enumerate(session.panes.values()):
+            pane.terminal.feed(text_lines(n))
+        assert first is not None
+        buffer = view.prompt_buffer
+        typed = iter("echo the quick brown fox jumps over the lazy dog " * 1000)
+
+        def type_one() -> None:
+            buffer.insert_text(next(typed))
+
+        results = []
+        for _ in range(rounds):
+            buffer.text = ""
+            results.append(time_frames(view.application, frames, type_one, profile))
+        session.quit()
+        await asyncio.wait_for(task, 5)
+        await session.reap_panes(0.5)
+    return results
+
+
+def reference_frames(frames: int, rounds: int) -> list[float]:
+    """prompt_toolkit alone: one Window of the same coloured text, a character added between frames."""
+    from prompt_toolkit.formatted_text import ANSI, to_formatted_text
+
+    text = to_formatted_text(ANSI(text_lines(0).decode()))
+    typed = ["x"]
+    control = FormattedTextControl(lambda: [*text, ("", typed[0])])
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=output_to_nowhere()):
+        app: Application[None] = Application(layout=Layout(Window(control)), full_screen=True)
+        app.renderer.reset()
+
+        def add_one() -> None:
+            typed[0] += "x"
+
+        with set_app(app):  # as if running: else every get_app() makes a DummyApplication
+            return [time_frames(app, frames, add_one) for _ in range(rounds)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--frames", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--profile", action="store_true")
+    args = parser.parse_args()
+    profile = cProfile.Profile() if args.profile else None
+    with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as work:
+        os.environ["DSH_HOME"] = home
+        ours = asyncio.run(dsh_frames(args.frames, args.rounds, Path(work), profile))
+    reference = reference_frames(args.frames, args.rounds)
+    dsh_ms, ref_ms = statistics.median(ours), statistics.median(reference)
+    print(f"view frame at {COLS}x{ROWS}, CPU per frame, median of {args.rounds} rounds of {args.frames} frames")
+    rounds = ", ".join(f"{x:.2f}" for x in ours)
+    print(f"  dsh view, two panes, a key typed on the prompt:   {dsh_ms:6.2f} ms  (rounds {rounds})")
+    print(f"  prompt_toolkit, one Window of the same text:      {ref_ms:6.2f} ms  ({dsh_ms / ref_ms:.2f}x)")
+    if profile is not None:
+        pstats.Stats(profile).sort_stats("tottime").print_stats(12)
+
+
+if __name__ == "__main__":
+    main()
