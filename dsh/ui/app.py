@@ -39,6 +39,7 @@ from dsh.text import sanitize
 from dsh.ui import chrome
 from dsh.ui.application import ViewApplication
 from dsh.ui.completion import RegistryCompleter
+from dsh.ui.pane_window import PaneWindow
 from dsh.ui.panes_view import PanesContainer, PaneSlot
 from dsh.ui.prompt_line import PromptLine
 from dsh.ui.prompt_memory import HistorySuggest, PromptMemory
@@ -446,7 +447,7 @@ class DshApp:
             on_copy=lambda text, lines: self.copy_text(text, lines=lines),
             refresh_interval=lambda: 0.0 if pane.id == self.session.tabs.active_pane else BACKGROUND_FRAME_SECONDS,
         )
-        body = Window(control, wrap_lines=False)
+        body = PaneWindow(control, wrap_lines=False)
         header = Window(FormattedTextControl(chrome.pane_header(self, pane.id)), height=1)
         self.slots[pane.id] = PaneSlot(pane.id, header, body, control)
 

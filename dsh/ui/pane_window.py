@@ -1,0 +1,149 @@
+"""The window a pane's terminal is drawn in: prompt_toolkit's Window, with its rows copied from a cache.
+
+A frame copies every visible row of every pane into prompt_toolkit's screen, a character at a time
+(`Window._copy_body`): about a third of a keystroke's frame with two panes of text at 140x40
+(bench/frame.py --profile), although a keystroke changes one row at most. Here each row's cells are
+made once per distinct row (its style fragments are the key) and copied with one `dict.update`. The
+cursor's row (and the menu's) still goes through prompt_toolkit's own copy, so the cursor, the key
+processor's echo and the menu are placed by its code; lines it would wrap, scroll sideways, prefix,
+or align are drawn entirely its way. tests/test_pane_window.py holds the screens to be the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.layout.containers import Window, WindowAlign
+from prompt_toolkit.layout.controls import UIContent
+from prompt_toolkit.layout.screen import Char, Screen, WritePosition
+
+# Rows kept (all panes share them: the same fragments make the same cells). Cleared when full.
+ROWS_KEPT = 8192
+_EMPTY = Char("", "")
+_rows: dict[tuple[int, tuple[Any, ...]], list[Char]] = {}
+
+
+def row_cells(fragments: StyleAndTextTuples, width: int) -> list[Char] | None:
+    """The cells prompt_toolkit's copy would write for one unwrapped line, from column 0; None for a
+    line it treats specially (a zero-width escape), which is left to it."""
+    cells: list[Char] = []
+    x = 0
+    for style, text, *_ in fragments:
+        if "[ZeroWidthEscape]" in style:
+            return None
+        for c in text:
+            char = Char(c, style)
+            char_width = char.width
+            if x < width:
+                if x == len(cells):
+                    cells.append(char)
+                else:
+                    cells[x] = char
+                if char_width > 1:
+                    # The columns a wide character covers are blanked (past the width too, as
+                    # prompt_toolkit does).
+                    del cells[x + 1 :]
+                    cells.extend([_EMPTY] * (char_width - 1))
+                elif char_width == 0:
+                    # A combining character joins the character before it, two columns back when
+                    # that one is wide.
+                    for back in (2, 1):
+                        if x - back >= 0 and cells[x - back].width == back:
+                            previous = cells[x - back]
+                            cells[x - back] = Char(previous.char + c, previous.style)
+            x += char_width
+    return cells
+
+
+def _cached_cells(fragments: StyleAndTextTuples, width: int) -> list[Char] | None:
+    try:
+        key = (width, tuple(fragments))
+        cells = _rows.get(key)
+    except TypeError:  # a fragment that is not hashable: made each time
+        return row_cells(fragments, width)
+    if cells is None:
+        cells = row_cells(fragments, width)
+        if cells is None:
+            return None
+        if len(_rows) >= ROWS_KEPT:
+            _rows.clear()
+        _rows[key] = cells
+    return cells
+
+
+class PaneWindow(Window):
+    """A Window whose plain rows are copied from made-once cells (see the module's docstring)."""
+
+    def _copy_body(
+        self,
+        ui_content: UIContent,
+        new_screen: Screen,
+        write_position: WritePosition,
+        move_x: int,
+        width: int,
+        vertical_scroll: int = 0,
+        horizontal_scroll: int = 0,
+        wrap_lines: bool = False,
+        highlight_lines: bool = False,
+        vertical_scroll_2: int = 0,
+        always_hide_cursor: bool = False,
+        has_focus: bool = False,
+        align: WindowAlign = WindowAlign.LEFT,
+        get_line_prefix: Callable[[int, int], Any] | None = None,
+    ) -> tuple[dict[int, tuple[int, int]], dict[tuple[int, int], tuple[int, int]]]:
+        def theirs(content: UIContent) -> tuple[dict[int, tuple[int, int]], dict[tuple[int, int], tuple[int, int]]]:
+            return super(PaneWindow, self)._copy_body(
+                content,
+                new_screen,
+                write_position,
+                move_x,
+                width,
+                vertical_scroll,
+                horizontal_scroll,
+                wrap_lines=wrap_lines,
+                highlight_lines=highlight_lines,
+                vertical_scroll_2=vertical_scroll_2,
+                always_hide_cursor=always_hide_cursor,
+                has_focus=has_focus,
+                align=align,
+                get_line_prefix=get_line_prefix,
+            )
+
+        if wrap_lines or horizontal_scroll or vertical_scroll_2 or get_line_prefix is not None:
+            return theirs(ui_content)
+        if align != WindowAlign.LEFT:
+            return theirs(ui_content)
+        # Rows prompt_toolkit copies itself: where the cursor and the menu are.
+        own = {point.y for point in (ui_content.cursor_position, ui_content.menu_position) if point is not None}
+        shown = range(vertical_scroll, min(ui_content.line_count, vertical_scroll + write_position.height))
+        cells_by_line: dict[int, list[Char]] = {}
+        for lineno in shown:
+            if lineno in own:
+                continue
+            cells = _cached_cells(ui_content.get_line(lineno), width)
+            if cells is None:
+                own.add(lineno)
+            else:
+                cells_by_line[lineno] = cells
+        get_line = ui_content.get_line
+        result = theirs(
+            UIContent(
+                get_line=lambda lineno: get_line(lineno) if lineno in own else [],
+                line_count=ui_content.line_count,
+                cursor_position=ui_content.cursor_position,
+                menu_position=ui_content.menu_position,
+                show_cursor=ui_content.show_cursor,
+            )
+        )
+        xpos = write_position.xpos + move_x
+        ypos = write_position.ypos - vertical_scroll
+        buffer = new_screen.data_buffer
+        for lineno, cells in cells_by_line.items():
+            if cells:
+                buffer[ypos + lineno].update(zip(range(xpos, xpos + len(cells)), cells, strict=True))
+        return result
+
+
+__all__ = ["PaneWindow", "row_cells"]
