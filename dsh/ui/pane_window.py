@@ -21,20 +21,36 @@ from prompt_toolkit.layout.screen import Char, Screen, WritePosition
 
 # Rows kept (all panes share them: the same fragments make the same cells). Cleared when full.
 ROWS_KEPT = 8192
+CHARS_KEPT = 100_000
 _EMPTY = Char("", "")
 _rows: dict[tuple[int, tuple[Any, ...]], list[Char]] = {}
+
+
+class _Chars(dict[tuple[str, str], Char]):
+    """One Char per (character, style), made when first asked for: a row never seen before (a pane
+    that floods makes only those) costs a lookup a character, as prompt_toolkit's own copy does."""
+
+    def __missing__(self, key: tuple[str, str]) -> Char:
+        if len(self) >= CHARS_KEPT:
+            self.clear()
+        char = self[key] = Char(*key)
+        return char
+
+
+_chars = _Chars()
 
 
 def row_cells(fragments: StyleAndTextTuples, width: int) -> list[Char] | None:
     """The cells prompt_toolkit's copy would write for one unwrapped line, from column 0; None for a
     line it treats specially (a zero-width escape), which is left to it."""
     cells: list[Char] = []
+    chars = _chars
     x = 0
     for style, text, *_ in fragments:
         if "[ZeroWidthEscape]" in style:
             return None
         for c in text:
-            char = Char(c, style)
+            char = chars[c, style]
             char_width = char.width
             if x < width:
                 if x == len(cells):
@@ -52,7 +68,7 @@ def row_cells(fragments: StyleAndTextTuples, width: int) -> list[Char] | None:
                     for back in (2, 1):
                         if x - back >= 0 and cells[x - back].width == back:
                             previous = cells[x - back]
-                            cells[x - back] = Char(previous.char + c, previous.style)
+                            cells[x - back] = chars[previous.char + c, previous.style]
             x += char_width
     return cells
 
