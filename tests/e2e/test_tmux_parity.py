@@ -67,7 +67,8 @@ def test_a_mouse_drag_copies_exactly_those_cells_and_a_border_drag_resizes_both_
     d.type_line("")  # (dash runs them: not found)
 
     d.send(C_B + "%")
-    d.wait_for("▶ p2")
+    # (a frame arrives in pieces: the headers' row can be read before the rows under it)
+    d.wait_until(lambda s: "▶ p2" in s and "│" in s.splitlines()[3], what="the split drawn")
     border = d.lines()[3].index("│")
     left, right = border, COLS - border - 1
     d.send(mouse("press", border, 10) + mouse("drag", border - 4, 10) + mouse("drag", border - 10, 12))
@@ -127,8 +128,8 @@ def test_a_restored_vim_pane_starts_clean_and_a_restored_command_runs_again_on_i
     body = r.lines()[header + 1 :]
     assert at_prompt(body[0], "echo fresh-$((1+1))") and body[1] == "fresh-2"  # from the top of a clean screen
     r.send(C_B + "\x1b[A")  # C-b Up: the other restored pane
-    screen = r.wait_for("▶ p1")
-    assert "M-r: run sh -c 'echo rerun-$((6*7)); sleep 300'" in screen
+    hint = "M-r: run sh -c 'echo rerun-$((6*7)); sleep 300'"
+    screen = r.wait_until(lambda s: "▶ p1" in s and hint in s, what="the other pane, with its hint")
     assert screen.count("rerun-42") == 1  # its tail only: it does not run by itself
     r.send("\x1br")  # M-r
     r.wait_until(lambda s: "▶ p1 sh   LIVE" in s and "rerun-42" in s, what="the command run again")
