@@ -123,6 +123,8 @@ def test_a_restored_vim_pane_starts_clean_and_a_restored_command_runs_again_on_i
     # (the pane's header is redrawn with the fresh shell: on a loaded machine a frame can fall between)
     r.wait_until(lambda s: "vim-line-one" not in s and "▶ p2" in s, what="vim's screen gone from the pane")
     header = next(y for y, line in enumerate(r.lines()) if "▶ p2" in line)
+    # The fresh shell's prompt first: keys typed before it would be echoed ahead of it.
+    r.wait_until(lambda s: s.splitlines()[header + 1].rstrip() in ("$", "#"), what="the fresh shell's prompt")
     r.type_line("echo fresh-$((1+1))")
     r.wait_for("fresh-2")
     body = r.lines()[header + 1 :]
