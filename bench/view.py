@@ -1,7 +1,9 @@
 """The pane area's frame: four panes of text at 200x50 drawn by the view's PanesContainer, with the mouse
 handled per pane in cells (one handler per pane, set a row at a time), beside the same frame drawn with
 each window setting its own handler cell by cell (prompt_toolkit's way, what the view did before), in the
-same process; and the same frame with a mouse selection across one pane.
+same process; the same frame with a mouse selection across one pane; and the same frame with each pane in
+a plain prompt_toolkit Window, which copies its rows a character at a time (the view's PaneWindow copies
+rows made once).
 
     python bench/view.py
 """
@@ -23,6 +25,7 @@ from dsh.layout.tabs import TabSet
 from dsh.term.selection import Selection
 from dsh.term.terminal import Terminal
 from dsh.ui import panes_view
+from dsh.ui.pane_window import PaneWindow
 from dsh.ui.panes_view import PanesContainer, PaneSlot
 from dsh.ui.terminal_control import TerminalControl
 
@@ -31,7 +34,7 @@ FRAMES = 100
 ROUNDS = 5
 
 
-def build() -> tuple[PanesContainer, list[PaneSlot]]:
+def build(body: type[Window] = PaneWindow) -> tuple[PanesContainer, list[PaneSlot]]:
     tabs = TabSet()
     tabs.new_tab("p1")
     tabs.split("p2", "row")
@@ -45,7 +48,7 @@ def build() -> tuple[PanesContainer, list[PaneSlot]]:
             b"".join(b"\x1b[32m%s\x1b[0m line %d of some output text\r\n" % (pane_id.encode(), i) for i in range(400))
         )
         control = TerminalControl(term)
-        slots.append(PaneSlot(pane_id, Window(FormattedTextControl(pane_id), height=1), Window(control), control))
+        slots.append(PaneSlot(pane_id, Window(FormattedTextControl(pane_id), height=1), body(control), control))
     container = PanesContainer(lambda area: tabs.rects(area), lambda: slots)
     return container, slots
 
@@ -72,8 +75,10 @@ def main() -> None:
 
 def run() -> None:
     container, slots = build()
+    plain, _ = build(Window)
     frame_ms(container)  # warm: terminals take the layout's sizes
-    ours_runs, before_runs, selected_runs = [], [], []
+    frame_ms(plain)
+    ours_runs, before_runs, selected_runs, plain_runs = [], [], [], []
     control = slots[0].control
     for _ in range(ROUNDS):  # in turns, so the machine's load falls on each alike
         ours_runs.append(frame_ms(container))
@@ -86,7 +91,10 @@ def run() -> None:
         control.selection = Selection((390, 3), (405, 40))
         selected_runs.append(frame_ms(container))
         control.selection = None
-    ours, before, selected = (statistics.median(runs) for runs in (ours_runs, before_runs, selected_runs))
+        plain_runs.append(frame_ms(plain))
+    ours, before, selected, copied = (
+        statistics.median(runs) for runs in (ours_runs, before_runs, selected_runs, plain_runs)
+    )
     raster = Rect(0, 1, WIDTH, HEIGHT)
     handlers = MouseHandlers()
     start = time.perf_counter()
@@ -101,6 +109,7 @@ def run() -> None:
     print(f"  frame, the mouse per pane in cells:               {ours:6.2f} ms  ({ours / before:.2f}x the next)")
     print(f"  frame, each window's handler set cell by cell:    {before:6.2f} ms")
     print(f"  frame with a 16-row mouse selection in one pane:  {selected:6.2f} ms  ({selected / ours:.2f}x the first)")
+    print(f"  frame, each pane in a plain prompt_toolkit Window: {copied:6.2f} ms  (the first is {ours / copied:.2f}x)")
     print(
         f"  the mouse raster alone: a row at a time {row_update:.3f} ms, prompt_toolkit's cell loop"
         f" {cell_loop:.3f} ms ({row_update / cell_loop:.2f}x)"
