@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from prompt_toolkit.application.current import get_app
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
@@ -785,6 +786,21 @@ class _PromptControl(BufferControl):
     def __init__(self, on_click: Callable[[], None], *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._on_click = on_click
+        self._height: tuple[tuple[object, ...], int | None] | None = None
+
+    def preferred_height(
+        self, width: int, max_available_height: int, wrap_lines: bool, get_line_prefix: Any
+    ) -> int | None:
+        # Asked three times a frame (the chrome's split, its float, the window): each time the line was
+        # run through the input processors again, about 9% of a keystroke's frame. Nothing can change
+        # the line within one render, so the first answer of a render serves the others.
+        app = get_app()
+        key = (id(app), app.render_counter, width, max_available_height, wrap_lines, get_line_prefix)
+        if self._height is not None and self._height[0] == key:
+            return self._height[1]
+        height = super().preferred_height(width, max_available_height, wrap_lines, get_line_prefix)
+        self._height = (key, height)
+        return height
 
     def mouse_handler(self, mouse_event: MouseEvent) -> Any:
         if mouse_event.event_type == MouseEventType.MOUSE_UP:
