@@ -119,7 +119,8 @@ def test_bad_logs_warn_name_the_file_and_the_rest_is_listed(
     nocwd.write_bytes(b'{"type": "session", "id": "nocwd1"}\n{"type": "input", "text": "hm"}\n')
     (part / "dir1.jsonl").mkdir()
     before = {p: p.read_bytes() for p in (torn, nocwd)}
-    got = run([*dsh_cmd, "sessions"], dsh_env, cwd=tmp_path)
+    # Wide enough for the whole title, whatever width the test runner's environment gives.
+    got = run([*dsh_cmd, "sessions"], {**dsh_env, "COLUMNS": "200"}, cwd=tmp_path)
     assert got.returncode == 0
     assert f"dsh: warning: {torn}:2: torn last line" in got.stderr
     assert f"dsh: warning: {part / 'dir1.jsonl'}: a directory where a session log should be" in got.stderr

@@ -371,8 +371,8 @@ def test_a_host_started_through_the_spawner_has_its_own_clients_environment(
     other.mkdir()
     second = run(cwd=other, env={**dsh_env, "DSH_TEST_MARK": "second-terminal"})
     second.wait_for("PROMPT")
-    second.type_line('echo "mark=$DSH_TEST_MARK in $(pwd)"')
-    second.wait_for(f"mark=second-terminal in {other}")
+    second.type_line('echo "mark=$DSH_TEST_MARK in $(basename "$(pwd)")"')  # short: never wrapped
+    second.wait_for(f"mark=second-terminal in {other.name}")
     first.type_line('echo "mark=$DSH_TEST_MARK"')
     first.wait_for("mark=first-terminal")
 
