@@ -19,9 +19,11 @@ from prompt_toolkit.layout.containers import Window, WindowAlign
 from prompt_toolkit.layout.controls import UIContent
 from prompt_toolkit.layout.screen import Char, Screen, WritePosition
 
-# Rows kept (all panes share them: the same fragments make the same cells). Cleared when full.
-ROWS_KEPT = 8192
-CHARS_KEPT = 100_000
+# Rows kept (all panes share them: the same fragments make the same cells), cleared when full: what pays
+# is the rows on screen, unchanged from one frame to the next (a few hundred). At 2,048 rows of 200
+# columns the rows held 4.5 MB (tracemalloc); the characters, one per character and style, 2 MB at most.
+ROWS_KEPT = 2048
+CHARS_KEPT = 20_000
 _EMPTY = Char("", "")
 _rows: dict[tuple[int, tuple[Any, ...]], list[Char]] = {}
 
