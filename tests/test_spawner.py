@@ -47,6 +47,7 @@ def _report_entry(spec: HostSpec, ready: ReadyPipe) -> NoReturn:
         "fds": sorted(_fd_kinds()),
         "umask": _umask(),
         "nofile": list(resource.getrlimit(resource.RLIMIT_NOFILE)),
+        "nice": os.getpriority(os.PRIO_PROCESS, 0),
     }
     ready.succeed(json.dumps(facts).replace(" ", ""))
     time.sleep(float(spec.options[0]) if spec.options else 0)
@@ -473,3 +474,48 @@ def test_a_captured_context_is_applied_and_junk_in_it_is_ignored() -> None:
     os.close(read_fd)
     assert got == [0o022, 0]
     assert inherit.capture()["umask"] == _umask()
+
+
+def test_a_host_forked_for_a_niced_terminal_runs_niced(
+    tmp_path: Path, spawner_path: Path, started_spawners: list[int]
+) -> None:
+    direct = _facts(spawn.start_session_host(_spec(tmp_path), _report_entry, _spawner_entry))  # starts it
+    assert direct["nice"] == os.getpriority(os.PRIO_PROCESS, 0)
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - child: `nice -n 5 dsh`, beside the spawner started at the usual 0
+        try:
+            os.nice(5)
+            os.write(write_fd, spawn.start_session_host(_spec(tmp_path), _report_entry, _spawner_entry).encode())
+        finally:
+            os._exit(0)
+    os.close(write_fd)
+    os.waitpid(pid, 0)
+    facts = _facts(os.read(read_fd, 65536).decode())
+    os.close(read_fd)
+    started_spawners.append(facts["warmed_in"])
+    assert _is_spawner(facts["warmed_in"])  # forked by the spawner, which runs at the usual nice value
+    assert facts["nice"] == os.getpriority(os.PRIO_PROCESS, 0) + 5
+
+
+def test_a_terminal_less_niced_than_the_spawner_is_refused_so_its_client_starts_the_host(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dsh import inherit
+
+    own = os.getpriority(os.PRIO_PROCESS, 0)
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)  # an ordinary user, whose RLIMIT_NICE is 0
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (0, 0))
+    assert inherit.unmet({"nice": own - 1}) is not None
+    assert inherit.unmet({"nice": own}) is None and inherit.unmet({"nice": own + 3}) is None
+    assert inherit.unmet({"nice": "x"}) is None and inherit.unmet(None) is None
+    path = tmp_path / "s.spawner"
+    server = spawner.Spawner(_listen(path), path, _report_entry, linger=0)
+    client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    client.settimeout(10)
+    client.connect(str(path))
+    client.sendall(spawner_request(_spec(tmp_path), _env(), {"nice": own - 1}))
+    server.run()
+    answer = client.recv(65536).decode()
+    client.close()
+    assert answer.startswith(f"{REFUSED} the terminal's nice value {own - 1} is below the spawner's {own}")

@@ -142,6 +142,10 @@ class Spawner:
         except ValueError as exc:
             _answer(conn, f"{REFUSED} {exc}")
             return
+        reason = inherit.unmet(context)
+        if reason is not None:
+            _answer(conn, f"{REFUSED} {reason}")  # the client starts this host itself, as it should run
+            return
         try:
             pid = self._fork_host(conn, spec, env, context)
         except OSError as exc:
