@@ -134,6 +134,23 @@ def env_home(env: Mapping[str, str]) -> Path:
     return Path(home) if home else Path.home()
 
 
+def subfolders(folder: Path) -> list[str]:
+    """The names of the folders in `folder` (links to folders too, and hidden ones: Path.glob's `*`
+    matches both); none when it cannot be listed."""
+    try:
+        with os.scandir(folder) as entries:
+            return [e.name for e in entries if _is_dir(e)]
+    except OSError:
+        return []
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
 def newest_files(paths: Iterator[Path], started_at: float) -> list[Path]:
     """`paths` modified after `started_at` (with slack), newest first; unreadable ones skipped."""
     found: list[tuple[float, Path]] = []
@@ -412,6 +429,11 @@ class AgentAdapter(ABC):
     def has_conversation(self, path: Path) -> bool:
         """Whether a transcript holds a conversation the CLI can resume (not just its opening records)."""
         return True
+
+    def transcript_folders(self, env: Mapping[str, str]) -> list[Path]:
+        """The folders whose entries `transcript` depends on (it lists them or looks a name up in them),
+        so a listing can tell by their mtimes that a search would find what it found before."""
+        return []
 
     @abstractmethod
     def _resume_args(self, session_id: str) -> list[str]:
