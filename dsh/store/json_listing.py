@@ -39,7 +39,7 @@ _OBJECT = (
 )
 
 # A kept row (store/listed_rows.py): json.dumps's text with the label and title joined in as today's.
-_FINISHED = f"""row_head || json_quote({_LABEL}) || ', "{_JOINED[1]}": ' || json_quote(title) || row_tail"""
+_FINISHED = f"""kept_head || json_quote({_LABEL}) || ', "{_JOINED[1]}": ' || json_quote(title) || kept_tail"""
 
 Panes = Callable[[str, bool], list[dict[str, object]] | None]
 Fallback = Callable[[str], dict[str, Any] | None]
@@ -117,19 +117,18 @@ def json_listing(
     a row whose text SQLite holds as bytes. With `kept`, a session that is not live is written from its
     kept row while that holds, and each row written with panes is offered to it.
     """
-    finished = "log_size = size AND log_mtime_ns = mtime_ns"
-    text = f"CASE WHEN {finished} THEN {_FINISHED} ELSE {_OBJECT} END" if kept is not None else _OBJECT
+    text = f"CASE WHEN kept_head IS NULL THEN {_OBJECT} ELSE {_FINISHED} END" if kept is not None else _OBJECT
     sql = (
-        f"SELECT CASE raw WHEN 0 THEN {text} END, closed, attached, id, path, size, mtime_ns, {finished},"
-        " row_path IS NOT NULL, snap_size, snap_mtime_ns, snap_ino, checks"
-        f" FROM sessions LEFT JOIN listed_rows ON row_path = path WHERE {where}"
+        f"SELECT CASE raw WHEN 0 THEN {text} END, closed, attached, id, path, size, mtime_ns,"
+        f" kept_head IS NOT NULL, kept_snap_size, kept_snap_mtime_ns, kept_snap_ino, kept_checks"
+        f" FROM sessions WHERE {where}"
     )
     if not include_archived:
         sql += " AND archived = 0"
     sql += " ORDER BY updated_at DESC, mtime_ns DESC, id DESC"
     label_home = home_dir() if home is None else home
     for row in conn.execute(sql, [label_home, *params]):
-        text, closed, attached, session_id, path, size, mtime_ns, ready, had, *snapshot, checks = row
+        text, closed, attached, session_id, path, size, mtime_ns, had, snap_size, snap_mtime_ns, snap_ino, checks = row
         # The usual row, as it is stored: closed, no saved panes, ASCII.
         if closed and not had and saved is not None and session_id not in saved and text is not None and text.isascii():
             yield text
@@ -144,14 +143,14 @@ def json_listing(
             continue
         pid = None if closed else live_pid(Path(path))
         if had and kept is not None:
-            if ready and pid is None and kept.holds(session_id, tuple(snapshot), checks):  # type: ignore[arg-type]
+            if pid is None and kept.holds(session_id, (snap_size, snap_mtime_ns, snap_ino), checks):
                 # The kept text is json.dumps's but for the label and title, which SQLite quoted: the same
                 # for ASCII but DEL, which json.dumps escapes.
                 yield text if text.isascii() and "\x7f" not in text else json.dumps(json.loads(text))
                 continue
             kept.drop(path, session_id)
-            if ready:  # the query gave the kept text: the row as stored is wanted now
-                text = conn.execute(f"SELECT {_OBJECT} FROM sessions WHERE path = ?2", [label_home, path]).fetchone()[0]
+            # The query gave the kept text: the row as stored is wanted now.
+            text = conn.execute(f"SELECT {_OBJECT} FROM sessions WHERE path = ?2", [label_home, path]).fetchone()[0]
         found = panes(session_id, pid is not None)
         if pid is None and found is None and text.isascii():
             yield text
