@@ -1,11 +1,12 @@
 """Benchmark the session store: 10,000 sessions across 500 workspaces (20 events each) in a temp home.
 
 Prints the cold index build, a warm refresh with nothing changed, a refresh after 10 logs grew (each
-appended by `append_event`, as a rename from another host's picker is), the
-full-text indexing of the lines typed (which a listing leaves to the app's workers), and the whole-process
-time of `dsh sessions --all --json`, each with its target and a ratio against a reference measured in the
-same run on the same files. The listing runs with an empty HOME (no agent stores) unless `--agents-home`
-names one. Run: `.venv/bin/python bench/store.py [--sessions N] [--agents-home DIR]`.
+appended by `append_event`, as a rename from another host's picker is), the full-text indexing of the
+lines typed (which a listing leaves to the app's workers), and the whole-process time of
+`dsh sessions --all --json`, then the same once every session has a real snapshot (see add_snapshots),
+each with its target and a ratio against a reference measured in the same run on the same files. The
+listing runs with an empty HOME (no agent stores but the transcripts of the snapshots' agent panes)
+unless `--agents-home` names one. Run: `.venv/bin/python bench/store.py [--sessions N] [--agents-home DIR]`.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -54,6 +56,55 @@ def make_logs(root: Path, sessions: int, workspaces: int) -> list[Path]:
         os.chmod(path, 0o600)
         paths.append(path)
     return paths
+
+
+def add_snapshots(paths: list[Path], dsh_home: Path, agent_home: Path) -> dict[str, int]:
+    """Give every session the snapshot a real two-shell-pane session saved (bench/real_snapshot.json, from
+    a `dsh` run), as every session that ever ran has one. In every 10th the second pane is a Claude Code
+    pane whose transcript the snapshot names (written into `agent_home` as Claude 2.1.197 writes one); in
+    every 100th one dsh gave an id that was never prompted (no transcript: its store is searched)."""
+    real = json.loads((Path(__file__).parent / "real_snapshot.json").read_text())
+    counts = {"shell": 0, "agent": 0, "unprompted": 0}
+    for n, path in enumerate(paths):
+        sid = path.name[: -len(".jsonl")]
+        snap = json.loads(json.dumps(real))
+        snap["session_id"] = sid
+        kind = "agent" if n % 10 == 5 else "unprompted" if n % 100 == 7 else "shell"
+        counts[kind] += 1
+        if kind != "shell":
+            cwd = snap["panes"][1]["cwd"]
+            agent_sid = str(uuid.UUID(int=n + 1, version=4))
+            transcript = None
+            if kind == "agent":
+                transcript = agent_home / ".claude" / "projects" / cwd.replace("/", "-") / f"{agent_sid}.jsonl"
+                transcript.parent.mkdir(parents=True, exist_ok=True)
+                base = {"cwd": cwd, "sessionId": agent_sid, "timestamp": "2026-12-01T07:46:50.000Z"}
+                records = [
+                    {"type": "mode", "mode": "normal", "sessionId": agent_sid},
+                    {"type": "user", **base, "message": {"role": "user", "content": "fix the flaky test"}},
+                    {"type": "assistant", **base, "message": {"role": "assistant", "content": "done"}},
+                ]
+                transcript.write_text("".join(json.dumps(r) + "\n" for r in records))
+            snap["panes"][1].update(
+                title="claude",
+                argv=["claude"],
+                agent={
+                    "kind": "claude",
+                    "session_id": agent_sid,
+                    "resume_argv": ["claude", "--resume", agent_sid],
+                    "model": None,
+                    "program": None,
+                    "cwd": cwd,
+                    "env": {},
+                    "transcript": str(transcript) if transcript else None,
+                    "conversation": kind == "agent",
+                },
+            )
+        folder = dsh_home / "state" / sid
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        (folder / "snapshot.json").write_text(json.dumps(snap, indent=1))
+        os.chmod(folder / "snapshot.json", 0o600)
+    return counts
 
 
 def timed(fn: Callable[[], object], repeat: int = 1) -> float:
@@ -152,6 +203,16 @@ def main() -> int:
         out = subprocess.run(argv, env=env, capture_output=True, check=True).stdout
         assert len(json.loads(out)) == len(paths)
 
+        # The same listing when every session has the snapshot a real session saved.
+        counts = add_snapshots(paths, home, Path(agent_home))
+        time.sleep(RACY_NS / 1e9)  # as in a store in use, the agent store's folders changed a while ago
+        first_snapshots = timed(lambda: run_quiet(argv, env))
+        run_quiet(argv, env)
+        snapshots = timed(lambda: run_quiet(argv, env), repeat=5)
+        rows = json.loads(subprocess.run(argv, env=env, capture_output=True, check=True).stdout)
+        states = [pane["state"] for row in rows for pane in row["panes"]]
+        assert len(states) == 2 * len(paths), len(states)
+
         print()
         report("cold index build (median of 3)", cold, 2.0 * opts.sessions / 10_000, "scandir+read", ref_read)
         print(f"    the three cold builds: {', '.join(f'{c * 1000:.0f}' for c in colds)} ms")
@@ -162,6 +223,13 @@ def main() -> int:
         report("refresh after 10 appended logs", after10, 0.150, "scandir+stat", ref_stat)
         target = 0.600 if opts.sessions <= 10_000 else 1.5 * opts.sessions / 100_000
         report("dsh sessions --all --json (process)", whole, target, "python -c pass", ref_python)
+        report("  the same, with real snapshots", snapshots, target, "no snapshots", whole)
+        print(
+            f"    ({counts['shell']:,} sessions with two shell panes, {counts['agent']:,} with a Claude pane whose"
+            f" transcript the snapshot names, {counts['unprompted']:,} with one never prompted; pane states:"
+            f" {', '.join(f'{states.count(s):,} {s}' for s in sorted(set(states)))})"
+        )
+        print(f"    the first listing after the snapshots appeared (parses each): {first_snapshots * 1000:.0f} ms")
         print(f"\nindex size: {db.stat().st_size / 1e6:.1f} MB; JSON output: {len(out) / 1e6:.1f} MB")
     finally:
         shutil.rmtree(home, ignore_errors=True)
