@@ -67,7 +67,14 @@ class CachedPaneStates:
         # The stat is most of what a listing of 100,000 sessions with snapshots adds (0.3-0.5 s). Doing
         # them on a thread during the refreshes before the query was tried: the thread took the GIL from
         # the agent stores' refresh at each stat, which then took 2-3 times as long, and nothing was saved.
-        if session_id not in self._saved or snapshot_key(self._folder, session_id) != snapshot:
+        if session_id not in self._saved:
+            return False
+        try:
+            info = os.lstat(f"{self._folder}/{session_id}/{SNAPSHOT_FILE}")
+        except (OSError, ValueError):
+            return False
+        # The kept key is a regular file's: a link or a FIFO in its place has another inode.
+        if (info.st_ino, info.st_mtime_ns, info.st_size) != (snapshot[2], snapshot[1], snapshot[0]):
             return False
         return checks is None or still_hold(json.loads(checks), self._stamps)
 
