@@ -5,8 +5,9 @@ appended by `append_event`, as a rename from another host's picker is), the full
 lines typed (which a listing leaves to the app's workers), and the whole-process time of
 `dsh sessions --all --json`, then the same once every session has a real snapshot (see add_snapshots),
 each with its target and a ratio against a reference measured in the same run on the same files. The
-listing runs with an empty HOME (no agent stores but the transcripts of the snapshots' agent panes)
-unless `--agents-home` names one. Run: `.venv/bin/python bench/store.py [--sessions N] [--agents-home DIR]`.
+listing runs with a HOME whose only agent store holds the transcripts of the snapshots' agent panes
+(written before anything is timed) unless `--agents-home` names one.
+Run: `.venv/bin/python bench/store.py [--sessions N] [--agents-home DIR]`.
 """
 
 from __future__ import annotations
@@ -58,33 +59,46 @@ def make_logs(root: Path, sessions: int, workspaces: int) -> list[Path]:
     return paths
 
 
-def add_snapshots(paths: list[Path], dsh_home: Path, agent_home: Path) -> dict[str, int]:
+def agent_transcripts(paths: list[Path], agent_home: Path) -> dict[int, tuple[str, str | None]]:
+    """The Claude panes add_snapshots gives the sessions, by the session's number: (agent session id, its
+    transcript). Every 10th has a transcript, written into `agent_home` as Claude 2.1.197 writes one; every
+    100th has an id dsh gave that was never prompted (no transcript: a listing searches the store).
+    Written before any listing is timed, so that the listings with and without snapshots read the same
+    agent stores."""
+    cwd = json.loads((Path(__file__).parent / "real_snapshot.json").read_text())["panes"][1]["cwd"]
+    panes: dict[int, tuple[str, str | None]] = {}
+    for n in range(len(paths)):
+        if n % 10 != 5 and n % 100 != 7:
+            continue
+        agent_sid = str(uuid.UUID(int=n + 1, version=4))
+        transcript = None
+        if n % 10 == 5:
+            transcript = agent_home / ".claude" / "projects" / cwd.replace("/", "-") / f"{agent_sid}.jsonl"
+            transcript.parent.mkdir(parents=True, exist_ok=True)
+            base = {"cwd": cwd, "sessionId": agent_sid, "timestamp": "2026-12-01T07:46:50.000Z"}
+            records = [
+                {"type": "mode", "mode": "normal", "sessionId": agent_sid},
+                {"type": "user", **base, "message": {"role": "user", "content": "fix the flaky test"}},
+                {"type": "assistant", **base, "message": {"role": "assistant", "content": "done"}},
+            ]
+            transcript.write_text("".join(json.dumps(r) + "\n" for r in records))
+        panes[n] = (agent_sid, str(transcript) if transcript else None)
+    return panes
+
+
+def add_snapshots(paths: list[Path], dsh_home: Path, agent_panes: dict[int, tuple[str, str | None]]) -> dict[str, int]:
     """Give every session the snapshot a real two-shell-pane session saved (bench/real_snapshot.json, from
-    a `dsh` run), as every session that ever ran has one. In every 10th the second pane is a Claude Code
-    pane whose transcript the snapshot names (written into `agent_home` as Claude 2.1.197 writes one); in
-    every 100th one dsh gave an id that was never prompted (no transcript: its store is searched)."""
+    a `dsh` run), as every session that ever ran has one; in the sessions `agent_panes` names, the
+    second pane is that Claude pane."""
     real = json.loads((Path(__file__).parent / "real_snapshot.json").read_text())
     counts = {"shell": 0, "agent": 0, "unprompted": 0}
     for n, path in enumerate(paths):
         sid = path.name[: -len(".jsonl")]
         snap = json.loads(json.dumps(real))
         snap["session_id"] = sid
-        kind = "agent" if n % 10 == 5 else "unprompted" if n % 100 == 7 else "shell"
-        counts[kind] += 1
-        if kind != "shell":
-            cwd = snap["panes"][1]["cwd"]
-            agent_sid = str(uuid.UUID(int=n + 1, version=4))
-            transcript = None
-            if kind == "agent":
-                transcript = agent_home / ".claude" / "projects" / cwd.replace("/", "-") / f"{agent_sid}.jsonl"
-                transcript.parent.mkdir(parents=True, exist_ok=True)
-                base = {"cwd": cwd, "sessionId": agent_sid, "timestamp": "2026-12-01T07:46:50.000Z"}
-                records = [
-                    {"type": "mode", "mode": "normal", "sessionId": agent_sid},
-                    {"type": "user", **base, "message": {"role": "user", "content": "fix the flaky test"}},
-                    {"type": "assistant", **base, "message": {"role": "assistant", "content": "done"}},
-                ]
-                transcript.write_text("".join(json.dumps(r) + "\n" for r in records))
+        if n in agent_panes:
+            agent_sid, transcript = agent_panes[n]
+            counts["agent" if transcript else "unprompted"] += 1
             snap["panes"][1].update(
                 title="claude",
                 argv=["claude"],
@@ -94,12 +108,14 @@ def add_snapshots(paths: list[Path], dsh_home: Path, agent_home: Path) -> dict[s
                     "resume_argv": ["claude", "--resume", agent_sid],
                     "model": None,
                     "program": None,
-                    "cwd": cwd,
+                    "cwd": snap["panes"][1]["cwd"],
                     "env": {},
-                    "transcript": str(transcript) if transcript else None,
-                    "conversation": kind == "agent",
+                    "transcript": transcript,
+                    "conversation": transcript is not None,
                 },
             )
+        else:
+            counts["shell"] += 1
         folder = dsh_home / "state" / sid
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         (folder / "snapshot.json").write_text(json.dumps(snap, indent=1))
@@ -193,6 +209,8 @@ def main() -> int:
         index.close()
 
         agent_home = opts.agents_home or str(home / "agent-home")
+        agent_panes = agent_transcripts(paths, Path(agent_home))
+        time.sleep(RACY_NS / 1e9)  # as in a store in use, the agent store's folders changed a while ago
         env = {**os.environ, "DSH_HOME": str(home), "HOME": agent_home}
         for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_DATA_HOME"):
             env.pop(name, None)
@@ -204,8 +222,7 @@ def main() -> int:
         assert len(json.loads(out)) == len(paths)
 
         # The same listing when every session has the snapshot a real session saved.
-        counts = add_snapshots(paths, home, Path(agent_home))
-        time.sleep(RACY_NS / 1e9)  # as in a store in use, the agent store's folders changed a while ago
+        counts = add_snapshots(paths, home, agent_panes)
         first_snapshots = timed(lambda: run_quiet(argv, env))
         run_quiet(argv, env)
         snapshots = timed(lambda: run_quiet(argv, env), repeat=5)
