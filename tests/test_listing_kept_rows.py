@@ -178,3 +178,25 @@ def test_a_kept_row_is_not_used_for_a_session_whose_log_changed(dsh_home: Path, 
     rows = _listing()
     assert json.loads(rows[0])["explicit_title"] == "renamed"
     assert rows == _uncached(dsh_home)
+
+
+def _kept_heads() -> dict[str, object]:
+    store = Store(load_config())
+    try:
+        return store.index.read(lambda conn: dict(conn.execute("SELECT id, kept_head FROM sessions")))
+    finally:
+        store.close()
+
+
+def test_a_live_session_lists_its_panes_live_and_is_never_kept(dsh_home: Path, tmp_path: Path) -> None:
+    log = SessionLog.create(dsh_home / "sessions", str(tmp_path))  # held by this process: live
+    try:
+        log.append("input", text="make")
+        write_snapshot(snapshot([pane(), pane("p2", lifecycle="exited", exit_status=0)], session_id=log.id), {})
+        for _ in range(2):
+            assert _states(_listing()) == {log.id: [("p1", "LIVE"), ("p2", "EXITED")]}
+            assert _kept_heads() == {log.id: None}
+    finally:
+        log.close()
+    assert _states(_listing()) == {log.id: [("p1", "RESTORED"), ("p2", "EXITED")]}
+    assert _kept_heads()[log.id] is not None

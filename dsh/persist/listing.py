@@ -15,9 +15,8 @@ from dsh.persist.snapshot import MAX_SNAPSHOT_BYTES, SNAPSHOT_FILE, _parse
 from dsh.persist.states import PaneState, state_of
 from dsh.safefile import read_bytes
 from dsh.store.listed_rows import Kept
+from dsh.store.pane_cache import Key
 from dsh.text import sanitize
-
-Key = tuple[int, int, int]  # a snapshot's (size, mtime_ns, inode)
 
 
 def sessions_with_state() -> set[str]:
