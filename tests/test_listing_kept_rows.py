@@ -200,3 +200,18 @@ def test_a_live_session_lists_its_panes_live_and_is_never_kept(dsh_home: Path, t
         log.close()
     assert _states(_listing()) == {log.id: [("p1", "RESTORED"), ("p2", "EXITED")]}
     assert _kept_heads()[log.id] is not None
+
+
+def test_a_damaged_kept_row_is_worked_out_again(dsh_home: Path, tmp_path: Path, agents_home: Path) -> None:
+    sid = _session(dsh_home, tmp_path)
+    agent = str(uuid.uuid4())
+    transcript = _claude_transcript(agents_home, tmp_path, agent)
+    write_snapshot(snapshot([_agent_pane("p1", "claude", agent, tmp_path, transcript)], session_id=sid), {})
+    first = _listing()
+    for damage in ("not json", '[["file"]]', '[{"x": 1}]', "[7]"):
+        store = Store(load_config())
+        try:
+            store.index.write(lambda conn, d=damage: conn.execute("UPDATE sessions SET kept_checks = ?", (d,)))
+        finally:
+            store.close()
+        assert _listing() == first

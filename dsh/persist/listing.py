@@ -75,7 +75,12 @@ class CachedPaneStates:
         # The kept key is a regular file's: a link or a FIFO in its place has another inode.
         if (info.st_ino, info.st_mtime_ns, info.st_size) != (snapshot[2], snapshot[1], snapshot[0]):
             return False
-        return checks is None or still_hold(json.loads(checks), self._stamps)
+        if checks is None:
+            return True
+        try:
+            return still_hold(json.loads(checks), self._stamps)
+        except (ValueError, TypeError, LookupError):
+            return False  # a damaged index row: worked out again from the files, and kept anew
 
     def states(self, session_id: str, *, live: bool) -> list[dict[str, object]]:
         self._made.pop(session_id, None)
