@@ -1,11 +1,13 @@
 """Benchmark the session store: 10,000 sessions across 500 workspaces (20 events each) in a temp home.
 
 Prints the cold index build, a warm refresh with nothing changed, a refresh after 10 logs grew (each
-appended by `append_event`, as a rename from another host's picker is), the
-full-text indexing of the lines typed (which a listing leaves to the app's workers), and the whole-process
-time of `dsh sessions --all --json`, each with its target and a ratio against a reference measured in the
-same run on the same files. The listing runs with an empty HOME (no agent stores) unless `--agents-home`
-names one. Run: `.venv/bin/python bench/store.py [--sessions N] [--agents-home DIR]`.
+appended by `append_event`, as a rename from another host's picker is), the full-text indexing of the
+lines typed (which a listing leaves to the app's workers), and the whole-process time of
+`dsh sessions --all --json`, then the same once every session has a real snapshot (see add_snapshots),
+each with its target and a ratio against a reference measured in the same run on the same files. The
+listing runs with a HOME whose only agent store holds the transcripts of the snapshots' agent panes
+(written before anything is timed) unless `--agents-home` names one.
+Run: `.venv/bin/python bench/store.py [--sessions N] [--agents-home DIR]`.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -54,6 +57,70 @@ def make_logs(root: Path, sessions: int, workspaces: int) -> list[Path]:
         os.chmod(path, 0o600)
         paths.append(path)
     return paths
+
+
+def agent_transcripts(paths: list[Path], agent_home: Path) -> dict[int, tuple[str, str | None]]:
+    """The Claude panes add_snapshots gives the sessions, by the session's number: (agent session id, its
+    transcript). Every 10th has a transcript, written into `agent_home` as Claude 2.1.197 writes one; every
+    100th has an id dsh gave that was never prompted (no transcript: a listing searches the store).
+    Written before any listing is timed, so that the listings with and without snapshots read the same
+    agent stores."""
+    cwd = json.loads((Path(__file__).parent / "real_snapshot.json").read_text())["panes"][1]["cwd"]
+    panes: dict[int, tuple[str, str | None]] = {}
+    for n in range(len(paths)):
+        if n % 10 != 5 and n % 100 != 7:
+            continue
+        agent_sid = str(uuid.UUID(int=n + 1, version=4))
+        transcript = None
+        if n % 10 == 5:
+            transcript = agent_home / ".claude" / "projects" / cwd.replace("/", "-") / f"{agent_sid}.jsonl"
+            transcript.parent.mkdir(parents=True, exist_ok=True)
+            base = {"cwd": cwd, "sessionId": agent_sid, "timestamp": "2026-12-01T07:46:50.000Z"}
+            records = [
+                {"type": "mode", "mode": "normal", "sessionId": agent_sid},
+                {"type": "user", **base, "message": {"role": "user", "content": "fix the flaky test"}},
+                {"type": "assistant", **base, "message": {"role": "assistant", "content": "done"}},
+            ]
+            transcript.write_text("".join(json.dumps(r) + "\n" for r in records))
+        panes[n] = (agent_sid, str(transcript) if transcript else None)
+    return panes
+
+
+def add_snapshots(paths: list[Path], dsh_home: Path, agent_panes: dict[int, tuple[str, str | None]]) -> dict[str, int]:
+    """Give every session the snapshot a real two-shell-pane session saved (bench/real_snapshot.json, from
+    a `dsh` run), as every session that ever ran has one; in the sessions `agent_panes` names, the
+    second pane is that Claude pane."""
+    real = json.loads((Path(__file__).parent / "real_snapshot.json").read_text())
+    counts = {"shell": 0, "agent": 0, "unprompted": 0}
+    for n, path in enumerate(paths):
+        sid = path.name[: -len(".jsonl")]
+        snap = json.loads(json.dumps(real))
+        snap["session_id"] = sid
+        if n in agent_panes:
+            agent_sid, transcript = agent_panes[n]
+            counts["agent" if transcript else "unprompted"] += 1
+            snap["panes"][1].update(
+                title="claude",
+                argv=["claude"],
+                agent={
+                    "kind": "claude",
+                    "session_id": agent_sid,
+                    "resume_argv": ["claude", "--resume", agent_sid],
+                    "model": None,
+                    "program": None,
+                    "cwd": snap["panes"][1]["cwd"],
+                    "env": {},
+                    "transcript": transcript,
+                    "conversation": transcript is not None,
+                },
+            )
+        else:
+            counts["shell"] += 1
+        folder = dsh_home / "state" / sid
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        (folder / "snapshot.json").write_text(json.dumps(snap, indent=1))
+        os.chmod(folder / "snapshot.json", 0o600)
+    return counts
 
 
 def timed(fn: Callable[[], object], repeat: int = 1) -> float:
@@ -142,6 +209,8 @@ def main() -> int:
         index.close()
 
         agent_home = opts.agents_home or str(home / "agent-home")
+        agent_panes = agent_transcripts(paths, Path(agent_home))
+        time.sleep(RACY_NS / 1e9)  # as in a store in use, the agent store's folders changed a while ago
         env = {**os.environ, "DSH_HOME": str(home), "HOME": agent_home}
         for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_DATA_HOME"):
             env.pop(name, None)
@@ -151,6 +220,30 @@ def main() -> int:
         ref_python = timed(lambda: run_quiet([sys.executable, "-c", "pass"], env), repeat=5)
         out = subprocess.run(argv, env=env, capture_output=True, check=True).stdout
         assert len(json.loads(out)) == len(paths)
+
+        # The same listing when every session has the snapshot a real session saved: in a second home with
+        # the same logs (hard links) and an index of its own, so that the two listings are timed in turns
+        # (this machine's speed drifts within minutes).
+        snap_home = home / "with-snapshots"
+        snap_paths = []
+        for path in paths:
+            linked = snap_home / "sessions" / path.parent.name / path.name
+            linked.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            os.link(path, linked)
+            snap_paths.append(linked)
+        snap_env = {**env, "DSH_HOME": str(snap_home)}
+        run_quiet(argv, snap_env)  # builds its index
+        counts = add_snapshots(snap_paths, snap_home, agent_panes)
+        first_snapshots = timed(lambda: run_quiet(argv, snap_env))
+        run_quiet(argv, snap_env)
+        turns: list[tuple[float, float]] = []
+        for _ in range(5):
+            turns.append((timed(lambda: run_quiet(argv, env)), timed(lambda: run_quiet(argv, snap_env))))
+        plain = statistics.median(t[0] for t in turns)
+        snapshots = statistics.median(t[1] for t in turns)
+        rows = json.loads(subprocess.run(argv, env=snap_env, capture_output=True, check=True).stdout)
+        states = [pane["state"] for row in rows for pane in row["panes"]]
+        assert len(states) == 2 * len(paths), len(states)
 
         print()
         report("cold index build (median of 3)", cold, 2.0 * opts.sessions / 10_000, "scandir+read", ref_read)
@@ -162,7 +255,18 @@ def main() -> int:
         report("refresh after 10 appended logs", after10, 0.150, "scandir+stat", ref_stat)
         target = 0.600 if opts.sessions <= 10_000 else 1.5 * opts.sessions / 100_000
         report("dsh sessions --all --json (process)", whole, target, "python -c pass", ref_python)
-        print(f"\nindex size: {db.stat().st_size / 1e6:.1f} MB; JSON output: {len(out) / 1e6:.1f} MB")
+        report("  the same, with real snapshots", snapshots, target, "no snapshots, in turns", plain)
+        print(
+            f"    ({counts['shell']:,} sessions with two shell panes, {counts['agent']:,} with a Claude pane whose"
+            f" transcript the snapshot names, {counts['unprompted']:,} with one never prompted; pane states:"
+            f" {', '.join(f'{states.count(s):,} {s}' for s in sorted(set(states)))})"
+        )
+        print(f"    the first listing after the snapshots appeared (parses each): {first_snapshots * 1000:.0f} ms")
+        snap_db = snap_home / db.name
+        print(
+            f"\nindex size: {db.stat().st_size / 1e6:.1f} MB, {snap_db.stat().st_size / 1e6:.1f} MB with the snapshots'"
+            f" kept rows; JSON output: {len(out) / 1e6:.1f} MB"
+        )
     finally:
         shutil.rmtree(home, ignore_errors=True)
     return 0

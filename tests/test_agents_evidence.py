@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from dsh.agents.base import PROMPT_BEFORE, Sent, StoreCandidate, choose_candidate, moved_on
+from dsh.agents.base import PROMPT_BEFORE, Sent, StoreCandidate, choose_candidate, moved_on, prompted_here
 from dsh.agents.claude import ClaudeAdapter
 from dsh.agents.cli_table import CLAUDE as CLAUDE_CLI
 from dsh.agents.cli_table import CODEX as CODEX_CLI
@@ -36,6 +36,7 @@ from dsh.persist.records import AgentInfo
 FAKES = Path(__file__).resolve().parent / "fakes" / "bin"
 CLAUDE, CODEX, OPENCODE = ClaudeAdapter(), CodexAdapter(), OpencodeAdapter()
 A, B = "0b7e4c1a-9a49-4a4a-9d0f-2f1f1e3b9a11", "1c8f5d2b-0b5a-4b5b-8e10-3020f2f4ab22"
+C, D = "2d9a6e3c-1c6b-4c6c-9f21-4131a3a5bc33", "3eab7f4d-2d7c-4d7d-8a32-5242b4b6cd44"
 
 
 # --- the CLI tables -----------------------------------------------------------------------------------------
@@ -331,13 +332,38 @@ def test_a_session_begun_by_a_prompt_belongs_to_the_pane_that_sent_it() -> None:
     assert choose_candidate([thread], cwd="/w", since=first, rivals=[second], sent=sent).session_id == A
     theirs = Sent(mine=(100.5,), theirs=(99.0, 120.0))
     assert choose_candidate([thread], cwd="/w", since=second, rivals=[first], sent=theirs) is None
-    # Both sent a line just then: the prompt tells nothing, and the start times decide as before.
+    # Both sent a line in that second: the record followed the first pane's Enter by 30 ms, the second
+    # pane's by 230 ms, and the two Enters were 200 ms apart: the first pane's began it.
     both = Sent(mine=(120.0,), theirs=(119.8,))
-    assert choose_candidate([thread], cwd="/w", since=first, rivals=[second], sent=both) is None
+    assert choose_candidate([thread], cwd="/w", since=first, rivals=[second], sent=both).session_id == A
+    assert choose_candidate([thread], cwd="/w", since=second, rivals=[first], sent=Sent(both.theirs, both.mine)) is None
+    # Two Enters 10 ms apart, the record 30 ms after the first: no telling, and the start times decide.
+    close = Sent(mine=(120.0,), theirs=(120.01,))
+    assert choose_candidate([thread], cwd="/w", since=first, rivals=[second], sent=close) is None
     # Of the sessions this pane began, the latest is the one it runs now.
     later = StoreCandidate(B, "/w", 130.0, prompted=140.01)
     sent = Sent(mine=(120.0, 140.0))
     assert choose_candidate([thread, later], cwd="/w", since=first, sent=sent).session_id == B
+
+
+def test_two_panes_whose_prompts_began_threads_in_the_same_second_each_get_their_own() -> None:
+    """Two Codex panes in one folder, Enter pressed in each 400 ms apart: each rollout was written 30 ms
+    after its own pane's Enter (Codex 0.171), both within a second of both Enters."""
+    left, right = 100.0, 100.2  # the TUIs started together: their threads' start times tell nothing
+    first = StoreCandidate(A, "/w", 104.0, prompted=120.03)
+    second = StoreCandidate(B, "/w", 104.1, prompted=120.43)
+    sent_left, sent_right = (120.0,), (120.4,)
+    mine_left, mine_right = Sent(sent_left, sent_right), Sent(sent_right, sent_left)
+    assert [prompted_here(c, mine_left) for c in (first, second)] == [True, False]
+    assert [prompted_here(c, mine_right) for c in (first, second)] == [False, True]
+    both = [first, second]
+    assert choose_candidate(both, cwd="/w", since=left, rivals=[right], sent=mine_left).session_id == A
+    assert choose_candidate(both, cwd="/w", since=right, rivals=[left], sent=mine_right).session_id == B
+    # And after `/new` in each, Enter in each in the same second: each pane follows its own new thread.
+    newer = [StoreCandidate(C, "/w", 150.0, prompted=160.03), StoreCandidate(D, "/w", 150.1, prompted=160.33)]
+    later_left, later_right = Sent((120.0, 160.0), (120.4, 160.3)), Sent((120.4, 160.3), (120.0, 160.0))
+    assert moved_on([*both, *newer], current=A, cwd="/w", since=left, taken={B}, sent=later_left).session_id == C
+    assert moved_on([*both, *newer], current=B, cwd="/w", since=right, taken={A}, sent=later_right).session_id == D
 
 
 def test_a_new_session_is_followed_only_when_this_pane_began_it() -> None:

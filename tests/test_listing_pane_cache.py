@@ -104,7 +104,7 @@ def test_a_link_in_place_of_the_snapshot_is_never_read_or_kept(dsh_home: Path, t
     assert sid not in _kept()
 
 
-def test_a_listing_of_one_workspace_reads_only_its_sessions_records(
+def test_a_listing_of_one_workspace_reads_only_the_records_of_its_changed_sessions(
     dsh_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from dsh.store import pane_cache
@@ -112,24 +112,29 @@ def test_a_listing_of_one_workspace_reads_only_its_sessions_records(
     here, there = tmp_path / "here", tmp_path / "there"
     here.mkdir()
     there.mkdir()
-    mine, other = _session(dsh_home, here), _session(dsh_home, there)
-    for sid in (mine, other):
+    mine, same, other = _session(dsh_home, here), _session(dsh_home, here), _session(dsh_home, there)
+    for sid in (mine, same, other):
         write_snapshot(snapshot([pane()], session_id=sid), {})
-    _list()  # every workspace: both kept
-    assert {mine, other} <= set(_kept())
-    read: list[set[str]] = []
-    stock = pane_cache.load
+    _list()  # every workspace: all kept
+    assert {mine, same, other} <= set(_kept())
+    for sid in (mine, other):
+        write_snapshot(snapshot([pane(title="again")], session_id=sid), {})
+    read: list[str] = []
+    stock = pane_cache.get
 
-    def load(conn, where, params):  # type: ignore[no-untyped-def]
-        found = stock(conn, where, params)
-        read.append(set(found))
-        return found
+    def get(conn, session_id):  # type: ignore[no-untyped-def]
+        read.append(session_id)
+        return stock(conn, session_id)
 
-    monkeypatch.setattr(pane_cache, "load", load)
+    monkeypatch.setattr(pane_cache, "get", get)
     store = Store(load_config())
     try:
-        rows = [json.loads(row) for row in listing_json(store, str(here), include_archived=False)]
+        rows = {
+            json.loads(row)["id"]: json.loads(row) for row in listing_json(store, str(here), include_archived=False)
+        }
     finally:
         store.close()
-    assert [row["id"] for row in rows] == [mine] and [p["id"] for p in rows[0]["panes"]] == ["p1"]
-    assert read == [{mine}]
+    assert set(rows) == {mine, same}
+    assert [p["title"] for p in rows[mine]["panes"]] == ["again"]
+    assert [p["title"] for p in rows[same]["panes"]] == ["shell"]
+    assert read == [mine]  # `same` from its kept row; `other` is not listed

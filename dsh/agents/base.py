@@ -134,6 +134,23 @@ def env_home(env: Mapping[str, str]) -> Path:
     return Path(home) if home else Path.home()
 
 
+def subfolders(folder: Path) -> list[str]:
+    """The names of the folders in `folder` (links to folders too, and hidden ones: Path.glob's `*`
+    matches both); none when it cannot be listed."""
+    try:
+        with os.scandir(folder) as entries:
+            return [e.name for e in entries if _is_dir(e)]
+    except OSError:
+        return []
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
 def newest_files(paths: Iterator[Path], started_at: float) -> list[Path]:
     """`paths` modified after `started_at` (with slack), newest first; unreadable ones skipped."""
     found: list[tuple[float, Path]] = []
@@ -194,13 +211,34 @@ def _near(when: float, times: Sequence[float]) -> bool:
     return any(when - PROMPT_BEFORE <= sent <= when + PROMPT_AFTER for sent in times)
 
 
+def _last_before(when: float, times: Sequence[float]) -> float | None:
+    """The last of `times` at or before `when` (a millisecond of slack: stores write milliseconds) and
+    not longer than PROMPT_BEFORE before it."""
+    found = [sent for sent in times if when - PROMPT_BEFORE <= sent <= when + 0.001]
+    return max(found) if found else None
+
+
 def prompted_here(found: StoreCandidate, sent: Sent) -> bool | None:
     """True when this pane sent the prompt that began `found`, False when another pane did, None when the
-    store does not date the prompt or both (or neither) sent a line just then."""
+    store does not date the prompt, neither sent a line just then, or there is no telling which did."""
     if found.prompted is None:
         return None
     mine, theirs = _near(found.prompted, sent.mine), _near(found.prompted, sent.theirs)
-    return mine if mine != theirs else None
+    if mine != theirs:
+        return mine
+    if not mine:
+        return None
+    # Both sent a line just then (Enter pressed in two panes within the same second). The agent writes
+    # its record moments after the Enter that began it, before any later one, so it is the pane whose
+    # last line before the record is the later one, when the record followed that line sooner than that
+    # line followed the other pane's; two Enters closer together than that cannot be told apart.
+    last_mine, last_theirs = _last_before(found.prompted, sent.mine), _last_before(found.prompted, sent.theirs)
+    if last_mine is None or last_theirs is None:
+        return None if last_mine is None and last_theirs is None else last_mine is not None
+    later, earlier = max(last_mine, last_theirs), min(last_mine, last_theirs)
+    if found.prompted - later >= later - earlier:
+        return None
+    return last_mine > last_theirs
 
 
 def _eligible(found: StoreCandidate, *, cwd: str, since: float, taken: Collection[str]) -> bool:
@@ -412,6 +450,11 @@ class AgentAdapter(ABC):
     def has_conversation(self, path: Path) -> bool:
         """Whether a transcript holds a conversation the CLI can resume (not just its opening records)."""
         return True
+
+    def transcript_folders(self, env: Mapping[str, str]) -> list[Path]:
+        """The folders whose entries `transcript` depends on (it lists them or looks a name up in them),
+        so a listing can tell by their mtimes that a search would find what it found before."""
+        return []
 
     @abstractmethod
     def _resume_args(self, session_id: str) -> list[str]:

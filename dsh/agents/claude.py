@@ -26,6 +26,7 @@ from dsh.agents.base import (
     iso_epoch,
     json_lines,
     program_index,
+    subfolders,
     uuid_like,
 )
 from dsh.agents.cli_table import CLAUDE, starts_conversation
@@ -145,6 +146,10 @@ class ClaudeAdapter(AgentAdapter):
                 if (projects / folder / name).is_file():
                     return projects / folder / name
         return next(iter(sorted(projects.glob(f"*/{name}"))), None)
+
+    def transcript_folders(self, env: Mapping[str, str]) -> list[Path]:
+        projects = self.home(env) / "projects"
+        return [projects, *sorted(projects / name for name in subfolders(projects))]
 
     def has_conversation(self, path: Path) -> bool:
         for record in json_lines(path):

@@ -28,6 +28,7 @@ from dsh.agents.base import (
     file_mtime,
     iso_epoch,
     json_lines,
+    subfolders,
     uuid_like,
 )
 from dsh.agents.cli_table import CODEX
@@ -161,6 +162,14 @@ class CodexAdapter(AgentAdapter):
             return None
         found = sorted((self.home(env) / "sessions").glob(f"*/*/*/rollout-*-{session_id}.jsonl"))
         return found[0] if found else None
+
+    def transcript_folders(self, env: Mapping[str, str]) -> list[Path]:
+        sessions = self.home(env) / "sessions"
+        found = level = [sessions]
+        for _ in range(3):  # YYYY/MM/DD, as the search's pattern reads them
+            level = [folder / name for folder in level for name in subfolders(folder)]
+            found = found + level
+        return found
 
     def has_conversation(self, path: Path) -> bool:
         return read_meta(path) is not None

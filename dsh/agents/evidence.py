@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dsh.agents.base import NOTHING_SENT, AgentAdapter, Sent, program_index
+from dsh.agents.lookups import Looked
 from dsh.agents.process import ProcessFacts, resolve_program
 
 # Programs that run an agent CLI's script: `node …/codex`, `python …`.
@@ -139,10 +140,20 @@ def conversation_state(
     *,
     known: str | None = None,
     seen: bool = False,
+    looked: Looked | None = None,
 ) -> tuple[str | None, bool | None]:
     """(transcript path, whether it holds a conversation) for a session; (None, None) when the agent's
-    store cannot be checked here. A session with no transcript at all has no conversation (False)."""
-    path = Path(known) if known and os.path.isfile(known) else adapter.transcript(session_id, cwd, env)
+    store cannot be checked here. A session with no transcript at all has no conversation (False).
+    `looked` is told what was read (see lookups)."""
+    if looked is None:
+        path = Path(known) if known and os.path.isfile(known) else adapter.transcript(session_id, cwd, env)
+    else:
+        path = Path(known) if known and looked.file(known) is not None else None
+        if path is None:
+            looked.store(adapter, env)
+            path = adapter.transcript(session_id, cwd, env)
+            if path is not None:
+                looked.file(str(path))
     if path is None:
         return None, (False if adapter.keeps_transcripts else None)
     if seen:

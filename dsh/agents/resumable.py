@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 
 from dsh.agents.base import AgentAdapter
 from dsh.agents.evidence import conversation_state
+from dsh.agents.lookups import Looked
 from dsh.persist.records import AgentInfo
 from dsh.persist.states import PaneState
 
@@ -56,14 +57,17 @@ def fresh_argv(agent: AgentInfo | None, which: Callable[[str], str | None] = shu
     return [*_env_prefix(adapter, agent), program_for(adapter, agent, which)]
 
 
-def recheck(agent: AgentInfo | None) -> AgentInfo | None:
+def recheck(agent: AgentInfo | None, looked: Looked | None = None) -> AgentInfo | None:
     """The agent with `conversation` read from its store now (blocking file reads; a restore calls it
-    once per pane). An agent whose store cannot be checked here keeps what was saved."""
+    once per pane). An agent whose store cannot be checked here keeps what was saved. `looked` is told
+    what was read (a listing keeps the answer while that is unchanged)."""
     adapter = _adapter(agent)
     if adapter is None or agent is None or agent.session_id is None or not adapter.valid_session_id(agent.session_id):
         return agent
     env = {**os.environ, **agent.env} if agent.env else dict(os.environ)
-    transcript, conversation = conversation_state(adapter, agent.session_id, agent.cwd, env, known=agent.transcript)
+    transcript, conversation = conversation_state(
+        adapter, agent.session_id, agent.cwd, env, known=agent.transcript, looked=looked
+    )
     if conversation is None:
         return agent
     return replace(agent, transcript=transcript, conversation=conversation)

@@ -208,7 +208,7 @@ def listing_json(store: object, cwd: str | None, *, include_archived: bool) -> l
     index = store.index  # type: ignore[attr-defined]
     where, params = index.scope_where(workspace_partition(cwd) if cwd else None, [cwd] if cwd else ())
 
-    states = CachedPaneStates(index, saved, where, params)
+    states = CachedPaneStates(index, saved)
 
     def panes(session_id: str, live: bool) -> list[dict[str, object]] | None:
         return states.states(session_id, live=live) if session_id in saved else None
@@ -221,14 +221,21 @@ def listing_json(store: object, cwd: str | None, *, include_archived: bool) -> l
         rows = index.read(
             lambda conn: list(
                 json_listing(
-                    conn, where, params, include_archived=include_archived, panes=panes, raw_row=raw_row, saved=saved
+                    conn,
+                    where,
+                    params,
+                    include_archived=include_archived,
+                    panes=panes,
+                    raw_row=raw_row,
+                    saved=saved,
+                    kept=states,
                 )
             )
         )
     except sqlite3.Error as exc:
         store.warnings.append(f"session index cannot be read: {exc}")  # type: ignore[attr-defined]
         return []
-    states.save()  # after the read: the snapshots parsed this time are kept for the next listing
+    states.save()  # after the read: the rows and records made this time are kept for the next listing
     return rows
 
 

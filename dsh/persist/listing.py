@@ -6,14 +6,16 @@ import json
 import os
 import sqlite3
 import stat
-from collections.abc import Sequence
 from typing import Any
 
+from dsh.agents.lookups import Check, Looked, StoreStamps, still_hold
 from dsh.home import dsh_home_path
 from dsh.persist.records import AgentInfo, SnapshotError
 from dsh.persist.snapshot import MAX_SNAPSHOT_BYTES, SNAPSHOT_FILE, _parse
 from dsh.persist.states import PaneState, state_of
 from dsh.safefile import read_bytes
+from dsh.store.listed_rows import Kept
+from dsh.store.pane_cache import Key
 from dsh.text import sanitize
 
 
@@ -25,56 +27,115 @@ def sessions_with_state() -> set[str]:
         return set()
 
 
+def snapshot_key(folder: str, session_id: str) -> Key | None:
+    """The key of a session's snapshot; None when there is none, or it is a link, a FIFO (never read:
+    snapshot_panes would refuse it too)."""
+    try:
+        info = os.stat(f"{folder}/{session_id}/{SNAPSHOT_FILE}", follow_symlinks=False)
+    except (OSError, ValueError):
+        return None
+    return (info.st_size, info.st_mtime_ns, info.st_ino) if stat.S_ISREG(info.st_mode) else None
+
+
 class CachedPaneStates:
-    """The panes of each listed session with a snapshot, for a listing of many. The records come from
-    the index (store/pane_cache.py) while the file's size, mtime and inode are those they were read
-    from, so a snapshot is parsed once after it changes, not at every listing: parsing, with the
-    loader's full checks, took 302 µs a session, 3 s of a 10,000-session `dsh sessions --json`. The
-    states are worked out from the records at every listing (an agent's store is read again, as a
-    restore would)."""
+    """The panes of each listed session with a snapshot, for a listing of many (store/json_listing's
+    KeptRows).
 
-    def __init__(self, index: Any, saved: set[str], where: str, params: Sequence[object]) -> None:
-        """`where` and `params` select the listed sessions from the index (`SessionIndex.scope_where`)."""
-        from dsh.store import pane_cache
+    A session that is not live is written from its finished row, kept in the index
+    (store/listed_rows.py), while its snapshot's size, mtime and inode and what its agent panes' states
+    were read from (agents/lookups.py: the transcript's stat, or the stamp of the store searched) are
+    unchanged: a stat or two, where working the states out again read each agent's store and made the
+    row again with json. Otherwise the panes are worked out from the snapshot's records, themselves
+    kept in the index while the file is unchanged (store/pane_cache.py: parsing with the loader's full
+    checks took 302 µs a session), and the new row is kept.
+    """
 
+    def __init__(self, index: Any, saved: set[str]) -> None:
         self._index = index
         self._saved = saved
-        try:
-            self._kept = index.read(lambda conn: pane_cache.load(conn, where, params))
-        except sqlite3.Error:
-            self._kept = {}
-        self._fresh: list[tuple[str, tuple[int, int, int], str]] = []
         self._folder = str(dsh_home_path("state"))
+        self._stamps = StoreStamps()
+        self._fresh: list[tuple[str, Key, str]] = []
+        self._gone: list[str] = []
+        self._kept: list[Kept] = []
+        self._dropped: list[str] = []
+        # What the last states() of each session were made from, when a kept row may show them.
+        self._made: dict[str, tuple[Key, str | None]] = {}
+
+    def holds(self, session_id: str, snapshot: Key, checks: str | None) -> bool:
+        # The stat is most of what a listing of 100,000 sessions with snapshots adds (0.3-0.5 s). Doing
+        # them on a thread during the refreshes before the query was tried: the thread took the GIL from
+        # the agent stores' refresh at each stat, which then took 2-3 times as long, and nothing was saved.
+        if session_id not in self._saved:
+            return False
+        try:
+            info = os.lstat(f"{self._folder}/{session_id}/{SNAPSHOT_FILE}")
+        except (OSError, ValueError):
+            return False
+        # The kept key is a regular file's: a link or a FIFO in its place has another inode.
+        if (info.st_ino, info.st_mtime_ns, info.st_size) != (snapshot[2], snapshot[1], snapshot[0]):
+            return False
+        if checks is None:
+            return True
+        try:
+            return still_hold(json.loads(checks), self._stamps)
+        except (ValueError, TypeError, LookupError):
+            return False  # a damaged index row: worked out again from the files, and kept anew
 
     def states(self, session_id: str, *, live: bool) -> list[dict[str, object]]:
-        try:
-            info = os.stat(os.path.join(self._folder, session_id, SNAPSHOT_FILE), follow_symlinks=False)
-        except (OSError, ValueError):
+        self._made.pop(session_id, None)
+        key = snapshot_key(self._folder, session_id)
+        if key is None:
             return []
-        if not stat.S_ISREG(info.st_mode):
-            return []  # a link, a FIFO: never read (snapshot_panes would refuse it too)
-        key = (info.st_size, info.st_mtime_ns, info.st_ino)
-        kept = self._kept.get(session_id)
-        records: list[dict[str, Any]] | None
-        if kept is not None and kept[0] == key:
-            records = json.loads(kept[1])
-        else:
-            records = snapshot_panes(session_id)
-            if records is None:
-                return []  # unreadable or corrupt: not kept, so it is looked at again next time
-            self._fresh.append((session_id, key, json.dumps(records)))
-        return listed_states(records, live=live)
+        records = self._records(session_id, key)
+        if records is None:
+            return []  # unreadable or corrupt: not kept, so it is looked at again next time
+        if live:
+            return listed_states(records, live=True)
+        checks: list[Check] = []
+        rows = listed_states(records, live=False, stamps=self._stamps, checks=checks)
+        self._made[session_id] = (key, json.dumps(checks) if checks else None)
+        return rows
 
-    def save(self) -> None:
-        """Keep what this listing parsed; forget listed sessions whose state folder is gone. A listing never
-        fails for this: an index that cannot be written is simply asked again next time."""
+    def _records(self, session_id: str, key: Key) -> list[dict[str, Any]] | None:
         from dsh.store import pane_cache
 
-        gone = [sid for sid in self._kept if sid not in self._saved]
-        if not self._fresh and not gone:
-            return
         try:
-            self._index.write(lambda conn: pane_cache.save(conn, self._fresh, gone))
+            kept = self._index.read(lambda conn: pane_cache.get(conn, session_id))
+        except sqlite3.Error:
+            kept = None
+        if kept is not None and kept[0] == key:
+            return json.loads(kept[1])  # type: ignore[no-any-return]
+        records = snapshot_panes(session_id)
+        if records is not None:
+            self._fresh.append((session_id, key, json.dumps(records)))
+        return records
+
+    def keep(self, path: str, log: tuple[int, int], session_id: str, head: str, tail: str) -> None:
+        made = self._made.pop(session_id, None)
+        if made is not None:
+            self._kept.append((path, log, made[0], made[1], head, tail))
+
+    def drop(self, path: str, session_id: str) -> None:
+        self._dropped.append(path)
+        if session_id not in self._saved:
+            self._gone.append(session_id)
+
+    def save(self) -> None:
+        """Keep what this listing made; forget what no longer held and the records of sessions whose
+        state folder is gone. A listing never fails for this: an index that cannot be written is simply
+        asked again next time."""
+        from dsh.store import listed_rows, pane_cache
+
+        if not (self._fresh or self._gone or self._kept or self._dropped):
+            return
+
+        def write(conn: sqlite3.Connection) -> None:
+            pane_cache.save(conn, self._fresh, self._gone)
+            listed_rows.save(conn, self._kept, self._dropped)
+
+        try:
+            self._index.write(write)
         except sqlite3.Error:
             pass
 
@@ -107,9 +168,16 @@ def snapshot_panes(session_id: str) -> list[dict[str, Any]] | None:
     ]
 
 
-def listed_states(records: list[dict[str, Any]], *, live: bool) -> list[dict[str, object]]:
+def listed_states(
+    records: list[dict[str, Any]],
+    *,
+    live: bool,
+    stamps: StoreStamps | None = None,
+    checks: list[Check] | None = None,
+) -> list[dict[str, object]]:
     """The listing's rows for `snapshot_panes` records: each pane's state now (an agent's store is read
-    again, as a restore would read it)."""
+    again, as a restore would read it). With `stamps`, what each agent's state was read from is added to
+    `checks` (agents/lookups.py)."""
     from dsh.agents.registry import adapter_by_kind, resume_argv_for
     from dsh.agents.resumable import recheck
 
@@ -120,7 +188,10 @@ def listed_states(records: list[dict[str, Any]], *, live: bool) -> list[dict[str
         if live and lifecycle != "waiting":
             state = PaneState.LIVE if lifecycle == "running" else PaneState.EXITED
         else:
-            agent = recheck(agent)  # as a restore would see it now
+            looked = Looked(stamps, agent.env) if stamps is not None and agent is not None else None
+            agent = recheck(agent, looked)  # as a restore would see it now
+            if looked is not None and checks is not None:
+                checks.extend(looked.checks)
             state = state_of(lifecycle, agent, resume_argv_for)
         adapter = adapter_by_kind(agent.kind) if agent is not None else None
         sid = agent.session_id if agent is not None and adapter and adapter.valid_session_id(agent.session_id) else None

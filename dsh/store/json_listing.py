@@ -16,7 +16,7 @@ import json
 import sqlite3
 from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from dsh.store.log import live_pid
 from dsh.store.summary import CLOSED, CRASHED, JSON_KEYS, Digest, agent_json, session_state
@@ -37,6 +37,9 @@ _OBJECT = (
     f"""json_head || ',"workspace_label":' || json_quote({_LABEL}) || ',"title":' || json_quote(title)"""
     " || json_tail"
 )
+
+# A kept row (store/listed_rows.py): json.dumps's text with the label and title joined in as today's.
+_FINISHED = f"""kept_head || json_quote({_LABEL}) || ', "{_JOINED[1]}": ' || json_quote(title) || kept_tail"""
 
 Panes = Callable[[str, bool], list[dict[str, object]] | None]
 Fallback = Callable[[str], dict[str, Any] | None]
@@ -81,6 +84,20 @@ _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 _ASCII = json.JSONEncoder(separators=(",", ":"))
 
 
+class KeptRows(Protocol):
+    """The finished rows of sessions with saved panes (store/listed_rows.py), for a listing to reuse."""
+
+    def holds(self, session_id: str, snapshot: tuple[int, int, int], checks: str | None) -> bool:
+        """Whether the panes a kept row shows are still the session's (its snapshot and what its agents'
+        states were read from unchanged)."""
+
+    def keep(self, path: str, log: tuple[int, int], session_id: str, head: str, tail: str) -> None:
+        """The row just written for this log, with the panes `panes` gave last for this session."""
+
+    def drop(self, path: str, session_id: str) -> None:
+        """The kept row of this log no longer holds."""
+
+
 def json_listing(
     conn: sqlite3.Connection,
     where: str,
@@ -91,30 +108,49 @@ def json_listing(
     raw_row: Fallback,
     home: str | None = None,
     saved: Collection[str] | None = None,
+    kept: KeptRows | None = None,
 ) -> Iterator[str]:
     """The listing's objects as JSON text (ASCII), newest first.
 
     `panes(session_id, live)` gives a session's panes, or None when it has no saved snapshot (`[]` then);
     it is asked only of ids in `saved` when that is given. `raw_row(path)` gives the Summary.to_json() of
-    a row whose text SQLite holds as bytes.
+    a row whose text SQLite holds as bytes. With `kept`, a session that is not live is written from its
+    kept row while that holds, and each row written with panes is offered to it.
     """
-    sql = f"SELECT CASE raw WHEN 0 THEN {_OBJECT} END, closed, attached, id, path FROM sessions WHERE {where}"
+    text = f"CASE WHEN kept_head IS NULL THEN {_OBJECT} ELSE {_FINISHED} END" if kept is not None else _OBJECT
+    sql = (
+        f"SELECT CASE raw WHEN 0 THEN {text} END, closed, attached, id, path, size, mtime_ns,"
+        f" kept_head IS NOT NULL, kept_snap_size, kept_snap_mtime_ns, kept_snap_ino, kept_checks"
+        f" FROM sessions WHERE {where}"
+    )
     if not include_archived:
         sql += " AND archived = 0"
     sql += " ORDER BY updated_at DESC, mtime_ns DESC, id DESC"
     label_home = home_dir() if home is None else home
-    for text, closed, attached, session_id, path in conn.execute(sql, [label_home, *params]):
+    for row in conn.execute(sql, [label_home, *params]):
+        text, closed, attached, session_id, path, size, mtime_ns, had, snap_size, snap_mtime_ns, snap_ino, checks = row
         # The usual row, as it is stored: closed, no saved panes, ASCII.
-        if closed and saved is not None and session_id not in saved and text is not None and text.isascii():
+        if closed and not had and saved is not None and session_id not in saved and text is not None and text.isascii():
             yield text
             continue
         if text is None:  # some text was not UTF-8: SQLite holds it as bytes, and cannot quote it
+            if had and kept is not None:
+                kept.drop(path, session_id)
             data = raw_row(path if isinstance(path, str) else path.decode("utf-8", "surrogatepass"))
             if data is not None:
                 data["panes"] = panes(data["id"], data["live_pid"] is not None) or []
                 yield json.dumps(data)
             continue
         pid = None if closed else live_pid(Path(path))
+        if had and kept is not None:
+            if pid is None and kept.holds(session_id, (snap_size, snap_mtime_ns, snap_ino), checks):
+                # The kept text is json.dumps's but for the label and title, which SQLite quoted: the same
+                # for ASCII but DEL, which json.dumps escapes.
+                yield text if text.isascii() and "\x7f" not in text else json.dumps(json.loads(text))
+                continue
+            kept.drop(path, session_id)
+            # The query gave the kept text: the row as stored is wanted now.
+            text = conn.execute(f"SELECT {_OBJECT} FROM sessions WHERE path = ?2", [label_home, path]).fetchone()[0]
         found = panes(session_id, pid is not None)
         if pid is None and found is None and text.isascii():
             yield text
@@ -124,4 +160,15 @@ def json_listing(
             data["live_pid"] = pid
             data["state"] = session_state(pid, bool(closed), bool(attached))
         data["panes"] = found or []
+        if kept is not None and pid is None and found is not None:
+            kept.keep(path, (size, mtime_ns), session_id, *finished_pieces(data))
         yield json.dumps(data)
+
+
+def finished_pieces(data: dict[str, Any]) -> tuple[str, str]:
+    """A row as json.dumps writes it, in two pieces around its label and title (_FINISHED joins them)."""
+    keys = list(data)
+    at = keys.index(_JOINED[0])
+    head = json.dumps({key: data[key] for key in keys[:at]})[:-1] + f', "{_JOINED[0]}": '
+    tail = ", " + json.dumps({key: data[key] for key in keys[at + 2 :]})[1:]
+    return head, tail

@@ -3,22 +3,19 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 # (size, mtime_ns, inode) of the snapshot the records were read from; a snapshot is replaced by a
 # rename, so any write gives it a new inode even within one timestamp tick.
 Key = tuple[int, int, int]
 
 
-def load(conn: sqlite3.Connection, where: str, params: Sequence[object]) -> dict[str, tuple[Key, str]]:
-    """The kept entries of the sessions a listing shows (`where` and `params` select them from the
-    sessions table): session id -> (the snapshot's key, its records as JSON text). A listing of one
-    workspace does not read every session's records."""
-    sql = (
-        "SELECT session_id, size, mtime_ns, ino, panes FROM snapshot_panes"
-        f" WHERE session_id IN (SELECT id FROM sessions WHERE {where})"
-    )
-    return {sid: ((size, mtime_ns, ino), panes) for sid, size, mtime_ns, ino, panes in conn.execute(sql, params)}
+def get(conn: sqlite3.Connection, session_id: str) -> tuple[Key, str] | None:
+    """The kept entry of one session: the snapshot's key and its records as JSON text. A listing asks
+    only for the sessions whose finished row (store/listed_rows.py) no longer holds."""
+    sql = "SELECT size, mtime_ns, ino, panes FROM snapshot_panes WHERE session_id = ?"
+    row = conn.execute(sql, (session_id,)).fetchone()
+    return ((row[0], row[1], row[2]), row[3]) if row is not None else None
 
 
 def save(conn: sqlite3.Connection, fresh: Iterable[tuple[str, Key, str]], gone: Iterable[str]) -> None:

@@ -405,6 +405,70 @@ def into_the_first_pane(d: PtyDriver) -> None:
     d.wait_for("IN PANE")
 
 
+def _saved_agent_ids(dsh_home: Path, session_id: str) -> dict[str, str | None]:
+    try:
+        saved = json.loads((dsh_home / "state" / session_id / "snapshot.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    return {p["id"]: p["agent"]["session_id"] for p in saved["panes"] if p.get("agent")}
+
+
+def _until_saved(dsh_home: Path, session_id: str, wanted: set[str]) -> dict[str, str | None]:
+    deadline = time.monotonic() + 30
+    while True:
+        ids = _saved_agent_ids(dsh_home, session_id)
+        if set(ids.values()) == wanted:
+            return ids
+        assert time.monotonic() < deadline, f"saved {ids}, wanted {wanted}"
+        time.sleep(0.1)
+
+
+def test_two_codex_panes_that_begin_threads_in_the_same_second_each_follow_their_own(
+    run, agent_env, dsh_home: Path, tmp_path: Path
+) -> None:
+    """`/new` in two Codex panes of one folder, then Enter in each 0.6 s apart: both new rollouts are
+    written within a second of both Enters, and each pane follows the one its own Enter began."""
+    work = tmp_path / "same-second"
+    work.mkdir()
+    d, screen = two_agent_panes(run, agent_env, work, "codex")
+    left, right = (part.split()[0] for part in screen.split("fake-codex session ")[1:3])
+    d.send("the right pane first\r")  # the keyboard is in the second pane, on the right
+    d.wait_for("codex> the right pane first")
+    into_the_first_pane(d)
+    d.send("then the left pane\r")
+    d.wait_for("codex> then the left pane")
+    session_id = only_session_id(dsh_home)
+    before = _until_saved(dsh_home, session_id, {left, right})
+    d.send("/new\r")
+    left_new = d.wait_for("codex: new thread").split("codex: new thread ")[1].split()[0]
+    d.send("\x1b[1;3C")  # Alt+Right, no prefix: into the right pane
+    time.sleep(0.5)
+    d.send("/new\r")
+    screen = d.wait_until(lambda s: s.count("codex: new thread") == 2, what="a new thread in each pane")
+    right_new = next(part.split()[0] for part in screen.split("codex: new thread ")[1:] if part.split()[0] != left_new)
+    time.sleep(2.0)
+    d.send("right after new\r")
+    d.send("\x1b[1;3D")  # Alt+Left
+    time.sleep(0.6)  # for the focus to move; the Enters are still well within PROMPT_BEFORE of both rollouts
+    d.send("left after new\r")
+    screen = d.wait_until(lambda s: "codex> right after new" in s and "codex> left after new" in s, what="both")
+    # Each line went to its own pane: the left one's echo left of the right one's.
+    rows = screen.splitlines()
+    columns = [
+        next(r for r in rows if f"codex> {w} after new" in r).index(f"codex> {w} after new") for w in ("left", "right")
+    ]
+    assert columns[0] + 20 < columns[1], columns
+    after = _until_saved(dsh_home, session_id, {left_new, right_new})
+    kill_host(dsh_home)
+    d.wait_exit()
+    began = {pane: left_new if old == left else right_new for pane, old in before.items()}
+    assert after == began
+    for pane, thread in after.items():
+        rollout = next((tmp_path / "codex-home" / "sessions").glob(f"*/*/*/rollout-*-{thread}.jsonl"))
+        typed = "left after new" if began[pane] == left_new else "right after new"
+        assert typed in rollout.read_text()
+
+
 def test_two_opencode_panes_in_one_folder_and_a_new_session_in_one(run, agent_env, dsh_home, tmp_path) -> None:
     """opencode ties no file to its process and creates a session at its first prompt: each pane holds the
     session its own prompt began (whichever pane looks first), and `/new` then a prompt moves that pane on."""
