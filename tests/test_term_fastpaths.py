@@ -127,3 +127,44 @@ def test_rewrapping_compact_rows_gives_what_rewrapping_cells_gives() -> None:
             whole.resize(columns=width)
             slow.resize(columns=width)
             assert _state(whole) == _state(slow), (data, width)
+
+
+def _frame(rnd: random.Random, cols: int, rows: int) -> bytes:
+    """Rows redrawn one after another, as a full-screen program sends a frame, with what makes a
+    row leave the quick way now and then (too long, wide text, a double-width row, origin mode)."""
+    out = []
+    for _ in range(rnd.randint(1, 3 * rows)):
+        roll = rnd.random()
+        if roll < 0.05:
+            out.append(
+                rnd.choice(("\x1b#6", "\x1b#5", "\x1b[?6h", "\x1b[?6l", "\x1b[2;4r", "\x1b[r", "\x1b(0", "\x1b(B"))
+            )
+        row = f"\x1b[{rnd.randint(0, rows + 1)};1H{_line(rnd, cols)}\x1b[K"
+        out.append(row + rnd.choice(("", "", "\x1b[0m", "\x1b[1;32m")))
+    return "".join(out).encode()
+
+
+def test_a_frame_of_rows_draws_what_one_byte_at_a_time_draws() -> None:
+    rnd = random.Random(23)
+    for _ in range(200):
+        cols, rows = rnd.randint(4, 40), rnd.randint(2, 12)
+        data = _frame(rnd, cols, rows)
+        whole = TermScreen(cols, rows, scrollback=300)
+        whole.feed(data)
+        slow = TermScreen(cols, rows, scrollback=300)
+        for i in range(len(data)):
+            slow.feed(data[i : i + 1])
+        assert _state(whole) == _state(slow), data
+
+
+def test_only_the_last_row_of_a_frame_is_measured() -> None:
+    """A row followed by another row's CUP is kept as sent without working out its width (the
+    cursor's column after it is never needed); the last row sets the cursor."""
+    s = TermScreen(30, 5)
+    s.feed(b"\x1b[?1049h")
+    s.feed(b"".join(b"\x1b[%d;1H\x1b[1mrow\x1b[0m %d\x1b[K" % (y, y) for y in range(1, 6)))
+    kept = s.screen_rows()
+    assert [type(row).__name__ for row in kept] == ["Raw"] * 5
+    assert [row.width for row in kept[:-1]] == [-1] * 4
+    assert (s.cursor.x, s.cursor.y) == (5, 4)
+    assert s.display[2].rstrip() == "row 3" and s.buffer[2][0].bold and not s.buffer[2][3].bold

@@ -55,6 +55,7 @@ class Drawing:
     _autowrap: bool
     _insert: bool
     _join: bool  # a ZWJ ended the last text drawn: the next character joins its cell
+    _origin_mode: bool
     _main: object  # the main screen while the alternate one shows (None otherwise)
     _gl: int
     charsets: list[str]
@@ -160,6 +161,45 @@ class Drawing:
             cursor.attrs = self._attrs_after(run, attrs)
         self.last_char = ""
         return True
+
+    def redraw_rows(self, rows: list[tuple[str, str]]) -> None:
+        """Rows a full-screen program redraws one after another, each (row number, line): CUP to
+        the row's first column, then text and SGR up to an EL (and maybe SGR after it). Each is
+        what `_replace_row` makes of it, but a row that plainly fits (ASCII, at most `columns`
+        characters less three for each escape) is kept as sent without being measured: the next
+        row's CUP moves the cursor anyway, so only the last row's width is ever needed."""
+        cursor = self.cursor
+        cols = self.columns
+        if self._origin_mode and self.margins is not None:
+            top, bottom = self.margins
+        else:
+            top, bottom = 0, self.lines - 1
+        buf = self._buffer
+        attrs = cursor.attrs
+        for line, source in rows[:-1]:
+            y = min(max(top + (int(line) or 1) - 1, top), bottom)
+            if self._plain and source.isascii() and len(source) - 3 * source.count("\x1b") <= cols:
+                old = buf[y]
+                if type(old) is not Row or old.size == SINGLE:
+                    buf[y] = Raw(source, attrs, BLANK, -1, cols)
+                    self._compact_rows = True
+                    attrs = self._attrs_after(source, attrs)
+                    continue
+            cursor.attrs = attrs
+            self._redraw_row(y, source)
+            attrs = cursor.attrs
+        cursor.attrs = attrs
+        line, source = rows[-1]
+        self._redraw_row(min(max(top + (int(line) or 1) - 1, top), bottom), source)
+
+    def _redraw_row(self, y: int, source: str) -> None:
+        """Row `y` drawn over from its first column with `source` (text and SGR up to an EL)."""
+        cursor = self.cursor
+        cursor.y = y
+        cursor.x = 0
+        self._join = False
+        if not self._replace_row(source):
+            self._segment(source)
 
     @staticmethod
     def _attrs_after(source: str, attrs: Cell) -> Cell:

@@ -120,6 +120,9 @@ _ROW = (
 _CUP = r"\x1b\[(?P<row>[0-9]{1,4});(?P<column>[0-9]{1,4})H"  # the most common CSI, taken directly
 _CSI = r"(?:\x1b\[|\x9b)(?P<params>[\x30-\x3f]*)(?P<inter>[\x20-\x2f]*)(?P<final>[\x40-\x7e])"
 _TOKEN = re.compile(f"{_RUN}|{_ROW}|{_CUP}|{_CSI}")
+# The row after a redrawn row, if it is one too (where _TOKEN would find it: its _RUN never matches
+# at a CUP), so a frame's rows reach the screen together.
+_NEXT_ROW = re.compile(_ROW)
 # A CSI that did not match cleanly: controls inside it, an unfinished one, or a bad final byte.
 _CSI_LOOSE = re.compile(r"(?:\x1b\[|\x9b)([\x07-\x0d\x30-\x3f]*)([\x20-\x2f]*)(.)?", re.S)
 _CSI_CONTROLS = re.compile(r"[\x07-\x0d]")
@@ -197,7 +200,8 @@ class Parser:
         screen = self.screen
         write = screen.write
         cup = self.csi[sq.CUP]
-        row_start = screen.cursor_to_row_start
+        redraw_rows = screen.redraw_rows
+        next_row = _NEXT_ROW.match
         csi = self.csi
         while pos < n:
             if text[pos] != "\x1b":
@@ -229,9 +233,13 @@ class Parser:
                     write(m.group("run"))
                     continue
                 if kind == "line":
-                    row_start(int(m.group("line_row")))
-                    screen._join = False
-                    write(m.group("line"))
+                    rows = [m.group("line_row", "line")]
+                    m = next_row(text, pos)
+                    while m is not None:
+                        rows.append(m.group("line_row", "line"))
+                        pos = m.end()
+                        m = next_row(text, pos)
+                    redraw_rows(rows)
                     continue
                 if kind == "column":
                     cup(int(m.group("row")), int(m.group("column")))
