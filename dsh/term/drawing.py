@@ -177,17 +177,24 @@ class Drawing:
         buf = self._buffer
         attrs = cursor.attrs
         for line, source in rows[:-1]:
-            y = min(max(top + (int(line) or 1) - 1, top), bottom)
+            y = int(line) + top - 1
+            if not top <= y <= bottom:
+                y = top if y < top else bottom
             if self._plain and source.isascii() and len(source) - 3 * source.count("\x1b") <= cols:
                 old = buf[y]
                 if type(old) is not Row or old.size == SINGLE:
                     buf[y] = Raw(source, attrs, BLANK, -1, cols)
-                    self._compact_rows = True
-                    attrs = self._attrs_after(source, attrs)
+                    # the rendition after it: most such rows end in a reset, before the EL or after it
+                    k = source.rfind("\x1b[", 0, len(source) - 3 if source.endswith("\x1b[K") else len(source))
+                    if (source.startswith("\x1b[0m", k) or source.startswith("\x1b[m", k)) and not attrs.protected:
+                        attrs = BLANK
+                    else:
+                        attrs = self._attrs_after(source, attrs)
                     continue
             cursor.attrs = attrs
             self._redraw_row(y, source)
             attrs = cursor.attrs
+        self._compact_rows = True
         cursor.attrs = attrs
         line, source = rows[-1]
         self._redraw_row(min(max(top + (int(line) or 1) - 1, top), bottom), source)

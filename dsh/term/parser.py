@@ -236,7 +236,7 @@ class Parser:
                     rows = [m.group("line_row", "line")]
                     m = next_row(text, pos)
                     while m is not None:
-                        rows.append(m.group("line_row", "line"))
+                        rows.append(m.groups())
                         pos = m.end()
                         m = next_row(text, pos)
                     redraw_rows(rows)
