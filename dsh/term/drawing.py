@@ -35,6 +35,7 @@ CHARSETS: dict[str, dict[int, str]] = {"0": _DEC_GRAPHICS, "A": {ord("#"): "£"}
 
 _CR_LF = re.compile(r"\r+\n")
 _SGR_PARAMS = re.compile(r"\x1b\[([0-9;:]*)m")
+ESCAPES = re.compile(r"\x1b\[[0-9;:]*[mK]")  # SEGMENT without its groups: stripped a little faster
 
 
 class Drawing:
@@ -315,14 +316,21 @@ class Drawing:
                 if bound <= cols and (bound * 2 <= cols or piece.isascii()):
                     width = -1  # it fits; measured when it is read
                 else:
-                    text = SEGMENT.sub("", piece)
+                    text = ESCAPES.sub("", piece)
                     width = len(text) if text.isascii() or NARROW_TEXT.fullmatch(text) else text_width(text)
                     if width > cols:
                         break
                     if text.endswith(" "):
                         width = -1  # (spaces at the end may be no content: measured when read)
                 append(Raw(piece, attrs, BLANK if attrs is BLANK else blank_for(attrs), width, cols))
-                attrs = self._attrs_after(piece, attrs)
+                # the rendition after it: most lines end in a reset (maybe then an EL, as grep's)
+                k = piece.rfind("\x1b[")
+                if piece.startswith("\x1b[K", k):
+                    k = piece.rfind("\x1b[", 0, k)
+                if (piece.startswith("\x1b[0m", k) or piece.startswith("\x1b[m", k)) and not attrs.protected:
+                    attrs = BLANK
+                else:
+                    attrs = self._attrs_after(piece, attrs)
             elif len(piece) <= cols and (
                 piece.isascii() or 2 * len(piece) <= cols or NARROW_TEXT.fullmatch(piece) or text_width(piece) <= cols
             ):
