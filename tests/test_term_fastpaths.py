@@ -168,3 +168,33 @@ def test_only_the_last_row_of_a_frame_is_measured() -> None:
     assert [row.width for row in kept[:-1]] == [-1] * 4
     assert (s.cursor.x, s.cursor.y) == (5, 4)
     assert s.display[2].rstrip() == "row 3" and s.buffer[2][0].bold and not s.buffer[2][3].bold
+
+
+def test_every_control_inside_text_does_what_it_does_on_its_own() -> None:
+    """A control in the middle of a run of text (ASCII or not) ends the run there, whichever it is."""
+    for code in [*range(0x20), 0x7F, *range(0x80, 0xA0)]:
+        control = chr(code)
+        for text in ("tab\there ", "wide 日本 "):
+            data = f"ab\x1b[1mcd {text}{control}ef\x1b[0m gh\r\n\x1b[Hij{control}kl\r\n".encode() * 3
+            whole = TermScreen(12, 4, scrollback=20)
+            whole.feed(data)
+            slow = TermScreen(12, 4, scrollback=20)
+            for i in range(len(data)):
+                slow.feed(data[i : i + 1])
+            assert _state(whole) == _state(slow), (hex(code), text)
+
+
+def test_long_plain_lines_wrap_as_drawn_one_byte_at_a_time() -> None:
+    """Plain ASCII lines of every length around multiples of the width, scrolled in together."""
+    rnd = random.Random(3)
+    for cols in (1, 5, 12):
+        lengths = [n for k in range(4) for n in (k * cols - 1, k * cols, k * cols + 1) if n >= 0]
+        rnd.shuffle(lengths)
+        data = "".join("".join(rnd.choice("abc xyz") for _ in range(n)) + "\r\n" for n in lengths).encode()
+        whole = TermScreen(cols, 3, scrollback=100)
+        whole.feed(data)
+        assert any(type(row).__name__ == "Packed" and row.wrapped for row in whole.history)
+        slow = TermScreen(cols, 3, scrollback=100)
+        for i in range(len(data)):
+            slow.feed(data[i : i + 1])
+        assert _state(whole) == _state(slow), (cols, data)

@@ -301,8 +301,25 @@ class Drawing:
         cols = self.columns
         cursor = self.cursor
         attrs = cursor.attrs
-        if plain_run and attrs is BLANK and max(map(len, pieces[start:stop])) <= cols:
-            self._scroll_in(pieces[start:stop])
+        if plain_run and attrs is BLANK:
+            lines = pieces[start:stop]
+            if max(map(len, lines)) > cols:
+                # ASCII text without escapes: a long line is rows of `cols` characters the
+                # terminal wrapped, then the rest of it
+                runs = ((cols, BLANK),)
+                wrapped = lines
+                lines = []
+                append = lines.append
+                for line in wrapped:
+                    if len(line) > cols:
+                        end = (len(line) - 1) // cols * cols
+                        x = 0
+                        while x < end:
+                            append(Packed(line[x : x + cols], runs, BLANK, True))
+                            x += cols
+                        line = line[end:]
+                    append(line)
+            self._scroll_in(lines)
             return stop
         out: list[AnyRow] = []
         append = out.append

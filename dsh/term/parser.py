@@ -109,6 +109,21 @@ C0_METHODS: dict[str, str] = {
 
 # Controls that end a run (everything but CR, LF and ESC, which a run may hold in CR LF and SGR).
 _RUN_BREAK = re.compile(r"[\x00-\x09\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f]")
+# The same controls, each to NUL: ASCII text translated by it (a C loop with a table) and searched
+# for NUL finds the first of them several times faster than the pattern's character-set search.
+_BREAKS_TO_NUL = dict.fromkeys([*range(0x0A), 0x0B, 0x0C, *range(0x0E, 0x1B), *range(0x1C, 0x20), 0x7F], 0)
+
+
+def _run_end(text: str, pos: int, stop: int) -> int:
+    """Where the first control that ends a run lies in text[pos:stop] (`stop` if none does)."""
+    piece = text[pos:stop]
+    if piece.isascii():
+        found = piece.translate(_BREAKS_TO_NUL).find("\0")
+        return stop if found < 0 else pos + found
+    brk = _RUN_BREAK.search(text, pos, stop)
+    return stop if brk is None else brk.start()
+
+
 # A run the screen draws in one call: text (no C0, DEL or C1), SGR, a bare EL, CR and LF.
 _RUN = r"(?P<run>(?:[^\x00-\x1f\x7f-\x9f]+|\x1b\[[0-9;:]*m|\x1b\[K|\r|\n)+)"
 # A full-screen program redrawing a row: CUP to its first column, the row's text and SGR, EL (and
@@ -196,7 +211,6 @@ class Parser:
             self._discarding_string = False
             pos = end.start() if end.group() == "\x1b" else end.end()
         match = _TOKEN.match
-        breaks = _RUN_BREAK.search
         screen = self.screen
         write = screen.write
         cup = self.csi[sq.CUP]
@@ -210,9 +224,7 @@ class Parser:
                 stop = text.find("\x1b", pos)
                 if stop < 0:
                     stop = n
-                brk = breaks(text, pos, stop)
-                if brk is not None:
-                    stop = brk.start()
+                stop = _run_end(text, pos, stop)
                 if stop > pos:
                     try:
                         write(text[pos:stop])
