@@ -125,7 +125,7 @@ def _run_end(text: str, pos: int, stop: int) -> int:
 
 
 # A run the screen draws in one call: text (no C0, DEL or C1), SGR, a bare EL, CR and LF.
-_RUN = r"(?P<run>(?:[^\x00-\x1f\x7f-\x9f]+|\x1b\[[0-9;:]*m|\x1b\[K|\r|\n)+)"
+_RUN = r"(?P<run>(?:[^\x00-\x1f\x7f-\x9f]++|\x1b\[[0-9;:]*+m|\x1b\[K|\r|\n)++)"
 # A full-screen program redrawing a row: CUP to its first column, the row's text and SGR, EL (and
 # nothing of the run after it). Possessive, so a near miss costs no backtracking.
 _ROW = (
