@@ -127,3 +127,74 @@ def test_rewrapping_compact_rows_gives_what_rewrapping_cells_gives() -> None:
             whole.resize(columns=width)
             slow.resize(columns=width)
             assert _state(whole) == _state(slow), (data, width)
+
+
+def _frame(rnd: random.Random, cols: int, rows: int) -> bytes:
+    """Rows redrawn one after another, as a full-screen program sends a frame, with what makes a
+    row leave the quick way now and then (too long, wide text, a double-width row, origin mode)."""
+    out = []
+    for _ in range(rnd.randint(1, 3 * rows)):
+        roll = rnd.random()
+        if roll < 0.05:
+            out.append(
+                rnd.choice(("\x1b#6", "\x1b#5", "\x1b[?6h", "\x1b[?6l", "\x1b[2;4r", "\x1b[r", "\x1b(0", "\x1b(B"))
+            )
+        row = f"\x1b[{rnd.randint(0, rows + 1)};1H{_line(rnd, cols)}\x1b[K"
+        out.append(row + rnd.choice(("", "", "\x1b[0m", "\x1b[1;32m")))
+    return "".join(out).encode()
+
+
+def test_a_frame_of_rows_draws_what_one_byte_at_a_time_draws() -> None:
+    rnd = random.Random(23)
+    for _ in range(200):
+        cols, rows = rnd.randint(4, 40), rnd.randint(2, 12)
+        data = _frame(rnd, cols, rows)
+        whole = TermScreen(cols, rows, scrollback=300)
+        whole.feed(data)
+        slow = TermScreen(cols, rows, scrollback=300)
+        for i in range(len(data)):
+            slow.feed(data[i : i + 1])
+        assert _state(whole) == _state(slow), data
+
+
+def test_only_the_last_row_of_a_frame_is_measured() -> None:
+    """A row followed by another row's CUP is kept as sent without working out its width (the
+    cursor's column after it is never needed); the last row sets the cursor."""
+    s = TermScreen(30, 5)
+    s.feed(b"\x1b[?1049h")
+    s.feed(b"".join(b"\x1b[%d;1H\x1b[1mrow\x1b[0m %d\x1b[K" % (y, y) for y in range(1, 6)))
+    kept = s.screen_rows()
+    assert [type(row).__name__ for row in kept] == ["Raw"] * 5
+    assert [row.width for row in kept[:-1]] == [-1] * 4
+    assert (s.cursor.x, s.cursor.y) == (5, 4)
+    assert s.display[2].rstrip() == "row 3" and s.buffer[2][0].bold and not s.buffer[2][3].bold
+
+
+def test_every_control_inside_text_does_what_it_does_on_its_own() -> None:
+    """A control in the middle of a run of text (ASCII or not) ends the run there, whichever it is."""
+    for code in [*range(0x20), 0x7F, *range(0x80, 0xA0)]:
+        control = chr(code)
+        for text in ("tab\there ", "wide 日本 "):
+            data = f"ab\x1b[1mcd {text}{control}ef\x1b[0m gh\r\n\x1b[Hij{control}kl\r\n".encode() * 3
+            whole = TermScreen(12, 4, scrollback=20)
+            whole.feed(data)
+            slow = TermScreen(12, 4, scrollback=20)
+            for i in range(len(data)):
+                slow.feed(data[i : i + 1])
+            assert _state(whole) == _state(slow), (hex(code), text)
+
+
+def test_long_plain_lines_wrap_as_drawn_one_byte_at_a_time() -> None:
+    """Plain ASCII lines of every length around multiples of the width, scrolled in together."""
+    rnd = random.Random(3)
+    for cols in (1, 5, 12):
+        lengths = [n for k in range(4) for n in (k * cols - 1, k * cols, k * cols + 1) if n >= 0]
+        rnd.shuffle(lengths)
+        data = "".join("".join(rnd.choice("abc xyz") for _ in range(n)) + "\r\n" for n in lengths).encode()
+        whole = TermScreen(cols, 3, scrollback=100)
+        whole.feed(data)
+        assert any(type(row).__name__ == "Packed" and row.wrapped for row in whole.history)
+        slow = TermScreen(cols, 3, scrollback=100)
+        for i in range(len(data)):
+            slow.feed(data[i : i + 1])
+        assert _state(whole) == _state(slow), (cols, data)

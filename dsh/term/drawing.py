@@ -35,6 +35,7 @@ CHARSETS: dict[str, dict[int, str]] = {"0": _DEC_GRAPHICS, "A": {ord("#"): "£"}
 
 _CR_LF = re.compile(r"\r+\n")
 _SGR_PARAMS = re.compile(r"\x1b\[([0-9;:]*)m")
+ESCAPES = re.compile(r"\x1b\[[0-9;:]*[mK]")  # SEGMENT without its groups: stripped a little faster
 
 
 class Drawing:
@@ -55,6 +56,7 @@ class Drawing:
     _autowrap: bool
     _insert: bool
     _join: bool  # a ZWJ ended the last text drawn: the next character joins its cell
+    _origin_mode: bool
     _main: object  # the main screen while the alternate one shows (None otherwise)
     _gl: int
     charsets: list[str]
@@ -161,6 +163,52 @@ class Drawing:
         self.last_char = ""
         return True
 
+    def redraw_rows(self, rows: list[tuple[str, str]]) -> None:
+        """Rows a full-screen program redraws one after another, each (row number, line): CUP to
+        the row's first column, then text and SGR up to an EL (and maybe SGR after it). Each is
+        what `_replace_row` makes of it, but a row that plainly fits (ASCII, at most `columns`
+        characters less three for each escape) is kept as sent without being measured: the next
+        row's CUP moves the cursor anyway, so only the last row's width is ever needed."""
+        cursor = self.cursor
+        cols = self.columns
+        if self._origin_mode and self.margins is not None:
+            top, bottom = self.margins
+        else:
+            top, bottom = 0, self.lines - 1
+        buf = self._buffer
+        attrs = cursor.attrs
+        for line, source in rows[:-1]:
+            y = int(line) + top - 1
+            if not top <= y <= bottom:
+                y = top if y < top else bottom
+            if self._plain and source.isascii() and len(source) - 3 * source.count("\x1b") <= cols:
+                old = buf[y]
+                if type(old) is not Row or old.size == SINGLE:
+                    buf[y] = Raw(source, attrs, BLANK, -1, cols)
+                    # the rendition after it: most such rows end in a reset, before the EL or after it
+                    k = source.rfind("\x1b[", 0, len(source) - 3 if source.endswith("\x1b[K") else len(source))
+                    if (source.startswith("\x1b[0m", k) or source.startswith("\x1b[m", k)) and not attrs.protected:
+                        attrs = BLANK
+                    else:
+                        attrs = self._attrs_after(source, attrs)
+                    continue
+            cursor.attrs = attrs
+            self._redraw_row(y, source)
+            attrs = cursor.attrs
+        self._compact_rows = True
+        cursor.attrs = attrs
+        line, source = rows[-1]
+        self._redraw_row(min(max(top + (int(line) or 1) - 1, top), bottom), source)
+
+    def _redraw_row(self, y: int, source: str) -> None:
+        """Row `y` drawn over from its first column with `source` (text and SGR up to an EL)."""
+        cursor = self.cursor
+        cursor.y = y
+        cursor.x = 0
+        self._join = False
+        if not self._replace_row(source):
+            self._segment(source)
+
     @staticmethod
     def _attrs_after(source: str, attrs: Cell) -> Cell:
         """The rendition after the SGRs in `source`, from `attrs`."""
@@ -253,8 +301,25 @@ class Drawing:
         cols = self.columns
         cursor = self.cursor
         attrs = cursor.attrs
-        if plain_run and attrs is BLANK and max(map(len, pieces[start:stop])) <= cols:
-            self._scroll_in(pieces[start:stop])
+        if plain_run and attrs is BLANK:
+            lines = pieces[start:stop]
+            if max(map(len, lines)) > cols:
+                # ASCII text without escapes: a long line is rows of `cols` characters the
+                # terminal wrapped, then the rest of it
+                runs = ((cols, BLANK),)
+                wrapped = lines
+                lines = []
+                append = lines.append
+                for line in wrapped:
+                    if len(line) > cols:
+                        end = (len(line) - 1) // cols * cols
+                        x = 0
+                        while x < end:
+                            append(Packed(line[x : x + cols], runs, BLANK, True))
+                            x += cols
+                        line = line[end:]
+                    append(line)
+            self._scroll_in(lines)
             return stop
         out: list[AnyRow] = []
         append = out.append
@@ -268,14 +333,21 @@ class Drawing:
                 if bound <= cols and (bound * 2 <= cols or piece.isascii()):
                     width = -1  # it fits; measured when it is read
                 else:
-                    text = SEGMENT.sub("", piece)
+                    text = ESCAPES.sub("", piece)
                     width = len(text) if text.isascii() or NARROW_TEXT.fullmatch(text) else text_width(text)
                     if width > cols:
                         break
                     if text.endswith(" "):
                         width = -1  # (spaces at the end may be no content: measured when read)
                 append(Raw(piece, attrs, BLANK if attrs is BLANK else blank_for(attrs), width, cols))
-                attrs = self._attrs_after(piece, attrs)
+                # the rendition after it: most lines end in a reset (maybe then an EL, as grep's)
+                k = piece.rfind("\x1b[")
+                if piece.startswith("\x1b[K", k):
+                    k = piece.rfind("\x1b[", 0, k)
+                if (piece.startswith("\x1b[0m", k) or piece.startswith("\x1b[m", k)) and not attrs.protected:
+                    attrs = BLANK
+                else:
+                    attrs = self._attrs_after(piece, attrs)
             elif len(piece) <= cols and (
                 piece.isascii() or 2 * len(piece) <= cols or NARROW_TEXT.fullmatch(piece) or text_width(piece) <= cols
             ):
