@@ -9,13 +9,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from prompt_toolkit.application.current import get_app
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.key_binding import DynamicKeyBindings
 from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, Window
-from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
+from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.processors import (
     AppendAutoSuggestion,
@@ -23,7 +22,6 @@ from prompt_toolkit.layout.processors import (
     ConditionalProcessor,
     PasswordProcessor,
 )
-from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 from prompt_toolkit.output import ColorDepth
 
 from dsh.commands.keymap import Keymap, key_display
@@ -42,6 +40,7 @@ from dsh.ui.application import ViewApplication
 from dsh.ui.completion import RegistryCompleter
 from dsh.ui.pane_window import PaneWindow
 from dsh.ui.panes_view import PanesContainer, PaneSlot
+from dsh.ui.prompt_control import PromptControl
 from dsh.ui.prompt_line import PromptLine
 from dsh.ui.prompt_memory import HistorySuggest, PromptMemory
 from dsh.ui.resume_actions import ResumeActions
@@ -362,7 +361,7 @@ class DshApp:
             filter=Condition(lambda: self.message is not None),
         )
         self.prompt_window = Window(
-            _PromptControl(
+            PromptControl(
                 self.enter_prompt,
                 self.prompt_buffer,
                 input_processors=[
@@ -778,34 +777,6 @@ class DshApp:
                 self._child_focus = None
         result = result or self.result
         return result if result.reason else ViewResult("gone")
-
-
-class _PromptControl(BufferControl):
-    """The prompt line; a click on it puts the keyboard back on the prompt (as a click on a pane enters it)."""
-
-    def __init__(self, on_click: Callable[[], None], *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._on_click = on_click
-        self._height: tuple[tuple[object, ...], int | None] | None = None
-
-    def preferred_height(
-        self, width: int, max_available_height: int, wrap_lines: bool, get_line_prefix: Any
-    ) -> int | None:
-        # Asked three times a frame (the chrome's split, its float, the window): each time the line was
-        # run through the input processors again, about 9% of a keystroke's frame. Nothing can change
-        # the line within one render, so the first answer of a render serves the others.
-        app = get_app()
-        key = (id(app), app.render_counter, width, max_available_height, wrap_lines, get_line_prefix)
-        if self._height is not None and self._height[0] == key:
-            return self._height[1]
-        height = super().preferred_height(width, max_available_height, wrap_lines, get_line_prefix)
-        self._height = (key, height)
-        return height
-
-    def mouse_handler(self, mouse_event: MouseEvent) -> Any:
-        if mouse_event.event_type == MouseEventType.MOUSE_UP:
-            self._on_click()
-        return super().mouse_handler(mouse_event)
 
 
 __all__ = ["Announcement", "DshApp", "Switch", "ViewOptions", "ViewResult"]
