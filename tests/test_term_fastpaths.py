@@ -4,6 +4,7 @@ slice) give exactly the cells that drawing one byte at a time gives."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from dsh.term.rows import row_cells
 from dsh.term.screen import TermScreen
@@ -78,17 +79,23 @@ def _state(s: TermScreen) -> tuple:
     return history, screen, (s.cursor.x, s.cursor.y), s.cursor.attrs, s.history_pushed
 
 
-def test_fast_paths_draw_what_one_byte_at_a_time_draws() -> None:
-    rnd = random.Random(11)
-    for _ in range(150):
+def _check_against_one_byte_at_a_time(
+    make: Callable[[random.Random, int, int], bytes], rnd: random.Random, count: int
+) -> None:
+    """`count` random streams from `make`, fed whole and a byte at a time: the same screens."""
+    for _ in range(count):
         cols, rows = rnd.randint(4, 40), rnd.randint(2, 12)
-        data = _stream(rnd, cols, rows)
+        data = make(rnd, cols, rows)
         whole = TermScreen(cols, rows, scrollback=300)
         whole.feed(data)
         slow = TermScreen(cols, rows, scrollback=300)
         for i in range(len(data)):
             slow.feed(data[i : i + 1])
         assert _state(whole) == _state(slow), data
+
+
+def test_fast_paths_draw_what_one_byte_at_a_time_draws() -> None:
+    _check_against_one_byte_at_a_time(_stream, random.Random(11), 150)
 
 
 def test_rows_scrolled_by_in_bulk_are_never_made_into_cells() -> None:
@@ -145,16 +152,7 @@ def _frame(rnd: random.Random, cols: int, rows: int) -> bytes:
 
 
 def test_a_frame_of_rows_draws_what_one_byte_at_a_time_draws() -> None:
-    rnd = random.Random(23)
-    for _ in range(200):
-        cols, rows = rnd.randint(4, 40), rnd.randint(2, 12)
-        data = _frame(rnd, cols, rows)
-        whole = TermScreen(cols, rows, scrollback=300)
-        whole.feed(data)
-        slow = TermScreen(cols, rows, scrollback=300)
-        for i in range(len(data)):
-            slow.feed(data[i : i + 1])
-        assert _state(whole) == _state(slow), data
+    _check_against_one_byte_at_a_time(_frame, random.Random(23), 200)
 
 
 def test_only_the_last_row_of_a_frame_is_measured() -> None:
