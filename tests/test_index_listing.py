@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from dsh.store import workspace as workspace_mod
-from dsh.store.index import SCHEMA_VERSION, SessionIndex, decode_lines, encode_lines
+from dsh.store.index import SCHEMA_VERSION, SessionIndex
+from dsh.store.lines_column import decode_lines, encode_lines
 from dsh.store.log import SessionLog, append_event
 from dsh.store.summary import JSON_KEYS, Summary
 from dsh.store.workspace import NO_WORKSPACE, workspace_label, workspace_partition

@@ -14,7 +14,8 @@ from typing import Any
 from dsh.resume.candidates import Candidate, _label, clean
 from dsh.store import agent_table
 from dsh.store.agent_table import ConversationRow
-from dsh.store.index import SessionIndex, decode_lines
+from dsh.store.index import SessionIndex
+from dsh.store.lines_column import decode_lines
 
 NO_DIRECTORY = "conversation has no recorded directory"
 RECENT_ROWS = 300

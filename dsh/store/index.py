@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import re
 import sqlite3
 import sys
 import time
@@ -22,6 +21,7 @@ from dsh.safefile import UnsafePathError, open_append, open_read_fd, refuse_spec
 from dsh.store import agent_table, textsearch
 from dsh.store.ids import InvalidSessionId, validate_session_id
 from dsh.store.json_listing import stored_json
+from dsh.store.lines_column import decode_lines, encode_lines
 from dsh.store.log import LOG_SUFFIX, READ_CHUNK, live_pid, scan_log
 from dsh.store.scan import RootScan, Stat, scan_root, stat_logs
 from dsh.store.summary import Digester, Summary, session_state
@@ -753,29 +753,6 @@ def _problem(path: object, exc: OSError, doing: str = "") -> str:
     return f"{path}: {what}{exc.strerror or exc}"
 
 
-_ESCAPED = re.compile(r"\\(.)", re.DOTALL)
-
-
-def encode_lines(lines: Sequence[str]) -> str | None:
-    """Preview lines as one text that splits back cheaply: `\\` and newlines escaped; None for no lines."""
-    if not lines:
-        return None
-    return "\n".join(line.replace("\\", "\\\\").replace("\n", "\\n") for line in lines)
-
-
-def decode_lines(text: str | None) -> tuple[str, ...]:
-    """The lines `encode_lines` stored; the usual line with no backslash costs one split."""
-    if text is None:
-        return ()
-    if "\\" not in text:
-        return tuple(text.split("\n"))
-    return tuple(_ESCAPED.sub(_unescape, line) for line in text.split("\n"))
-
-
-def _unescape(found: re.Match[str]) -> str:
-    return "\n" if found[1] == "n" else found[1]
-
-
 def _unreadable(db_path: Path, exc: Exception) -> str:
     return f"{db_path}: session index unreadable ({exc}); rebuilding it from the logs"
 
@@ -804,4 +781,4 @@ def _write(conn: sqlite3.Connection) -> Iterator[None]:
     conn.execute("COMMIT")
 
 
-__all__ = ["SCHEMA_VERSION", "InvalidSessionId", "SessionIndex", "Summary", "decode_lines", "encode_lines", "release"]
+__all__ = ["SCHEMA_VERSION", "InvalidSessionId", "SessionIndex", "Summary", "release"]
