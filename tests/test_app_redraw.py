@@ -62,3 +62,25 @@ def test_a_key_sent_into_a_pane_draws_nothing_until_the_program_answers(tmp_path
             await h.wait(lambda: app.render_counter > before, "a frame for the mode change")
 
     run(body)
+
+
+def test_other_panes_redraw_less_often_while_keys_are_typed(tmp_path: Path) -> None:
+    """A background pane that floods is redrawn whole (every row new) at each of its frames, the longest
+    thing a key's echo could wait behind; right after a key its frame is kept longer."""
+    from dsh.ui.app import BACKGROUND_FRAME_SECONDS, BACKGROUND_FRAME_SECONDS_TYPING, TYPING_SECONDS
+
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            left = h.pane.id
+            h.send(C_B + "%")
+            await h.wait(lambda: h.session.tabs.active_pane != left, "a second pane")
+            control = h.app.slots[left].control  # the pane without the keyboard now
+            await asyncio.sleep(TYPING_SECONDS + 0.05)
+            assert control.refresh_interval() == BACKGROUND_FRAME_SECONDS
+            h.send("x")  # typed on the prompt
+            await h.wait(lambda: h.app.prompt_buffer.text.endswith("x"), "the key handled")
+            assert control.refresh_interval() == BACKGROUND_FRAME_SECONDS_TYPING
+            await asyncio.sleep(TYPING_SECONDS + 0.05)
+            assert control.refresh_interval() == BACKGROUND_FRAME_SECONDS
+
+    run(body)

@@ -47,8 +47,12 @@ from dsh.ui.resume_actions import ResumeActions
 from dsh.ui.state import WORK_MODES, Mode
 from dsh.ui.terminal_control import TerminalControl
 
-# Panes other than the active one redraw at most this often (tmux also paces busy panes).
+# Panes other than the active one redraw at most this often (tmux also paces busy panes); within
+# TYPING_SECONDS of a key, at most every BACKGROUND_FRAME_SECONDS_TYPING: a flooding pane's frame (every
+# row new) is the longest thing a key's echo could wait behind.
 BACKGROUND_FRAME_SECONDS = 0.1
+BACKGROUND_FRAME_SECONDS_TYPING = 0.3
+TYPING_SECONDS = 0.3
 # Redraws caused by pane output, per second at most.
 OUTPUT_FPS = 60
 PROMPT_MAX_ROWS = 6
@@ -445,7 +449,7 @@ class DshApp:
             pane.terminal,
             on_click=lambda: self.click_pane(pane.id),
             on_copy=lambda text, lines: self.copy_text(text, lines=lines),
-            refresh_interval=lambda: 0.0 if pane.id == self.session.tabs.active_pane else BACKGROUND_FRAME_SECONDS,
+            refresh_interval=lambda: 0.0 if pane.id == self.session.tabs.active_pane else self._background_pace(),
         )
         body = PaneWindow(control, wrap_lines=False)
         header = Window(FormattedTextControl(chrome.pane_header(self, pane.id)), height=1)
@@ -544,6 +548,10 @@ class DshApp:
         self.modes.confirming[:] = [(on_yes, declined)]
         self.hold_keyboard()
         self.announce(question)
+
+    def _background_pace(self) -> float:
+        typing = time.monotonic() - self._last_key_time < TYPING_SECONDS
+        return BACKGROUND_FRAME_SECONDS_TYPING if typing else BACKGROUND_FRAME_SECONDS
 
     def _on_key_press(self, _sender: object) -> None:
         self._last_key_time = time.monotonic()
