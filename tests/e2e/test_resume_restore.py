@@ -502,6 +502,21 @@ def test_two_opencode_panes_in_one_folder_and_a_new_session_in_one(run, agent_en
     assert resumed["argv"] == [str(FAKES / "opencode"), "--session", newer] and resumed["cwd"] == str(work)
 
 
+def _wait_pane_cwd_saved(home: Path, cwd: str, timeout: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        for path in (home / "state").glob("*/snapshot.json"):
+            try:
+                panes = json.loads(path.read_bytes()).get("panes") or []
+            except (OSError, ValueError):
+                continue
+            if any(isinstance(pane, dict) and pane.get("cwd") == cwd for pane in panes):
+                return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no snapshot recorded a pane in {cwd}")
+        time.sleep(0.1)
+
+
 def test_a_restored_shell_starts_where_the_shell_was(run, dsh_env, dsh_home: Path, tmp_path: Path) -> None:
     start, moved = tmp_path / "start", tmp_path / "moved-here"
     start.mkdir()
@@ -510,9 +525,9 @@ def test_a_restored_shell_starts_where_the_shell_was(run, dsh_env, dsh_home: Pat
     d.wait_for("PROMPT")
     d.type_line(f"cd {moved} && echo now-in-$((40+2))")
     d.wait_for("now-in-42")
-    # Only the command's output says it ran (the typed line holds the path too): a snapshot with it
-    # was taken after the cd.
-    wait_saved(dsh_home, b"now-in-42", str(moved).encode())
+    # The pane's record itself, in snapshot.json: the scrollback tails are files of their own, written
+    # first, and they hold the typed path and the output as soon as the cd ran.
+    _wait_pane_cwd_saved(dsh_home, str(moved))
     session_id = only_session_id(dsh_home)
     kill_host(dsh_home)
     d.wait_exit()
