@@ -49,6 +49,14 @@ def processes_of(home: Path) -> list[int]:
     return found
 
 
+def is_spawner(pid: object) -> bool:
+    """Whether `pid` is a dsh spawner (its process name), not a host or anything else."""
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip() == "dsh-spawner"
+    except OSError:
+        return False
+
+
 def end_processes_of(home: Path) -> None:
     """SIGTERM (a host then closes its session as it should), then SIGKILL what is left."""
     pids = processes_of(home)

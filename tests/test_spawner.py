@@ -21,6 +21,7 @@ from dsh.client import spawn
 from dsh.host import spawner
 from dsh.host.spec import REFUSED, SPAWNER_VERSION, STALE, HostSpec, ReadyPipe, install_id, spawner_request
 from dsh.rundir import spawner_socket_path
+from tests.conftest import is_spawner
 
 # Set by `_warm` in the spawner process; a host forked from it still has it, a direct start does not.
 WARMED_IN: list[int] = []
@@ -311,13 +312,6 @@ def spawner_path(dsh_home: Path) -> Path:
     return spawner_socket_path(install_id())
 
 
-def _is_spawner(pid: object) -> bool:
-    try:
-        return Path(f"/proc/{pid}/comm").read_text().strip() == "dsh-spawner"
-    except OSError:
-        return False
-
-
 @pytest.fixture
 def started_spawners() -> Iterator[list[int]]:
     """Spawners a test started through the client (ended with the test, not left to linger)."""
@@ -338,7 +332,7 @@ def test_the_first_start_starts_the_spawner_and_the_next_ones_use_it(
     second = _facts(spawn.start_session_host(_spec(tmp_path), _report_entry, _spawner_entry))
     started_spawners.append(second["warmed_in"])
     third = _facts(spawn.start_session_host(_spec(tmp_path), _report_entry, _spawner_entry))
-    assert _is_spawner(second["warmed_in"])
+    assert is_spawner(second["warmed_in"])
     assert second["warmed_in"] == third["warmed_in"]
     assert spawner_path.exists() and spawner_path.stat().st_mode & 0o777 == 0o600
     assert os.getpid() not in (second["warmed_in"], third["warmed_in"])
@@ -354,7 +348,7 @@ def test_a_caller_can_start_the_spawner_after_its_session_is_on_screen(
     later[0]()
     second = _facts(spawn.start_session_host(_spec(tmp_path), _report_entry, _spawner_entry, later))
     started_spawners.append(second["warmed_in"])
-    assert _is_spawner(second["warmed_in"]) and len(later) == 1  # served: nothing more owed
+    assert is_spawner(second["warmed_in"]) and len(later) == 1  # served: nothing more owed
 
 
 def test_a_socket_nobody_listens_on_is_replaced(
@@ -365,7 +359,7 @@ def test_a_socket_nobody_listens_on_is_replaced(
     direct = _facts(spawn.start_session_host(_spec(tmp_path), _report_entry, _spawner_entry))
     facts = _facts(spawn.start_session_host(_spec(tmp_path), _report_entry, _spawner_entry))
     started_spawners.append(facts["warmed_in"])
-    assert direct["warmed_in"] is None and _is_spawner(facts["warmed_in"])
+    assert direct["warmed_in"] is None and is_spawner(facts["warmed_in"])
 
 
 def test_a_stale_spawner_is_replaced_after_a_direct_start(
@@ -389,7 +383,7 @@ def test_a_stale_spawner_is_replaced_after_a_direct_start(
         listener.close()
     successor = _facts(spawn.start_session_host(_spec(tmp_path), _report_entry, _spawner_entry))
     started_spawners.append(successor["warmed_in"])
-    assert direct["warmed_in"] is None and _is_spawner(successor["warmed_in"])
+    assert direct["warmed_in"] is None and is_spawner(successor["warmed_in"])
 
 
 def test_a_broken_spawner_is_bypassed_with_a_direct_start(tmp_path: Path, spawner_path: Path) -> None:
@@ -494,7 +488,7 @@ def test_a_host_forked_for_a_niced_terminal_runs_niced(
     facts = _facts(os.read(read_fd, 65536).decode())
     os.close(read_fd)
     started_spawners.append(facts["warmed_in"])
-    assert _is_spawner(facts["warmed_in"])  # forked by the spawner, which runs at the usual nice value
+    assert is_spawner(facts["warmed_in"])  # forked by the spawner, which runs at the usual nice value
     assert facts["nice"] == os.getpriority(os.PRIO_PROCESS, 0) + 5
 
 

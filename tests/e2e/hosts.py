@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import time
@@ -78,6 +79,23 @@ def wait_saved(home: Path, *needles: bytes, timeout: float = 15.0) -> None:
         if time.monotonic() > deadline:
             missing = [n for n in needles if n not in saved]
             raise AssertionError(f"the snapshot never held {missing!r}")
+        time.sleep(0.1)
+
+
+def wait_pane_cwd_saved(home: Path, cwd: str, timeout: float = 15.0) -> None:
+    """Wait until a pane's record in snapshot.json itself says it is in `cwd` (the tails, written first,
+    can hold what was typed and printed there before snapshot.json records the move)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        for path in (home / "state").glob("*/snapshot.json"):
+            try:
+                panes = json.loads(_read(path) or b"{}").get("panes") or []
+            except ValueError:
+                continue
+            if any(isinstance(pane, dict) and pane.get("cwd") == cwd for pane in panes):
+                return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no snapshot recorded a pane in {cwd}")
         time.sleep(0.1)
 
 

@@ -379,21 +379,14 @@ def test_a_host_started_through_the_spawner_has_its_own_clients_environment(
 
 def _spawners(dsh_home: Path, timeout: float = 10.0) -> list[int]:
     """The spawner's pid once it runs: the first client starts it after its own session is on screen."""
-    from tests.conftest import processes_of
+    from tests.conftest import is_spawner, processes_of
 
     deadline = time.monotonic() + timeout
     while True:
-        found = [pid for pid in processes_of(dsh_home) if _comm(pid) == "dsh-spawner"]
+        found = [pid for pid in processes_of(dsh_home) if is_spawner(pid)]
         if found or time.monotonic() > deadline:
             return found
         time.sleep(0.05)
-
-
-def _comm(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/comm").read_text().strip()
-    except OSError:
-        return ""
 
 
 def test_panes_get_the_umask_of_the_terminal_that_started_their_session(

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.conftest import Launch
-from tests.e2e.hosts import host_pid, kill_host, wait_saved
+from tests.e2e.hosts import host_pid, kill_host, wait_pane_cwd_saved, wait_saved
 from tests.e2e.ptydriver import PtyDriver
 
 pytestmark = pytest.mark.slow
@@ -502,21 +502,6 @@ def test_two_opencode_panes_in_one_folder_and_a_new_session_in_one(run, agent_en
     assert resumed["argv"] == [str(FAKES / "opencode"), "--session", newer] and resumed["cwd"] == str(work)
 
 
-def _wait_pane_cwd_saved(home: Path, cwd: str, timeout: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        for path in (home / "state").glob("*/snapshot.json"):
-            try:
-                panes = json.loads(path.read_bytes()).get("panes") or []
-            except (OSError, ValueError):
-                continue
-            if any(isinstance(pane, dict) and pane.get("cwd") == cwd for pane in panes):
-                return
-        if time.monotonic() > deadline:
-            raise AssertionError(f"no snapshot recorded a pane in {cwd}")
-        time.sleep(0.1)
-
-
 def test_a_restored_shell_starts_where_the_shell_was(run, dsh_env, dsh_home: Path, tmp_path: Path) -> None:
     start, moved = tmp_path / "start", tmp_path / "moved-here"
     start.mkdir()
@@ -527,7 +512,7 @@ def test_a_restored_shell_starts_where_the_shell_was(run, dsh_env, dsh_home: Pat
     d.wait_for("now-in-42")
     # The pane's record itself, in snapshot.json: the scrollback tails are files of their own, written
     # first, and they hold the typed path and the output as soon as the cd ran.
-    _wait_pane_cwd_saved(dsh_home, str(moved))
+    wait_pane_cwd_saved(dsh_home, str(moved))
     session_id = only_session_id(dsh_home)
     kill_host(dsh_home)
     d.wait_exit()
