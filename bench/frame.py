@@ -3,9 +3,11 @@
 DshApp to a VT100 output that goes nowhere; one character typed on the prompt between frames. Prints
 the CPU time per frame (median of rounds) and, as the in-run reference, the same frame rendered by a
 bare prompt_toolkit Application whose one Window shows the same text, so a busy machine still gives
-a fair ratio.
+a fair ratio. --flood feeds one pane a screenful of new lines before each frame (untimed), as a pane
+beside a flood is drawn. Each dsh figure is given with prompt_toolkit's own screen diff too (the view
+uses ui/screen_diff.py's by rows).
 
-    python bench/frame.py [--frames N] [--rounds N] [--profile]
+    python bench/frame.py [--frames N] [--rounds N] [--flood] [--profile]
 
 --profile adds where the dsh frame's time goes (cProfile, by own time; the profiler slows it).
 """
@@ -22,6 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import prompt_toolkit.renderer as pt_renderer
 from prompt_toolkit.application import Application, create_app_session
 from prompt_toolkit.application.current import set_app
 from prompt_toolkit.data_structures import Size
@@ -62,7 +65,15 @@ def time_frames(app: Application, frames: int, change: object, profile: cProfile
     return statistics.median(took) * 1000
 
 
-async def dsh_frames(frames: int, rounds: int, workdir: Path, profile: cProfile.Profile | None = None) -> list[float]:
+async def dsh_frames(
+    frames: int,
+    rounds: int,
+    workdir: Path,
+    *,
+    flood: bool = False,
+    stock_diff: bool = False,
+    profile: cProfile.Profile | None = None,
+) -> list[float]:
     from dsh.config import load_config
     from dsh.session.session import Session
     from dsh.store.store import Store
@@ -87,14 +98,25 @@ async def dsh_frames(frames: int, rounds: int, workdir: Path, profile: cProfile.
         assert first is not None
         buffer = view.prompt_buffer
         typed = iter("echo the quick brown fox jumps over the lazy dog " * 1000)
+        flooded = list(session.panes.values())[-1]
+        fed = iter(range(1 << 30))
 
         def type_one() -> None:
             buffer.insert_text(next(typed))
+            if flood:
+                flooded.terminal.feed(text_lines(next(fed)))
+
+        from dsh.ui import screen_diff
+
+        ours = pt_renderer._output_screen_diff
+        if stock_diff:
+            pt_renderer._output_screen_diff = screen_diff._STOCK
 
         results = []
         for _ in range(rounds):
             buffer.text = ""
             results.append(time_frames(view.application, frames, type_one, profile))
+        pt_renderer._output_screen_diff = ours
         session.quit()
         await asyncio.wait_for(task, 5)
         await session.reap_panes(0.5)
@@ -108,6 +130,17 @@ def reference_frames(frames: int, rounds: int) -> list[float]:
     text = to_formatted_text(ANSI(text_lines(0).decode()))
     typed = ["x"]
     control = FormattedTextControl(lambda: [*text, ("", typed[0])])
+    from dsh.ui import screen_diff
+
+    installed = pt_renderer._output_screen_diff
+    pt_renderer._output_screen_diff = screen_diff._STOCK  # the reference is prompt_toolkit alone
+    try:
+        return _reference_frames(control, typed, frames, rounds)
+    finally:
+        pt_renderer._output_screen_diff = installed
+
+
+def _reference_frames(control: FormattedTextControl, typed: list[str], frames: int, rounds: int) -> list[float]:
     with create_pipe_input() as pipe, create_app_session(input=pipe, output=output_to_nowhere()):
         app: Application[None] = Application(layout=Layout(Window(control)), full_screen=True)
         app.renderer.reset()
@@ -123,18 +156,33 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--flood", action="store_true", help="a screenful of new lines in one pane before each frame")
     parser.add_argument("--profile", action="store_true")
     args = parser.parse_args()
     profile = cProfile.Profile() if args.profile else None
-    with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as work:
-        os.environ["DSH_HOME"] = home
-        ours = asyncio.run(dsh_frames(args.frames, args.rounds, Path(work), profile))
+    figures = {}
+    for stock in (False, True):
+        with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as work:
+            os.environ["DSH_HOME"] = home
+            figures[stock] = asyncio.run(
+                dsh_frames(
+                    args.frames,
+                    args.rounds,
+                    Path(work),
+                    flood=args.flood,
+                    stock_diff=stock,
+                    profile=None if stock else profile,
+                )
+            )
     reference = reference_frames(args.frames, args.rounds)
-    dsh_ms, ref_ms = statistics.median(ours), statistics.median(reference)
+    ref_ms = statistics.median(reference)
     print(f"view frame at {COLS}x{ROWS}, CPU per frame, median of {args.rounds} rounds of {args.frames} frames")
-    rounds = ", ".join(f"{x:.2f}" for x in ours)
-    print(f"  dsh view, two panes, a key typed on the prompt:   {dsh_ms:6.2f} ms  (rounds {rounds})")
-    print(f"  prompt_toolkit, one Window of the same text:      {ref_ms:6.2f} ms  ({dsh_ms / ref_ms:.2f}x)")
+    what = "a key typed on the prompt" + (", one pane flooded" if args.flood else "")
+    for stock, label in ((False, "row diff"), (True, "prompt_toolkit's diff")):
+        dsh_ms = statistics.median(figures[stock])
+        rounds = ", ".join(f"{x:.2f}" for x in figures[stock])
+        print(f"  dsh view, two panes, {what}, {label}: {dsh_ms:6.2f} ms  ({dsh_ms / ref_ms:.2f}x; rounds {rounds})")
+    print(f"  prompt_toolkit, one Window of the same text:      {ref_ms:6.2f} ms")
     if profile is not None:
         pstats.Stats(profile).sort_stats("tottime").print_stats(12)
 

@@ -11,6 +11,8 @@ from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.key_binding import KeyBindingsBase
 from prompt_toolkit.key_binding.defaults import load_key_bindings
 
+from dsh.ui import screen_diff
+
 _R = TypeVar("_R")
 
 # Objects allocated (and still alive) since the last young pass, above which a frame does not collect.
@@ -37,6 +39,7 @@ class ViewApplication(Application[_R]):
         finally:
             pt_application.load_key_bindings = stock
         self.after_render += _collect_young
+        screen_diff.install()
 
     @property
     def current_buffer(self) -> Buffer:
