@@ -201,3 +201,17 @@ def test_a_change_under_a_wide_character_rewrites_the_character() -> None:
         stream.feed(writer.frame(screen))
     pyte.Stream(truth_term).feed(Writer(screen_diff._STOCK, cols, rows).frame(copy_of(after)))
     assert cells(term) == cells(truth_term)
+
+
+def test_a_row_that_is_a_plain_dict_reads_as_blank_where_unwritten() -> None:
+    cols, rows = 12, 2
+    writer = Writer(screen_diff.output_screen_diff, cols, rows)
+    term = pyte.Screen(cols, rows)
+    stream = pyte.Stream(term)
+    first, second = Screen(), Screen()
+    first.data_buffer[0] = {0: Char("a", ""), 1: Char("b", "")}  # type: ignore[assignment]
+    second.data_buffer[0] = {0: Char("a", ""), 2: Char("c", "")}  # type: ignore[assignment]
+    for screen in (first, second):
+        screen.height, screen.width = rows, cols
+        stream.feed(writer.frame(screen))
+    assert term.display[0].rstrip() == "a c"

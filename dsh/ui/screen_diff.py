@@ -42,6 +42,7 @@ PARAMETERS = (
 )
 
 _STOCK = pt_renderer._output_screen_diff
+_BLANK = Screen().data_buffer[0][0]  # prompt_toolkit's own blank: a transparent space
 
 
 def install() -> bool:
@@ -61,6 +62,12 @@ def last_column(row: dict[int, Char], has_style: dict[str, bool]) -> int:
         if cell.char != " " or has_style[cell.style]:
             return index
     return 0
+
+
+def blank_of(row: dict[int, Char]) -> Char:
+    """What a row shows where nothing was written (its defaultdict's default)."""
+    factory = getattr(row, "default_factory", None)
+    return factory() if factory is not None else _BLANK
 
 
 def first_change(new_get: Any, old_get: Any, blank: Any, old_blank: Any, start: int, stop: int, step: int) -> int:
@@ -148,8 +155,8 @@ def output_screen_diff(
             continue  # nothing to write: equal rows have the same cells and the same last column
         # Read without inserting: a cell looked up is not a cell drawn, and rows of the next frame
         # compare equal to this one only if both hold the cells written to them.
-        blank = new_row.default_factory() if new_row.default_factory else None
-        old_blank = old_row.default_factory() if old_row.default_factory else None
+        blank = blank_of(new_row)
+        old_blank = blank_of(old_row)
         new_get, old_get = new_row.get, old_row.get
         new_last = min(width - 1, last_column(new_row, style_string_has_style))
         old_last = min(width - 1, last_column(old_row, style_string_has_style))
