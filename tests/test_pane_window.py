@@ -1,4 +1,5 @@
-"""The pane's window copies rows from made-once cells: the screen it leaves is prompt_toolkit's own."""
+"""The pane's window copies rows from made-once cells: the screen it leaves is prompt_toolkit's own (a
+ViewWindow's: its Window without the last-line pass, as every window of the view)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from prompt_toolkit.layout.screen import Screen, WritePosition
 
 from dsh.ui import pane_window
 from dsh.ui.pane_window import PaneWindow
+from dsh.ui.window import ViewWindow
 
 LINES: list[StyleAndTextTuples] = [
     [("fg:ansired bold", "error:"), ("", " it broke")],
@@ -72,7 +74,7 @@ def _cells(screen: Screen) -> dict[tuple[int, int], tuple[str, str, int]]:
 def test_the_screen_is_prompt_toolkits_own(cursor: Point | None) -> None:
     pane_window._rows.clear()
     for _ in range(2):  # made, then from the cache
-        ours, theirs = _draw(PaneWindow, cursor, menu=Point(1, 8)), _draw(Window, cursor, menu=Point(1, 8))
+        ours, theirs = _draw(PaneWindow, cursor, menu=Point(1, 8)), _draw(ViewWindow, cursor, menu=Point(1, 8))
         assert _cells(ours) == _cells(theirs)
         assert ours.cursor_positions == {} or list(ours.cursor_positions.values()) == list(
             theirs.cursor_positions.values()
@@ -85,12 +87,12 @@ def test_the_screen_is_prompt_toolkits_own(cursor: Point | None) -> None:
 def test_a_kept_row_lands_wherever_the_pane_is() -> None:
     pane_window._rows.clear()
     _draw(PaneWindow, Point(0, 0), x=0)
-    assert _cells(_draw(PaneWindow, Point(0, 0), x=9)) == _cells(_draw(Window, Point(0, 0), x=9))
+    assert _cells(_draw(PaneWindow, Point(0, 0), x=9)) == _cells(_draw(ViewWindow, Point(0, 0), x=9))
 
 
 def test_a_window_scrolled_to_its_cursor_draws_the_same_rows() -> None:
     # More lines than rows, the cursor near the end: the window scrolls down to it.
-    ours, theirs = _draw(PaneWindow, Point(2, 9), height=4), _draw(Window, Point(2, 9), height=4)
+    ours, theirs = _draw(PaneWindow, Point(2, 9), height=4), _draw(ViewWindow, Point(2, 9), height=4)
     assert _cells(ours) == _cells(theirs)
     last = "".join(ours.data_buffer[5][x].char for x in range(3, 11))
     assert last == "same row"  # the rows scrolled to, not the first ones
@@ -101,4 +103,4 @@ def test_the_row_cache_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pane_window, "ROWS_KEPT", 3)
     _draw(PaneWindow, Point(0, 0))
     assert len(pane_window._rows) <= 3
-    assert _cells(_draw(PaneWindow, Point(0, 0))) == _cells(_draw(Window, Point(0, 0)))
+    assert _cells(_draw(PaneWindow, Point(0, 0))) == _cells(_draw(ViewWindow, Point(0, 0)))

@@ -13,7 +13,7 @@ from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.key_binding import DynamicKeyBindings
-from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, Window
+from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout
 from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.processors import (
@@ -46,6 +46,7 @@ from dsh.ui.prompt_memory import HistorySuggest, PromptMemory
 from dsh.ui.resume_actions import ResumeActions
 from dsh.ui.state import WORK_MODES, Mode
 from dsh.ui.terminal_control import TerminalControl
+from dsh.ui.window import ViewWindow
 
 # Panes other than the active one redraw at most this often (tmux also paces busy panes); within
 # TYPING_SECONDS of a key, at most every BACKGROUND_FRAME_SECONDS_TYPING: a flooding pane's frame (every
@@ -334,7 +335,7 @@ class DshApp:
 
     # -- layout ------------------------------------------------------------------------
     def _build_layout(self) -> None:
-        self.tabbar = Window(
+        self.tabbar = ViewWindow(
             FormattedTextControl(lambda: chrome.tabbar_fragments(self)), height=1, style="class:tabbar"
         )
         self.panes_view = PanesContainer(
@@ -344,18 +345,18 @@ class DshApp:
             on_border_drag=self.session.drag_border,
             on_border_drop=self.session.border_dropped,
         )
-        self.help_window = Window(
+        self.help_window = ViewWindow(
             FormattedTextControl(self._help_fragments, focusable=True, show_cursor=False),
             style="class:help",
         )
         from prompt_toolkit.layout import DynamicContainer
 
         body = DynamicContainer(self._body)
-        self.status = Window(
+        self.status = ViewWindow(
             FormattedTextControl(lambda: chrome.status_fragments(self)), height=1, style="class:status", char=" "
         )
         self.message_window = ConditionalContainer(
-            Window(
+            ViewWindow(
                 FormattedTextControl(lambda: chrome.message_fragments(self)),
                 height=Dimension(min=1, max=3),
                 wrap_lines=True,
@@ -364,7 +365,7 @@ class DshApp:
             ),
             filter=Condition(lambda: self.message is not None),
         )
-        self.prompt_window = Window(
+        self.prompt_window = ViewWindow(
             PromptControl(
                 self.enter_prompt,
                 self.prompt_buffer,
@@ -386,10 +387,10 @@ class DshApp:
         # Chrome never changes a pane's size: the panes get every row but the tab bar, the status line
         # and one prompt line, always. What grows (a message, a wrapped prompt, history search, the
         # completion menu) floats up over the bottom of the panes from the status line.
-        root = HSplit([self.tabbar, body, Window(height=CHROME_BOTTOM_ROWS)])
+        root = HSplit([self.tabbar, body, ViewWindow(height=CHROME_BOTTOM_ROWS)])
         # Laid out only while there is a menu: a VSplit divides its width a cell at a time, per frame.
         menu = ConditionalContainer(
-            VSplit([CompletionsMenu(max_height=8, scroll_offset=1), Window()]),
+            VSplit([CompletionsMenu(max_height=8, scroll_offset=1), ViewWindow()]),
             filter=Condition(lambda: self.prompt_buffer.complete_state is not None),
         )
         bottom = HSplit([menu, self.message_window, self.status, self.prompt_window])
@@ -452,7 +453,7 @@ class DshApp:
             refresh_interval=lambda: 0.0 if pane.id == self.session.tabs.active_pane else self._background_pace(),
         )
         body = PaneWindow(control, wrap_lines=False)
-        header = Window(FormattedTextControl(chrome.pane_header(self, pane.id)), height=1)
+        header = ViewWindow(FormattedTextControl(chrome.pane_header(self, pane.id)), height=1)
         self.slots[pane.id] = PaneSlot(pane.id, header, body, control)
 
     # -- panes ---------------------------------------------------------------------------

@@ -15,9 +15,11 @@ from collections.abc import Callable
 from typing import Any
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
-from prompt_toolkit.layout.containers import Window, WindowAlign
+from prompt_toolkit.layout.containers import WindowAlign
 from prompt_toolkit.layout.controls import UIContent
 from prompt_toolkit.layout.screen import Char, Screen, WritePosition
+
+from dsh.ui.window import ViewWindow
 
 # Rows kept (all panes share them: the same fragments make the same cells), cleared when full: what pays
 # is the rows on screen, unchanged from one frame to the next (a few hundred). At 2,048 rows of 200
@@ -91,7 +93,7 @@ def _cached_cells(fragments: StyleAndTextTuples, width: int) -> list[Char] | Non
     return cells
 
 
-class PaneWindow(Window):
+class PaneWindow(ViewWindow):
     """A Window whose plain rows are copied from made-once cells (see the module's docstring)."""
 
     def _copy_body(

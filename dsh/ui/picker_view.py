@@ -11,11 +11,11 @@ from prompt_toolkit.application.current import get_app_or_none
 from prompt_toolkit.data_structures import Point
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
-from prompt_toolkit.layout import Window
 from prompt_toolkit.layout.controls import UIContent, UIControl
 
 from dsh.resume.candidates import CURRENT_SESSION, Candidate
 from dsh.resume.picker import AllRows, PickerModel
+from dsh.ui.window import ViewWindow
 
 ARCHIVE_CONFIRM_SECONDS = 3.0
 
@@ -98,7 +98,7 @@ class PickerView:
         self._prepared = False
         self._archive_armed: tuple[str, float] | None = None  # (session id, until when a 2nd C-d archives)
         self.key_bindings = self._bindings()
-        self.container = Window(content=_PickerControl(self), always_hide_cursor=False)
+        self.container = ViewWindow(content=_PickerControl(self), always_hide_cursor=False)
 
     def edit_line(self) -> tuple[str, str] | None:
         return (RENAME_PROMPT, self.editing[1]) if self.editing is not None else None
