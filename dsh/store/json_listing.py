@@ -87,9 +87,9 @@ _ASCII = json.JSONEncoder(separators=(",", ":"))
 class KeptRows(Protocol):
     """The finished rows of sessions with saved panes (store/listed_rows.py), for a listing to reuse."""
 
-    def holds(self, session_id: str, snapshot: tuple[int, int, int], checks: str | None) -> bool:
-        """Whether the panes a kept row shows are still the session's (its snapshot and what its agents'
-        states were read from unchanged)."""
+    def holds(self, session_id: str, checks: str | None) -> bool:
+        """Whether the panes a kept row of an unchanged log shows are still the session's (its snapshot
+        still there, and what its agents' states were read from unchanged)."""
 
     def keep(self, path: str, log: tuple[int, int], session_id: str, head: str, tail: str) -> None:
         """The row just written for this log, with the panes `panes` gave last for this session."""
@@ -120,7 +120,7 @@ def json_listing(
     text = f"CASE WHEN kept_head IS NULL THEN {_OBJECT} ELSE {_FINISHED} END" if kept is not None else _OBJECT
     sql = (
         f"SELECT CASE raw WHEN 0 THEN {text} END, closed, attached, id, path, size, mtime_ns,"
-        f" kept_head IS NOT NULL, kept_snap_size, kept_snap_mtime_ns, kept_snap_ino, kept_checks"
+        f" kept_head IS NOT NULL, kept_checks"
         f" FROM sessions WHERE {where}"
     )
     if not include_archived:
@@ -128,7 +128,7 @@ def json_listing(
     sql += " ORDER BY updated_at DESC, mtime_ns DESC, id DESC"
     label_home = home_dir() if home is None else home
     for row in conn.execute(sql, [label_home, *params]):
-        text, closed, attached, session_id, path, size, mtime_ns, had, snap_size, snap_mtime_ns, snap_ino, checks = row
+        text, closed, attached, session_id, path, size, mtime_ns, had, checks = row
         # The usual row, as it is stored: closed, no saved panes, ASCII.
         if closed and not had and saved is not None and session_id not in saved and text is not None and text.isascii():
             yield text
@@ -143,7 +143,7 @@ def json_listing(
             continue
         pid = None if closed else live_pid(Path(path))
         if had and kept is not None:
-            if pid is None and kept.holds(session_id, (snap_size, snap_mtime_ns, snap_ino), checks):
+            if pid is None and kept.holds(session_id, checks):
                 # The kept text is json.dumps's but for the label and title, which SQLite quoted: the same
                 # for ASCII but DEL, which json.dumps escapes.
                 yield text if text.isascii() and "\x7f" not in text else json.dumps(json.loads(text))
