@@ -270,6 +270,11 @@ class SessionIndex:
         except sqlite3.OperationalError:
             raise  # locked, read-only, I/O: the file may be fine, so it is not thrown away
         except sqlite3.DatabaseError as exc:
+            # Only the base class says the file is damaged (SQLITE_CORRUPT, SQLITE_NOTADB); its subclasses
+            # are a mistake in a statement (ProgrammingError: wrong bindings) or a refused write
+            # (IntegrityError), and throwing the index away for those cost a rebuild from every log.
+            if type(exc) is not sqlite3.DatabaseError:
+                raise
             self._recover(exc)  # corrupt or not a database at all
         return action(self._connect())
 
