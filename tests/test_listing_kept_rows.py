@@ -271,7 +271,7 @@ def test_a_host_changes_the_log_before_its_first_snapshot_and_after_its_last(
             session.send_line("true")  # a session where nothing was done is archived, and not listed
             for _ in range(tabs):
                 session.open_tab(None)
-            await asyncio.sleep(0.3)  # the tabs' snapshots are written on the scheduler's thread
+            await asyncio.sleep(0.3)  # time for the scheduler's thread to write the tabs
         finally:
             session.quit()
             await session.reap_panes(0.5)
@@ -297,7 +297,8 @@ def test_a_host_changes_the_log_before_its_first_snapshot_and_after_its_last(
     monkeypatch.setattr(snapshot_module, "atomic_write", write)
     monkeypatch.setattr(SessionLog, "append", append)
     asyncio.run(run(sid, 2))
-    assert order[0] == "resume" and order[-1] == "close" and order.count("snapshot") >= 2
+    # The tabs' writes on the scheduler's thread may be coalesced into the flush at the quit: one or more.
+    assert order[0] == "resume" and order[-1] == "close" and "snapshot" in order
     rows = _listing()
     assert [p["state"] for p in json.loads(rows[0])["panes"]] == ["RESTORED", "RESTORED", "RESTORED"]
     assert rows == _uncached(dsh_home)
