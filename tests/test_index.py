@@ -386,3 +386,27 @@ def test_a_listing_may_read_the_index_through_a_map_and_lists_the_same(tmp_path:
     assert idx.read(lambda conn: conn.execute("PRAGMA mmap_size").fetchone()[0]) == index_mod.MAP_BYTES
     assert idx.summaries() == before
     idx.close()
+
+
+def test_a_mistaken_statement_keeps_the_index_and_a_damaged_file_is_rebuilt(tmp_path: Path, root: Path) -> None:
+    make(root, "/w", "a")
+    db = tmp_path / "session-query.db"
+    idx = SessionIndex(db, root)
+    idx.refresh()
+    kept = db.stat().st_ino
+    for mistake in ("SELECT ?", "INSERT INTO folders (root, name) VALUES (NULL, NULL)"):
+        with pytest.raises((sqlite3.ProgrammingError, sqlite3.IntegrityError)):
+            idx.read(lambda conn, sql=mistake: conn.execute(sql, (1, 2) if "?" in sql else ()))
+        assert db.stat().st_ino == kept
+        assert idx.read(lambda conn: conn.execute("SELECT count(*) FROM sessions").fetchone()[0]) == 1
+    damaged = iter([sqlite3.DatabaseError("database disk image is malformed")])
+
+    def once(conn: sqlite3.Connection) -> int:
+        for exc in damaged:
+            raise exc
+        return int(conn.execute("SELECT count(*) FROM sessions").fetchone()[0])
+
+    assert idx.read(once) == 0  # thrown away and begun again; the next refresh fills it from the logs
+    idx.refresh()
+    assert len(idx.summaries()) == 1
+    idx.close()

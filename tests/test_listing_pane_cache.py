@@ -15,7 +15,7 @@ from dsh.persist import listing
 from dsh.persist.snapshot import state_dir, write_snapshot
 from dsh.store.log import SessionLog
 from dsh.store.store import Store
-from tests.test_snapshot import agent_pane, pane, snapshot
+from tests.test_snapshot import agent_pane, pane, save_as_its_host, snapshot
 
 
 def _session(dsh_home: Path, cwd: Path) -> str:
@@ -64,7 +64,7 @@ def test_a_rewritten_snapshot_is_read_again(dsh_home: Path, tmp_path: Path) -> N
     path = state_dir(sid) / "snapshot.json"
     assert _list()[0]["panes"][0]["title"] == "title-a"
     before = path.stat()
-    write_snapshot(snapshot([pane(title="title-b")], session_id=sid), {})
+    save_as_its_host(snapshot([pane(title="title-b")], session_id=sid))
     # The same size and, as a coarse clock can give, the same mtime: only the inode tells them apart.
     os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
     assert path.stat().st_size == before.st_size
@@ -118,7 +118,7 @@ def test_a_listing_of_one_workspace_reads_only_the_records_of_its_changed_sessio
     _list()  # every workspace: all kept
     assert {mine, same, other} <= set(_kept())
     for sid in (mine, other):
-        write_snapshot(snapshot([pane(title="again")], session_id=sid), {})
+        save_as_its_host(snapshot([pane(title="again")], session_id=sid))
     read: list[str] = []
     stock = pane_cache.get
 
@@ -129,6 +129,7 @@ def test_a_listing_of_one_workspace_reads_only_the_records_of_its_changed_sessio
     monkeypatch.setattr(pane_cache, "get", get)
     store = Store(load_config())
     try:
+        store.refresh()  # as the command does before it lists
         rows = {
             json.loads(row)["id"]: json.loads(row) for row in listing_json(store, str(here), include_archived=False)
         }

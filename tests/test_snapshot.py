@@ -62,6 +62,21 @@ def snapshot(panes: list[PaneRecord] | None = None, **overrides: object) -> Snap
     return Snapshot(**values)  # type: ignore[arg-type]
 
 
+def save_as_its_host(saved: Snapshot) -> None:
+    """Write a closed session's snapshot as its host does: it takes the session first (its log gets a
+    `resume`) and lets it go after its last write (a `close`). A listing of many sessions trusts the
+    log's key for the snapshot (persist/listing.py): a snapshot written behind the log's back is not
+    what dsh does."""
+    from dsh.home import dsh_home_path
+    from dsh.store.log import SessionLog
+
+    log = SessionLog.open_existing(next(dsh_home_path("sessions").rglob(f"{saved.session_id}.jsonl")))
+    try:
+        write_snapshot(saved, {})
+    finally:
+        log.close()
+
+
 def agent_pane() -> PaneRecord:
     info = AgentInfo(
         kind="claude",

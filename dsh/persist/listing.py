@@ -41,13 +41,28 @@ class CachedPaneStates:
     """The panes of each listed session with a snapshot, for a listing of many (store/json_listing's
     KeptRows).
 
-    A session that is not live is written from its finished row, kept in the index
-    (store/listed_rows.py), while its snapshot's size, mtime and inode and what its agent panes' states
-    were read from (agents/lookups.py: the transcript's stat, or the stamp of the store searched) are
-    unchanged: a stat or two, where working the states out again read each agent's store and made the
-    row again with json. Otherwise the panes are worked out from the snapshot's records, themselves
-    kept in the index while the file is unchanged (store/pane_cache.py: parsing with the loader's full
-    checks took 302 µs a session), and the new row is kept.
+    A session that is not live is written from its finished row, kept in its index row
+    (store/listed_rows.py), while its log and what its agent panes' states were read from
+    (agents/lookups.py: the transcript's stat, or the stamp of the store searched) are unchanged, and its
+    state folder is still there (`saved`, one listing of state/). Otherwise the panes are worked out from
+    the snapshot's records, themselves kept in the index while the file is unchanged
+    (store/pane_cache.py: parsing with the loader's full checks took 302 µs a session), and the new row
+    is kept.
+
+    The log's key stands for the snapshot's, as a folder's mtime stands for its logs (store/scan.py): a
+    snapshot is written only by the host holding its session (persist/scheduler.py), which took the
+    session by appending to its log (a new log's header; `open_existing`'s `resume`, which touches the
+    folder too) before its first write, and lets it go only after its last (`flush_and_close`: the
+    flush, then the `close` event). A row is kept only for a session that was not live when the listing
+    looked, from the snapshot read after that: the last one written, until a host takes the session
+    again and so changes its log, which replaces the index row and what it kept. (A session whose index
+    row said closed is not asked about its lock: a host that took it since the refresh touched the
+    folder, so the next refresh replaces what this listing kept of it.) The only other dsh writer,
+    load_snapshot moving a damaged snapshot aside before the host takes the log, never changes what a
+    kept row shows: a listing parses with the loader's checks and keeps nothing of a snapshot it could
+    not read. Not seen: a snapshot rewritten or removed by hand, or by another program, with the log
+    left alone; its kept row is written until the log changes. The stat of each snapshot this replaces
+    was 0.4-0.5 s of CPU of a listing of 100,000 sessions with snapshots (bench/README.md).
     """
 
     def __init__(self, index: Any, saved: set[str]) -> None:
@@ -59,24 +74,11 @@ class CachedPaneStates:
         self._gone: list[str] = []
         self._kept: list[Kept] = []
         self._dropped: list[str] = []
-        # What the last states() of each session were made from, when a kept row may show them.
-        self._made: dict[str, tuple[Key, str | None]] = {}
+        # The checks (JSON, or None for no agent pane) of the last states() of each session, when a kept
+        # row may show them.
+        self._made: dict[str, str | None] = {}
 
-    def holds(self, session_id: str, snapshot: Key, checks: str | None) -> bool:
-        # The stat is most of what a listing of 100,000 sessions with snapshots adds (0.3-0.5 s). Doing
-        # them on a thread during the refreshes before the query was tried: the thread took the GIL from
-        # the agent stores' refresh at each stat, which then took 2-3 times as long, and nothing was saved.
-        if session_id not in self._saved:
-            return False
-        try:
-            info = os.lstat(f"{self._folder}/{session_id}/{SNAPSHOT_FILE}")
-        except (OSError, ValueError):
-            return False
-        # The kept key is a regular file's: a link or a FIFO in its place has another inode.
-        if (info.st_ino, info.st_mtime_ns, info.st_size) != (snapshot[2], snapshot[1], snapshot[0]):
-            return False
-        if checks is None:
-            return True
+    def holds(self, checks: str) -> bool:
         try:
             return still_hold(json.loads(checks), self._stamps)
         except (ValueError, TypeError, LookupError):
@@ -94,7 +96,7 @@ class CachedPaneStates:
             return listed_states(records, live=True)
         checks: list[Check] = []
         rows = listed_states(records, live=False, stamps=self._stamps, checks=checks)
-        self._made[session_id] = (key, json.dumps(checks) if checks else None)
+        self._made[session_id] = json.dumps(checks) if checks else None
         return rows
 
     def _records(self, session_id: str, key: Key) -> list[dict[str, Any]] | None:
@@ -112,9 +114,8 @@ class CachedPaneStates:
         return records
 
     def keep(self, path: str, log: tuple[int, int], session_id: str, head: str, tail: str) -> None:
-        made = self._made.pop(session_id, None)
-        if made is not None:
-            self._kept.append((path, log, made[0], made[1], head, tail))
+        if session_id in self._made:
+            self._kept.append((path, log, self._made.pop(session_id), head, tail))
 
     def drop(self, path: str, session_id: str) -> None:
         self._dropped.append(path)

@@ -48,6 +48,9 @@ from dsh.store.workspace import NO_WORKSPACE, home_dir, workspace_label, workspa
 # 12: kept_* columns (store/listed_rows.py): the finished `--json` row of a session with saved panes, kept
 #    while its snapshot and its agents' transcripts are unchanged (a changed log replaces the row). In the
 #    row, not a table of their own: a join for each of 100,000 rows cost 0.35-0.45 s of the listing.
+#    The kept_snap_* columns (the snapshot's key) are no longer written or read: the log's key stands
+#    for the snapshot (persist/listing.py). They stay until the next schema change rather than make
+#    every index be built again (30-40 s at 100,000 sessions) for three empty columns.
 SCHEMA_VERSION = 12
 BUSY_TIMEOUT_SECONDS = 30.0
 MAP_BYTES = 1 << 30  # of the index mapped by `map_reads` (only the pages read are loaded)
@@ -267,6 +270,11 @@ class SessionIndex:
         except sqlite3.OperationalError:
             raise  # locked, read-only, I/O: the file may be fine, so it is not thrown away
         except sqlite3.DatabaseError as exc:
+            # Only the base class says the file is damaged (SQLITE_CORRUPT, SQLITE_NOTADB); its subclasses
+            # are a mistake in a statement (ProgrammingError: wrong bindings) or a refused write
+            # (IntegrityError), and throwing the index away for those cost a rebuild from every log.
+            if type(exc) is not sqlite3.DatabaseError:
+                raise
             self._recover(exc)  # corrupt or not a database at all
         return action(self._connect())
 

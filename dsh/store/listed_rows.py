@@ -1,7 +1,7 @@
 """The finished `dsh sessions --json` row of a session with saved panes, kept in its own index row (the
-`kept_*` columns) while nothing it was made from has changed: the snapshot (size, mtime and inode) and
-what each agent pane's state was read from (agents/lookups.py). A changed log replaces the index row,
-and with it what was kept.
+`kept_*` columns) while nothing it was made from has changed: the log (the index row is replaced, and
+with it what was kept, when the log changes; the snapshot changes only with it, see
+persist/listing.py) and what each agent pane's state was read from (agents/lookups.py).
 
 A row is kept as the listing writes it (json.dumps of the row with its panes) around the two values
 that change without any of those changing, the workspace label and the title, which the listing's
@@ -13,22 +13,19 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 
-# path, (log size, log mtime_ns) as listed, (snapshot size, mtime_ns, inode), checks (JSON or None), head, tail
-Kept = tuple[str, tuple[int, int], tuple[int, int, int], str | None, str, str]
-
-COLUMNS = "kept_snap_size, kept_snap_mtime_ns, kept_snap_ino, kept_checks, kept_head, kept_tail"
+# path, (log size, log mtime_ns) as listed, checks (JSON or None), head, tail
+Kept = tuple[str, tuple[int, int], str | None, str, str]
 
 
 def save(conn: sqlite3.Connection, kept: Iterable[Kept], dropped: Iterable[str]) -> None:
     """Forget the rows that no longer held, then keep the rows made this time: each only while its index
     row is the one listed (another process's refresh may have parsed the log again since)."""
     conn.executemany(
-        "UPDATE sessions SET kept_snap_size = NULL, kept_snap_mtime_ns = NULL, kept_snap_ino = NULL,"
-        " kept_checks = NULL, kept_head = NULL, kept_tail = NULL WHERE path = ?",
+        "UPDATE sessions SET kept_checks = NULL, kept_head = NULL, kept_tail = NULL WHERE path = ?",
         [(path,) for path in dropped],
     )
     conn.executemany(
-        "UPDATE sessions SET kept_snap_size = ?, kept_snap_mtime_ns = ?, kept_snap_ino = ?, kept_checks = ?,"
-        " kept_head = ?, kept_tail = ? WHERE path = ? AND size = ? AND mtime_ns = ?",
-        [(*snapshot, checks, head, tail, path, *log) for path, log, snapshot, checks, head, tail in kept],
+        "UPDATE sessions SET kept_checks = ?, kept_head = ?, kept_tail = ?"
+        " WHERE path = ? AND size = ? AND mtime_ns = ?",
+        [(checks, head, tail, path, *log) for path, log, checks, head, tail in kept],
     )
