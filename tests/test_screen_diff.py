@@ -79,7 +79,7 @@ class Writer:
 
         self.output.write = counted  # type: ignore[method-assign]
 
-    def frame(self, screen: Screen) -> str:
+    def frame(self, screen: Screen, *, done: bool = False) -> str:
         self.pos, self.last_style = self.diff(  # type: ignore[operator]
             self.app,
             self.output,
@@ -88,7 +88,7 @@ class Writer:
             ColorDepth.DEPTH_24_BIT,
             self.previous,
             self.last_style,
-            False,
+            done,
             True,
             self.attrs,
             self.has_style,
@@ -215,3 +215,23 @@ def test_a_row_that_is_a_plain_dict_reads_as_blank_where_unwritten() -> None:
         screen.height, screen.width = rows, cols
         stream.feed(writer.frame(screen))
     assert term.display[0].rstrip() == "a c"
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_the_last_frame_at_exit_leaves_the_terminal_as_the_stock_diff_does(seed: int) -> None:
+    # When the application ends, prompt_toolkit draws once more "as done": everything again from the
+    # top, then the cursor below the frame, with autowrap back on.
+    rng = random.Random(1000 + seed)
+    cols, rows = 30, 8
+    stock = Writer(screen_diff._STOCK, cols, rows)
+    ours = Writer(screen_diff.output_screen_diff, cols, rows)
+    term_stock, term_ours = pyte.Screen(cols, rows), pyte.Screen(cols, rows)
+    screen: Screen | None = None
+    for n in range(4):
+        screen = random_screen(rng, cols, rows, screen)
+        done = n == 3
+        pyte.Stream(term_stock).feed(stock.frame(copy_of(screen), done=done))
+        pyte.Stream(term_ours).feed(ours.frame(screen, done=done))
+    assert cells(term_ours) == cells(term_stock)
+    assert (term_ours.cursor.x, term_ours.cursor.y) == (term_stock.cursor.x, term_stock.cursor.y)
+    assert ours.pos == stock.pos
