@@ -84,3 +84,32 @@ def test_other_panes_redraw_less_often_while_keys_are_typed(tmp_path: Path) -> N
             assert control.refresh_interval() == BACKGROUND_FRAME_SECONDS
 
     run(body)
+
+
+def test_a_background_pane_with_no_frame_held_is_paced_as_typing_asks(tmp_path: Path) -> None:
+    """Where no drawn frame is held (the pane's frame is due), its output still redraws at most at the
+    pace the controls use: every BACKGROUND_FRAME_SECONDS_TYPING right after a key, not every
+    BACKGROUND_FRAME_SECONDS."""
+    from dsh.ui.app import BACKGROUND_FRAME_SECONDS, BACKGROUND_FRAME_SECONDS_TYPING
+
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            left = h.pane.id
+            h.send(C_B + "%")
+            await h.wait(lambda: h.session.tabs.active_pane != left, "a second pane")
+            h.app.slots[left].control = None  # no held frame: the view's own pace decides
+            await h.wait(lambda: h.session.panes[h.session.tabs.active_pane].running, "its shell")
+            await asyncio.sleep(0.5)  # both shells have printed their prompts: only our calls redraw
+            redraws: list[float] = []
+            h.app.invalidate = lambda: redraws.append(asyncio.get_running_loop().time())  # type: ignore[method-assign]
+            h.app.on_pane_output(left)
+            await h.wait(lambda: redraws, "the output's redraw")
+            h.send("x")  # typed on the prompt, just after that redraw
+            await h.wait(lambda: h.app.prompt_buffer.text.endswith("x"), "the key handled")
+            h.app.on_pane_output(left)
+            await h.wait(lambda: len(redraws) == 2, "the next output redraw")
+            # A slow machine only widens the gap; at the pace for no typing it would be 0.1 s.
+            assert redraws[1] - redraws[0] >= BACKGROUND_FRAME_SECONDS_TYPING - 0.02
+            assert BACKGROUND_FRAME_SECONDS_TYPING - 0.02 > BACKGROUND_FRAME_SECONDS
+
+    run(body)

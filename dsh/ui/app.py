@@ -265,7 +265,7 @@ class DshApp:
         slot = None if active else self.slots.get(pane_id)
         if slot is not None and slot.control is not None and slot.control.redraw_when_due(self.invalidate):
             return
-        gap = 1 / OUTPUT_FPS if active else BACKGROUND_FRAME_SECONDS
+        gap = 1 / OUTPUT_FPS if active else self._background_pace()
         wait = self._last_output_redraw + gap - now
         if wait <= 0:
             self._last_output_redraw = now
