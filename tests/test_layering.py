@@ -109,3 +109,22 @@ def test_the_attach_clients_path_loads_neither_typing_nor_hashlib() -> None:
         "assert dsh.cli.run._choose_target(dsh.cli.quick_args(['attach'])).session_id == 'h1'"
     )
     assert _loaded_after(imports, run, "m in ('typing', 'tempfile', 'hashlib')") == []
+
+
+def test_a_new_sessions_host_loads_no_agent_adapter_before_its_first_frame() -> None:
+    # Start-up: a cold start's host imported dsh.agents (15-20 ms, with uuid and platform) for a first
+    # pane that runs a shell. The view, and a new session started with its shell pane, need none of it.
+    imports = "import asyncio, os, tempfile\nimport dsh.ui.remote\nfrom dsh.config import load_config\n"
+    imports += "from dsh.session.session import Session\nfrom dsh.store.store import Store"
+    run = (
+        "os.environ.update(DSH_HOME=tempfile.mkdtemp(), SHELL='/bin/sh')\n"
+        "async def main():\n"
+        "    config = load_config(); store = Store(config); cwd = tempfile.mkdtemp()\n"
+        "    session = Session(config=config, store=store, log=store.create_session(cwd), cwd=cwd)\n"
+        "    session.start()\n"
+        "    assert session.active_pane is not None and session.active_pane.terminal.running\n"
+        "    session.quit(); await session.reap_panes(0.5)\n"
+        "asyncio.run(main())"
+    )
+    loaded = _loaded_after(imports, run, "m.startswith('dsh.agents.') or m == 'uuid'")
+    assert loaded == ["dsh.agents.programs"]

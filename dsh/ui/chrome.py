@@ -9,7 +9,6 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 from prompt_toolkit.styles import Style
 
-from dsh.agents.resumable import restart_hint
 from dsh.commands.keymap import key_display
 from dsh.persist.states import PaneState
 from dsh.session.pane import Pane
@@ -128,6 +127,9 @@ def pane_state_label(pane: Pane) -> str:
 
 
 def pane_hint(pane: Pane) -> str:
+    # Imported here, where a restored pane is drawn: a new session's first frame needs no agent code.
+    from dsh.agents.resumable import restart_hint
+
     hint = restart_hint(pane.state, pane.agent)
     if hint is not None:
         return hint
