@@ -127,12 +127,14 @@ def pane_state_label(pane: Pane) -> str:
 
 
 def pane_hint(pane: Pane) -> str:
-    # Imported here, where a restored pane is drawn: a new session's first frame needs no agent code.
-    from dsh.agents.resumable import restart_hint
+    if pane.state is not PaneState.LIVE:
+        # Only a restored pane has a restart hint: the agents' code is imported for one, not for a new
+        # session's first frame (start-up).
+        from dsh.agents.resumable import restart_hint
 
-    hint = restart_hint(pane.state, pane.agent)
-    if hint is not None:
-        return hint
+        hint = restart_hint(pane.state, pane.agent)
+        if hint is not None:
+            return hint
     command = pane.rerun_line
     if command is not None:
         # Shown whole before it may run: the saved argv is disk input, its control characters escaped.
