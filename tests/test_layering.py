@@ -109,37 +109,3 @@ def test_the_attach_clients_path_loads_neither_typing_nor_hashlib() -> None:
         "assert dsh.cli.run._choose_target(dsh.cli.quick_args(['attach'])).session_id == 'h1'"
     )
     assert _loaded_after(imports, run, "m in ('typing', 'tempfile', 'hashlib')") == []
-
-
-def test_a_new_sessions_host_loads_no_agent_adapter_for_its_first_frame() -> None:
-    # Start-up: a cold start's host imported dsh.agents (15-20 ms, with uuid and platform) for a first
-    # pane that runs a shell. A new session, its shell pane and the view's first frame need none of it.
-    # (The session's ticks, which look for agents, are stopped: they come after the first frame.)
-    imports = (
-        "import asyncio, os, tempfile\n"
-        "os.environ.update(DSH_HOME=tempfile.mkdtemp(), SHELL='/bin/sh')\n"
-        "from prompt_toolkit.application import create_app_session\n"
-        "from prompt_toolkit.input import create_pipe_input\n"
-        "from prompt_toolkit.output import DummyOutput\n"
-        "from dsh.config import load_config\n"
-        "from dsh.session.session import Session\n"
-        "from dsh.store.store import Store\n"
-        "from dsh.ui.app import DshApp, ViewOptions"
-    )
-    run = (
-        "Session._tick = lambda self: None\n"
-        "async def main():\n"
-        "    config = load_config(); store = Store(config); cwd = tempfile.mkdtemp()\n"
-        "    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):\n"
-        "        session = Session(config=config, store=store, log=store.create_session(cwd), cwd=cwd)\n"
-        "        session.start()\n"
-        "        view = DshApp(session, ViewOptions())\n"
-        "        task = asyncio.ensure_future(view.run_async())\n"
-        "        while view.application.render_counter == 0:\n"
-        "            await asyncio.sleep(0.01)\n"
-        "        assert session.active_pane is not None and session.active_pane.running\n"
-        "        session.quit(); await task; await session.reap_panes(0.5)\n"
-        "asyncio.run(main())"
-    )
-    loaded = _loaded_after(imports, run, "m.startswith('dsh.agents.') or m == 'uuid'")
-    assert loaded == ["dsh.agents.programs"]
