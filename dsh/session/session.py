@@ -7,7 +7,6 @@ import os
 import signal
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from dsh.agents.programs import runs_agent
@@ -30,6 +29,7 @@ from dsh.store.timefmt import now_iso
 from dsh.store.titles import TitleState
 from dsh.term.terminal import Terminal
 from dsh.text import sanitize
+from dsh.values import Value
 
 if TYPE_CHECKING:
     from dsh.agents.probe import AgentProbe
@@ -58,10 +58,13 @@ AGENT_TITLES_SECONDS = 60.0
 _WAITING = (PaneState.RESTORED, PaneState.RESUMABLE)
 
 
-@dataclass
-class Message:
+class Message(Value, fields=("text", "error")):
     text: str
-    error: bool = False
+    error: bool
+
+    def __init__(self, text: str, error: bool = False) -> None:
+        self.text = text
+        self.error = error
 
 
 class Session:
