@@ -92,3 +92,15 @@ def test_the_way_to_the_first_frame_makes_no_dataclass_outside_the_records_and_t
     assert isinstance(made, list) and made
     kept = ("dsh.persist.records.", "dsh.ui.app.", "dsh.ui.panes_view.")
     assert [name for name in made if name.startswith("dsh.") and not name.startswith(kept)] == []
+
+
+def test_the_spawner_s_warm_up_does_ahead_what_a_host_leaves_until_after_its_first_frame() -> None:
+    # A host forked from the spawner should not pay for them on its first tick or its first key.
+    code = (
+        "import sys\nfrom dsh.ui import application, remote\nremote.warm_up()\n"
+        "print(sorted(m for m in ('dsh.session.agents', 'dsh.agents.registry', 'dsh.agents.resumable') "
+        "if m in sys.modules), bool(application._shared_defaults))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "['dsh.agents.registry', 'dsh.agents.resumable', 'dsh.session.agents'] True"
