@@ -20,7 +20,8 @@ from dsh.agents.codex import CodexAdapter
 from dsh.agents.cursor import CursorAdapter
 from dsh.agents.opencode import OpencodeAdapter
 from dsh.agents.opencode_store import read_sessions
-from dsh.agents.registry import AGENT_NAMES, adapter_by_kind, adapter_for_argv
+from dsh.agents.programs import AGENT_PROGRAMS, runs_agent
+from dsh.agents.registry import ADAPTERS, AGENT_NAMES, adapter_by_kind, adapter_for_argv
 
 FAKES = Path(__file__).resolve().parent / "fakes" / "bin"
 CLAUDE, CODEX, OPENCODE, CURSOR = ClaudeAdapter(), CodexAdapter(), OpencodeAdapter(), CursorAdapter()
@@ -82,6 +83,7 @@ def test_recognizes_the_agent_however_it_is_launched(argv: list[str], kind: str)
     adapter = adapter_for_argv(argv)
     assert adapter is not None and adapter.kind == kind
     assert all(other.recognize(argv) is (other.kind == kind) for other in ALL.values())
+    assert runs_agent(argv)
 
 
 @pytest.mark.parametrize(
@@ -103,6 +105,12 @@ def test_recognizes_the_agent_however_it_is_launched(argv: list[str], kind: str)
 )
 def test_other_programs_are_not_agents(argv: list[str]) -> None:
     assert adapter_for_argv(argv) is None
+    assert not runs_agent(argv)
+
+
+def test_the_agent_programs_are_the_adapters_binaries_and_packages() -> None:
+    # The session asks runs_agent before it imports the adapters (start-up): the two must agree.
+    assert {name for adapter in ADAPTERS for name in (adapter.binary, *adapter.packages)} == AGENT_PROGRAMS
 
 
 def test_program_name_refuses_non_lists() -> None:

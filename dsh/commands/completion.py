@@ -3,26 +3,40 @@
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass
+
+from dsh.values import Value
 
 
-@dataclass(frozen=True, slots=True)
-class CompletionItem:
+class CompletionItem(Value, fields=("text", "start_position", "display", "meta"), frozen=True):
     """Replace the `-start_position` characters before the cursor with `text`; show `display` and `meta`."""
 
+    __slots__ = ("display", "meta", "start_position", "text")
     text: str
     start_position: int
     display: str
-    meta: str = ""
+    meta: str
+
+    def __init__(self, text: str, start_position: int, display: str, meta: str = "") -> None:
+        setattr_ = object.__setattr__
+        setattr_(self, "text", text)
+        setattr_(self, "start_position", start_position)
+        setattr_(self, "display", display)
+        setattr_(self, "meta", meta)
 
 
-@dataclass(frozen=True, slots=True)
-class Words:
+class Words(Value, fields=("done", "current_raw", "current"), frozen=True):
     """A half-typed argument list: the finished words (unquoted) and the word under the cursor."""
 
+    __slots__ = ("current", "current_raw", "done")
     done: list[str]
     current_raw: str
     current: str
+
+    def __init__(self, done: list[str], current_raw: str, current: str) -> None:
+        setattr_ = object.__setattr__
+        setattr_(self, "done", done)
+        setattr_(self, "current_raw", current_raw)
+        setattr_(self, "current", current)
 
 
 def _cook(raw: str, open_quote: str) -> str:

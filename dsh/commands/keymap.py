@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from dsh.keynames import VALID_KEY_NAMES as VALID_KEY_NAMES  # re-exported: tests and help use it
 from dsh.keynames import normalize_key, single_key_problem
 from dsh.text import sanitize
+from dsh.values import Value
 
 if TYPE_CHECKING:
     from dsh.commands.registry import Registry
@@ -112,13 +112,18 @@ def command_name(line: str) -> str:
     return words[0].lower() if words else ""
 
 
-@dataclass
-class Keymap:
+class Keymap(Value, fields=("prefix", "prefix_bindings", "direct_bindings")):
     """Which command line each key runs: after the prefix key, or directly."""
 
-    prefix: str = DEFAULT_PREFIX
-    prefix_bindings: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_PREFIX_BINDINGS))
-    direct_bindings: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_DIRECT_BINDINGS))
+    def __init__(
+        self,
+        prefix: str = DEFAULT_PREFIX,
+        prefix_bindings: dict[str, str] | None = None,
+        direct_bindings: dict[str, str] | None = None,
+    ) -> None:
+        self.prefix = prefix
+        self.prefix_bindings = dict(DEFAULT_PREFIX_BINDINGS) if prefix_bindings is None else prefix_bindings
+        self.direct_bindings = dict(DEFAULT_DIRECT_BINDINGS) if direct_bindings is None else direct_bindings
 
     def commands_used(self) -> set[str]:
         """Every command name some binding runs (the app checks its registry has them all)."""
@@ -200,11 +205,15 @@ def _shown(value: Any) -> str:
     return sanitize(repr(value) if not isinstance(value, str) else f'"{value}"', 60)
 
 
-@dataclass
-class _ConfigReader:
+class _ConfigReader(Value, fields=("source", "known", "warnings")):
     source: str
     known: set[str]
     warnings: list[str]
+
+    def __init__(self, source: str, known: set[str], warnings: list[str]) -> None:
+        self.source = source
+        self.known = known
+        self.warnings = warnings
 
     def warn(self, section: str, key: object, problem: str) -> None:
         self.warnings.append(f"{self.source}: {section} {_shown(key)}: {problem} — default kept")

@@ -4,23 +4,36 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass, field
 from typing import Literal
 
 from dsh.commands.errors import CommandError
 from dsh.text import sanitize
+from dsh.values import Value
 
 _NAME_AND_REST = re.compile(r"(\S+)(.*)", re.DOTALL)
 
 
-@dataclass(frozen=True, slots=True)
-class ParsedLine:
+class ParsedLine(Value, fields=("kind", "name", "args", "text"), frozen=True):
     """One prompt line: `kind` "empty"; "command" with `name` and `args`; or "shell" with `text` to send."""
 
+    __slots__ = ("args", "kind", "name", "text")
     kind: Literal["empty", "command", "shell"]
-    name: str = ""
-    args: list[str] = field(default_factory=list)
-    text: str = ""
+    name: str
+    args: list[str]
+    text: str
+
+    def __init__(
+        self,
+        kind: Literal["empty", "command", "shell"],
+        name: str = "",
+        args: list[str] | None = None,
+        text: str = "",
+    ) -> None:
+        setattr_ = object.__setattr__
+        setattr_(self, "kind", kind)
+        setattr_(self, "name", name)
+        setattr_(self, "args", [] if args is None else args)
+        setattr_(self, "text", text)
 
 
 def parse_line(line: str) -> ParsedLine:

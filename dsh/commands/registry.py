@@ -5,13 +5,13 @@ from __future__ import annotations
 import inspect
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from dsh.commands.completion import CompletionItem, quote_if_needed, split_words
 from dsh.commands.errors import CommandError, UsageError, one_line
 from dsh.commands.parse import parse_line
 from dsh.text import sanitize
+from dsh.values import Value
 
 __all__ = ["ArgSpec", "Command", "CommandError", "Handler", "Registry", "UsageError"]
 
@@ -23,16 +23,33 @@ ArgSpec: TypeAlias = Sequence[str] | Callable[[Any, list[str]], Iterable[str | t
 _NAME = re.compile(r"[a-z][a-z0-9_-]*")
 
 
-@dataclass(frozen=True, slots=True)
-class Command:
+class Command(Value, fields=("name", "handler", "usage", "aliases", "args", "doc"), frozen=True):
     """One registered command: its handler, usage, aliases, argument completion and docstring."""
 
+    __slots__ = ("aliases", "args", "doc", "handler", "name", "usage")
     name: str
     handler: Handler
-    usage: str = ""
-    aliases: tuple[str, ...] = ()
-    args: ArgSpec = None
-    doc: str = ""
+    usage: str
+    aliases: tuple[str, ...]
+    args: ArgSpec
+    doc: str
+
+    def __init__(
+        self,
+        name: str,
+        handler: Handler,
+        usage: str = "",
+        aliases: tuple[str, ...] = (),
+        args: ArgSpec = None,
+        doc: str = "",
+    ) -> None:
+        setattr_ = object.__setattr__
+        setattr_(self, "name", name)
+        setattr_(self, "handler", handler)
+        setattr_(self, "usage", usage)
+        setattr_(self, "aliases", aliases)
+        setattr_(self, "args", args)
+        setattr_(self, "doc", doc)
 
     @property
     def summary(self) -> str:

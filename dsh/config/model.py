@@ -3,17 +3,26 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from typing import Any
 
 from dsh.config.keys import ConfigKeyError, split_key
+from dsh.values import Value
 
 
-@dataclass
-class Config:
+class Config(Value, fields=("data", "origins", "warnings")):
     data: dict[str, Any]
-    origins: dict[tuple[str, ...], str] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
+    origins: dict[tuple[str, ...], str]
+    warnings: list[str]
+
+    def __init__(
+        self,
+        data: dict[str, Any],
+        origins: dict[tuple[str, ...], str] | None = None,
+        warnings: list[str] | None = None,
+    ) -> None:
+        self.data = data
+        self.origins = {} if origins is None else origins
+        self.warnings = [] if warnings is None else warnings
 
     def get(self, dotted_key: str, default: Any = None) -> Any:
         try:

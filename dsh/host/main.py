@@ -8,25 +8,36 @@ import logging
 import os
 import signal
 import traceback
-from dataclasses import dataclass, field
 from typing import NoReturn
 
 from dsh.host.connection import RunView
 from dsh.host.spec import HostSpec, ReadyPipe
+from dsh.values import Value
 
 
 class HostStartError(Exception):
     """The host cannot serve this session; the message is for the user."""
 
 
-@dataclass
-class Opened:
+class Opened(Value, fields=("log", "loaded", "title", "announcements")):
     """A session ready to serve: its log held live, its snapshot (if any), what to say on first attach."""
 
     log: object
     loaded: object | None
     title: str | None
-    announcements: list[str] = field(default_factory=list)
+    announcements: list[str]
+
+    def __init__(
+        self,
+        log: object,
+        loaded: object | None,
+        title: str | None,
+        announcements: list[str] | None = None,
+    ) -> None:
+        self.log = log
+        self.loaded = loaded
+        self.title = title
+        self.announcements = [] if announcements is None else announcements
 
 
 def run_host(spec: HostSpec, ready: ReadyPipe, run_view: RunView) -> NoReturn:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
 from dsh.layout.tree import Leaf, Node, Split
+from dsh.values import Value
 
 Direction: TypeAlias = Literal["left", "right", "up", "down"]
 DIRECTIONS: tuple[Direction, ...] = ("left", "right", "up", "down")
@@ -16,14 +16,21 @@ MIN_WIDTH = 5
 MIN_HEIGHT = 2
 
 
-@dataclass(frozen=True, slots=True)
-class Rect:
+class Rect(Value, fields=("x", "y", "width", "height"), frozen=True):
     """A block of cells: columns x..x+width-1, rows y..y+height-1."""
 
+    __slots__ = ("height", "width", "x", "y")
     x: int
     y: int
     width: int
     height: int
+
+    def __init__(self, x: int, y: int, width: int, height: int) -> None:
+        setattr_ = object.__setattr__
+        setattr_(self, "x", x)
+        setattr_(self, "y", y)
+        setattr_(self, "width", width)
+        setattr_(self, "height", height)
 
     @property
     def right(self) -> int:
@@ -41,30 +48,41 @@ class Rect:
         return self.width <= 0 or self.height <= 0
 
 
-@dataclass(frozen=True, slots=True)
-class Border:
+class Border(Value, fields=("x", "y", "length", "orientation"), frozen=True):
     """A one-cell separator line: "vertical" between side-by-side panes, "horizontal" between stacked ones.
 
     A vertical border covers column `x`, rows y..y+length-1; a horizontal one row `y`, columns x..x+length-1.
     """
 
+    __slots__ = ("length", "orientation", "x", "y")
     x: int
     y: int
     length: int
     orientation: Literal["vertical", "horizontal"]
 
+    def __init__(self, x: int, y: int, length: int, orientation: Literal["vertical", "horizontal"]) -> None:
+        setattr_ = object.__setattr__
+        setattr_(self, "x", x)
+        setattr_(self, "y", y)
+        setattr_(self, "length", length)
+        setattr_(self, "orientation", orientation)
 
-@dataclass(slots=True)
-class Layout:
+
+class Layout(Value, fields=("rects", "borders", "too_small")):
     """Where every pane goes: `rects` by pane id, the `borders` to draw, and whether the area was too small.
 
     When `too_small` is set, some panes got less than the minimum size, possibly nothing (an empty Rect);
     every rectangle still lies inside the area.
     """
 
-    rects: dict[str, Rect] = field(default_factory=dict)
-    borders: list[Border] = field(default_factory=list)
-    too_small: bool = False
+    __slots__ = ("borders", "rects", "too_small")
+
+    def __init__(
+        self, rects: dict[str, Rect] | None = None, borders: list[Border] | None = None, too_small: bool = False
+    ) -> None:
+        self.rects: dict[str, Rect] = {} if rects is None else rects
+        self.borders: list[Border] = [] if borders is None else borders
+        self.too_small = too_small
 
 
 def distribute(total: int, weights: Sequence[float], minimums: Sequence[int]) -> list[int]:
@@ -123,12 +141,20 @@ def min_size(node: Node, horizontal: bool, min_width: int, min_height: int) -> i
     return max(sizes)
 
 
-@dataclass(slots=True)
-class _Walk:
-    min_width: int
-    min_height: int
-    layout: Layout
-    on_split: Callable[[Split, Rect, list[int], list[int]], None] | None = None
+class _Walk(Value, fields=("min_width", "min_height", "layout", "on_split")):
+    __slots__ = ("layout", "min_height", "min_width", "on_split")
+
+    def __init__(
+        self,
+        min_width: int,
+        min_height: int,
+        layout: Layout,
+        on_split: Callable[[Split, Rect, list[int], list[int]], None] | None = None,
+    ) -> None:
+        self.min_width = min_width
+        self.min_height = min_height
+        self.layout = layout
+        self.on_split = on_split
 
     def visit(self, node: Node, rect: Rect) -> None:
         if isinstance(node, Leaf):

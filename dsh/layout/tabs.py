@@ -8,7 +8,6 @@ be drawn as is.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from dsh.layout import tree
@@ -27,20 +26,37 @@ from dsh.layout.geometry import (
 from dsh.layout.ids import check_id, next_id
 from dsh.layout.tree import Leaf, Node, Orientation, Split
 from dsh.text import sanitize
+from dsh.values import Value
 
 MAX_TITLE = 200
 
 
-@dataclass(slots=True)
-class Tab:
+class Tab(Value, fields=("id", "title", "root", "active_pane", "zoomed", "last_active")):
     """One tab: a split tree, its active pane, zoom, and the panes active before (most recent first)."""
 
+    __slots__ = ("active_pane", "id", "last_active", "root", "title", "zoomed")
     id: str
     title: str | None
     root: Node
     active_pane: str
-    zoomed: bool = False
-    last_active: list[str] = field(default_factory=list)
+    zoomed: bool
+    last_active: list[str]
+
+    def __init__(
+        self,
+        id: str,
+        title: str | None,
+        root: Node,
+        active_pane: str,
+        zoomed: bool = False,
+        last_active: list[str] | None = None,
+    ) -> None:
+        self.id = id
+        self.title = title
+        self.root = root
+        self.active_pane = active_pane
+        self.zoomed = zoomed
+        self.last_active = [] if last_active is None else last_active
 
     def pane_ids(self) -> list[str]:
         """This tab's panes in reading order."""
@@ -55,13 +71,19 @@ class Tab:
         self.active_pane = pane_id
 
 
-@dataclass(frozen=True, slots=True)
-class CloseResult:
+class CloseResult(Value, fields=("tab_closed", "last_tab_closed", "new_active"), frozen=True):
     """What closing a pane did: whether its tab went too, whether that was the last tab, the new focus."""
 
+    __slots__ = ("last_tab_closed", "new_active", "tab_closed")
     tab_closed: bool
     last_tab_closed: bool
     new_active: str | None
+
+    def __init__(self, tab_closed: bool, last_tab_closed: bool, new_active: str | None) -> None:
+        setattr_ = object.__setattr__
+        setattr_(self, "tab_closed", tab_closed)
+        setattr_(self, "last_tab_closed", last_tab_closed)
+        setattr_(self, "new_active", new_active)
 
 
 def clean_title(title: str | None) -> str | None:

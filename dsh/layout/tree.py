@@ -4,32 +4,41 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
 from dsh.layout.errors import LayoutError
+from dsh.values import Value
 
 Orientation: TypeAlias = Literal["row", "column"]
 ORIENTATIONS: tuple[Orientation, ...] = ("row", "column")
 
 
-@dataclass(slots=True)
-class Leaf:
+class Leaf(Value, fields=("pane_id",)):
     """One pane's place in the tree."""
 
+    __slots__ = ("pane_id",)
     pane_id: str
 
+    def __init__(self, pane_id: str) -> None:
+        self.pane_id = pane_id
 
-@dataclass(slots=True)
-class Split:
+
+class Split(Value, fields=("orientation", "children", "weights")):
     """Children laid out along one axis: "row" = side by side (tmux `split -h`), "column" = stacked.
 
     `weights` are relative sizes, one per child; geometry turns them into whole cells.
     """
 
+    __slots__ = ("children", "orientation", "weights")
     orientation: Orientation
     children: list[Node]
-    weights: list[float] = field(default_factory=list)
+    weights: list[float]
+
+    def __init__(self, orientation: Orientation, children: list[Node], weights: list[float] | None = None) -> None:
+        self.orientation = orientation
+        self.children = children
+        self.weights = [] if weights is None else weights
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         if self.orientation not in ORIENTATIONS:

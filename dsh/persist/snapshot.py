@@ -7,7 +7,6 @@ import json
 import os
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -30,6 +29,7 @@ from dsh.persist.records import (
 )
 from dsh.safefile import atomic_write, fsync_dir, open_read
 from dsh.text import sanitize
+from dsh.values import Value
 
 __all__ = [
     "LIFECYCLES",
@@ -138,15 +138,28 @@ def write_snapshot(snapshot: Snapshot, tails: Mapping[str, bytes]) -> None:
 # --- loading ------------------------------------------------------------------------------------------------
 
 
-@dataclass
-class LoadedSnapshot:
+class LoadedSnapshot(Value, fields=("snapshot", "tails", "error", "backup", "notes")):
     """The result of loading: a snapshot or None, the tails, and what the user must be told."""
 
     snapshot: Snapshot | None
-    tails: dict[str, bytes] = field(default_factory=dict)
-    error: str | None = None
-    backup: Path | None = None
-    notes: list[str] = field(default_factory=list)
+    tails: dict[str, bytes]
+    error: str | None
+    backup: Path | None
+    notes: list[str]
+
+    def __init__(
+        self,
+        snapshot: Snapshot | None,
+        tails: dict[str, bytes] | None = None,
+        error: str | None = None,
+        backup: Path | None = None,
+        notes: list[str] | None = None,
+    ) -> None:
+        self.snapshot = snapshot
+        self.tails = {} if tails is None else tails
+        self.error = error
+        self.backup = backup
+        self.notes = [] if notes is None else notes
 
 
 def _backup_corrupt(path: Path) -> Path:

@@ -9,8 +9,9 @@ import shutil
 import stat
 import subprocess
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import NamedTuple
+
+from dsh.values import Value
 
 # The menu shows the first this many; Tab still inserts what all the candidates have in common.
 MENU_MAX = 1000
@@ -67,8 +68,7 @@ class Candidate(NamedTuple):
     meta: str = ""
 
 
-@dataclass(frozen=True)
-class Word:
+class Word(Value, fields=("start", "typed", "value", "index", "words", "quote"), frozen=True):
     """The word under the cursor: where it starts in the line, as typed and as the shell reads it."""
 
     start: int
@@ -76,7 +76,16 @@ class Word:
     value: str
     index: int  # 0 for the command name
     words: tuple[str, ...]  # the words before it, as the shell reads them
-    quote: str = ""  # the open quote the word started with, if any
+    quote: str  # the open quote the word started with, if any
+
+    def __init__(self, start: int, typed: str, value: str, index: int, words: tuple[str, ...], quote: str = "") -> None:
+        setattr_ = object.__setattr__
+        setattr_(self, "start", start)
+        setattr_(self, "typed", typed)
+        setattr_(self, "value", value)
+        setattr_(self, "index", index)
+        setattr_(self, "words", words)
+        setattr_(self, "quote", quote)
 
 
 def current_word(line: str) -> Word:

@@ -4,17 +4,42 @@ from __future__ import annotations
 
 import os
 import shlex
-from dataclasses import dataclass, field
 
 from dsh.persist.snapshot import AgentInfo
 from dsh.persist.states import PaneState
 from dsh.store.timefmt import now_iso
 from dsh.term.terminal import Terminal
 from dsh.text import sanitize, strip_format
+from dsh.values import Value
 
 
-@dataclass
-class Pane:
+class Pane(
+    Value,
+    fields=(
+        "id",
+        "argv",
+        "cwd",
+        "env",
+        "terminal",
+        "state",
+        "created_at",
+        "agent",
+        "started_at",
+        "saved_title",
+        "attention",
+        "last_message",
+        "exit_status",
+        "started_from",
+        "agent_pid",
+        "agent_seen_at",
+        "agent_cwd",
+        "takes_keys",
+        "keys_polled_at",
+        "name",
+        "foreground",
+        "saved_command",
+    ),
+):
     """One pane slot. Its terminal always exists: a tombstone's terminal holds the saved tail, unstarted."""
 
     id: str
@@ -22,31 +47,79 @@ class Pane:
     cwd: str
     env: dict[str, str]
     terminal: Terminal
-    state: PaneState = PaneState.LIVE
-    created_at: str = field(default_factory=now_iso)
-    agent: AgentInfo | None = None
-    started_at: float | None = None
-    saved_title: str | None = None
-    attention: bool = False
-    last_message: str | None = None
-    exit_status: int | None = None
+    state: PaneState
+    created_at: str
+    agent: AgentInfo | None
+    started_at: float | None
+    saved_title: str | None
+    attention: bool
+    last_message: str | None
+    exit_status: int | None
     # Set when a key press started this pane from a tombstone: the state to fall back to if it fails.
-    started_from: PaneState | None = None
+    started_from: PaneState | None
     # An agent the user started inside this pane's shell (typed `claude`), seen as the foreground
     # program: its pid, when it was seen, and its directory. None for agents dsh launched itself.
-    agent_pid: int | None = None
-    agent_seen_at: float | None = None
-    agent_cwd: str | None = None
+    agent_pid: int | None
+    agent_seen_at: float | None
+    agent_cwd: str | None
     # Whether a program other than the pane's shell has the foreground and reads keys itself (so the
     # keyboard belongs in the pane), as last polled; and when it was polled (monotonic seconds).
-    takes_keys: bool = False
-    keys_polled_at: float = 0.0
+    takes_keys: bool
+    keys_polled_at: float
     # A name given with /name: it beats any title the program sets.
-    name: str | None = None
+    name: str | None
     # The argv of the program the pane's shell runs in the foreground now (None: the shell itself).
-    foreground: list[str] | None = None
+    foreground: list[str] | None
     # What a restored pane's shell was running when saved: offered to run again, never run by itself.
-    saved_command: list[str] | None = None
+    saved_command: list[str] | None
+
+    def __init__(
+        self,
+        id: str,
+        argv: list[str],
+        cwd: str,
+        env: dict[str, str],
+        terminal: Terminal,
+        state: PaneState = PaneState.LIVE,
+        created_at: str | None = None,
+        agent: AgentInfo | None = None,
+        started_at: float | None = None,
+        saved_title: str | None = None,
+        attention: bool = False,
+        last_message: str | None = None,
+        exit_status: int | None = None,
+        started_from: PaneState | None = None,
+        agent_pid: int | None = None,
+        agent_seen_at: float | None = None,
+        agent_cwd: str | None = None,
+        takes_keys: bool = False,
+        keys_polled_at: float = 0.0,
+        name: str | None = None,
+        foreground: list[str] | None = None,
+        saved_command: list[str] | None = None,
+    ) -> None:
+        self.id = id
+        self.argv = argv
+        self.cwd = cwd
+        self.env = env
+        self.terminal = terminal
+        self.state = state
+        self.created_at = now_iso() if created_at is None else created_at
+        self.agent = agent
+        self.started_at = started_at
+        self.saved_title = saved_title
+        self.attention = attention
+        self.last_message = last_message
+        self.exit_status = exit_status
+        self.started_from = started_from
+        self.agent_pid = agent_pid
+        self.agent_seen_at = agent_seen_at
+        self.agent_cwd = agent_cwd
+        self.takes_keys = takes_keys
+        self.keys_polled_at = keys_polled_at
+        self.name = name
+        self.foreground = foreground
+        self.saved_command = saved_command
 
     @property
     def program(self) -> str:

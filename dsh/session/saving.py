@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from dsh.agents.registry import resume_argv_for
-from dsh.agents.resumable import recheck
 from dsh.layout.serialize import tabset_to_dict
 from dsh.layout.tabs import TabSet
 from dsh.persist.env import filter_env
@@ -90,6 +88,10 @@ def _plain_command(pane: Pane) -> list[str] | None:
 
 
 def restore(session: Session, loaded: LoadedSnapshot) -> None:
+    # The agents' code is imported by the sessions that need it: a new session's start-up does without.
+    from dsh.agents.registry import resume_argv_for
+    from dsh.agents.resumable import recheck
+
     snapshot = loaded.snapshot
     assert snapshot is not None
     records = {record.id: record for record in snapshot.panes}
@@ -148,6 +150,8 @@ def restore(session: Session, loaded: LoadedSnapshot) -> None:
 def auto_resume_panes(session: Session) -> None:
     """In a workspace that opted in (auto_resume = true): agents resume, and a plain command a pane ran
     runs again, by themselves."""
+    from dsh.agents.registry import resume_argv_for
+
     for pane in list(session.panes.values()):
         if pane.state is PaneState.RESUMABLE and resume_argv_for(pane.agent):
             session.start_tombstone(pane)

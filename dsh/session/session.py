@@ -7,11 +7,9 @@ import os
 import signal
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dsh.agents.registry import adapter_for_argv
-from dsh.agents.resumable import plan_pane_start
+from dsh.agents.programs import runs_agent
 from dsh.config import Config
 from dsh.layout.geometry import Rect
 from dsh.layout.ids import next_id
@@ -20,7 +18,7 @@ from dsh.persist.scheduler import SnapshotScheduler
 from dsh.persist.snapshot import AgentInfo, LoadedSnapshot, Notification
 from dsh.persist.states import PaneState
 from dsh.safefile import open_read
-from dsh.session import agents, saving
+from dsh.session import saving
 from dsh.session.observer import NoObserver, SessionObserver
 from dsh.session.pane import Pane
 from dsh.session.shells import shell_launch
@@ -31,6 +29,10 @@ from dsh.store.timefmt import now_iso
 from dsh.store.titles import TitleState
 from dsh.term.terminal import Terminal
 from dsh.text import sanitize
+from dsh.values import Value
+
+if TYPE_CHECKING:
+    from dsh.agents.probe import AgentProbe
 
 # Bytes a pane's reader takes per loop callback: the active pane's output matters most.
 FOREGROUND_READ = 32768
@@ -56,10 +58,13 @@ AGENT_TITLES_SECONDS = 60.0
 _WAITING = (PaneState.RESTORED, PaneState.RESUMABLE)
 
 
-@dataclass
-class Message:
+class Message(Value, fields=("text", "error")):
     text: str
-    error: bool = False
+    error: bool
+
+    def __init__(self, text: str, error: bool = False) -> None:
+        self.text = text
+        self.error = error
 
 
 class Session:
@@ -101,7 +106,7 @@ class Session:
         self.used = False
         self.auto_resume = False  # set by a restore in a workspace that opted in
         self.notifications: list[Notification] = []
-        self.agent_probes: dict[str, agents.AgentProbe] = {}
+        self.agent_probes: dict[str, AgentProbe] = {}
         # The title's parts (dsh.store.titles), seeded from the log of a resumed session, and the titles
         # of this session's agent conversations as the index knows them.
         self.titles = _seed_titles(log)
@@ -344,7 +349,12 @@ class Session:
         cwd = cwd or self.cwd
         env = self.spawn_env(pane_id, cwd)
         agent: AgentInfo | None = None
-        adapter = adapter_for_argv(argv)
+        adapter = None
+        if runs_agent(argv):
+            # Imported here: a shell's pane needs no adapter, and the adapters were 15-20 ms of a cold start.
+            from dsh.agents.registry import adapter_for_argv
+
+            adapter = adapter_for_argv(argv)
         if adapter is not None:
             try:
                 argv, session_id = adapter.prepare_launch(argv, env=env)
@@ -540,6 +550,8 @@ class Session:
             pane.state = PaneState.EXITED  # ended in this session: a fresh shell, like a restored one
         # The saved argv is untrusted disk input: the adapter rebuilds the resume command, which runs the
         # program that ran, in the directory the agent worked in (dsh.agents.resumable).
+        from dsh.agents.resumable import plan_pane_start
+
         plan = plan_pane_start(
             pane_id=pane.id,
             state=pane.state,
@@ -658,6 +670,9 @@ class Session:
     def _tick(self) -> None:
         if self.closing:
             return
+        # Imported on the first tick, after the first frame: the host's start-up needs no agent code.
+        from dsh.session import agents
+
         for pane in self.panes.values():
             self._poll_program(pane)
         agents.probe_agents(self)

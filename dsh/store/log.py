@@ -17,7 +17,6 @@ import os
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -36,6 +35,7 @@ from dsh.safefile import (
 from dsh.store.ids import InvalidSessionId, is_valid_session_id, new_session_id, validate_session_id
 from dsh.store.timefmt import now_iso
 from dsh.store.workspace import workspace_partition
+from dsh.values import Value
 
 LOG_SUFFIX = ".jsonl"
 PID_SUFFIX = ".pid"
@@ -66,11 +66,20 @@ class SessionBusy(LogError):
         self.pid = pid
 
 
-@dataclass
-class LogContents:
+class LogContents(Value, fields=("header", "events", "warnings")):
     header: dict[str, Any] | None
-    events: list[dict[str, Any]] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    events: list[dict[str, Any]]
+    warnings: list[str]
+
+    def __init__(
+        self,
+        header: dict[str, Any] | None,
+        events: list[dict[str, Any]] | None = None,
+        warnings: list[str] | None = None,
+    ) -> None:
+        self.header = header
+        self.events = [] if events is None else events
+        self.warnings = [] if warnings is None else warnings
 
 
 def log_path(root: Path, cwd: str, session_id: str) -> Path:
@@ -428,12 +437,15 @@ def parse_log(path: Path, data: bytes) -> LogContents:
     return out
 
 
-@dataclass
-class LogScan:
+class LogScan(Value, fields=("header", "warnings")):
     """What scan_log found besides the events: the header, and warnings naming file and line."""
 
-    header: dict[str, Any] | None = None
-    warnings: list[str] = field(default_factory=list)
+    header: dict[str, Any] | None
+    warnings: list[str]
+
+    def __init__(self, header: dict[str, Any] | None = None, warnings: list[str] | None = None) -> None:
+        self.header = header
+        self.warnings = [] if warnings is None else warnings
 
 
 def scan_log(

@@ -16,32 +16,45 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from stat import S_ISDIR, S_ISLNK, S_ISREG
 
 from dsh.safefile import folder_problem
 from dsh.store.ids import is_valid_session_id
 from dsh.store.log import LOG_SUFFIX
+from dsh.values import Value
 
 Stat = tuple[int, int]
 # Margin between a folder's last change and the start of the scan that lists it, for its mtime to count.
 RACY_NS = 2_000_000_000
 
 
-@dataclass
-class RootScan:
+class RootScan(Value, fields=("found", "listed", "clean", "mtimes", "readable")):
     """What one look at the session root found."""
 
     # (size, mtime_ns) of every log looked at, by path: the logs of the listed folders, then the open ones.
-    found: dict[str, Stat] = field(default_factory=dict)
+    found: dict[str, Stat]
     # Folders listed in full (their known logs not in `found` are gone), by name.
-    listed: list[str] = field(default_factory=list)
+    listed: list[str]
     # Folders unchanged since they were last listed: only their open logs are looked at.
-    clean: set[str] = field(default_factory=set)
+    clean: set[str]
     # The mtime to record for each folder present (None: list it again next time), by name.
-    mtimes: dict[str, int | None] = field(default_factory=dict)
+    mtimes: dict[str, int | None]
     # Whether the root itself could be listed (when not, nothing under it is known to be gone).
-    readable: bool = True
+    readable: bool
+
+    def __init__(
+        self,
+        found: dict[str, Stat] | None = None,
+        listed: list[str] | None = None,
+        clean: set[str] | None = None,
+        mtimes: dict[str, int | None] | None = None,
+        readable: bool = True,
+    ) -> None:
+        self.found = {} if found is None else found
+        self.listed = [] if listed is None else listed
+        self.clean = set() if clean is None else clean
+        self.mtimes = {} if mtimes is None else mtimes
+        self.readable = readable
 
 
 def scan_root(root: str, recorded: dict[str, int | None], warnings: list[str]) -> RootScan:

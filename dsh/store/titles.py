@@ -4,7 +4,8 @@ agent conversation's title, else the first line typed that says what the session
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass, field
+
+from dsh.values import Value
 
 UNTITLED = "untitled"
 # Lines that say nothing about the work: leaving, and dsh's own slash commands (`/resume`, `/agent claude`).
@@ -23,13 +24,17 @@ def session_title(explicit: str | None, agent_title: str | None, typed: str | No
     return explicit or agent_title or typed or UNTITLED
 
 
-@dataclass
-class TitleState:
+class TitleState(Value, fields=("explicit", "typed", "learned")):
     """What a live session's title comes from, kept as it happens, by the same rule the index uses."""
 
-    explicit: str | None = None
-    typed: str | None = None
-    learned: list[str] = field(default_factory=list)  # `kind:id` of agents, in the order they were learned
+    explicit: str | None
+    typed: str | None
+    learned: list[str]  # `kind:id` of agents, in the order they were learned
+
+    def __init__(self, explicit: str | None = None, typed: str | None = None, learned: list[str] | None = None) -> None:
+        self.explicit = explicit
+        self.typed = typed
+        self.learned = [] if learned is None else learned
 
     def add_input(self, text: str) -> None:
         if self.typed is None and worth_a_title(text):

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
@@ -13,6 +12,7 @@ from pyte.graphics import FG_BG_256
 
 from dsh.term import sequences as sq
 from dsh.text import sanitize, strip_format
+from dsh.values import Value
 
 if TYPE_CHECKING:
     from dsh.term.screen import Cursor
@@ -22,8 +22,7 @@ __all__ = ["TITLE_MAX", "Palette", "Replies"]
 TITLE_MAX = 256
 
 
-@dataclass
-class Palette:
+class Palette(Value, fields=("foreground", "background", "ansi")):
     """The colours a pane's cells are drawn with, for answering OSC 4/10/11/12 queries.
 
     Entries 16-255 are drawn as exact `#rrggbb` (xterm's values), so those answers are exact.
@@ -31,9 +30,10 @@ class Palette:
     them; until the view learns that terminal's colours (set `foreground`, `background` and
     `ansi` from its answers) they are xterm's defaults for a dark background."""
 
-    foreground: str = "e5e5e5"
-    background: str = "000000"
-    ansi: list[str] = field(default_factory=lambda: list(FG_BG_256[:16]))
+    def __init__(self, foreground: str = "e5e5e5", background: str = "000000", ansi: list[str] | None = None) -> None:
+        self.foreground = foreground
+        self.background = background
+        self.ansi = list(FG_BG_256[:16]) if ansi is None else ansi
 
     def entry(self, index: int) -> str:
         return self.ansi[index] if index < 16 else FG_BG_256[index]

@@ -7,10 +7,10 @@ a placeholder whose text is empty, so a row's cells joined give its text.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from dsh.term.rows import AnyRow, row_cells, row_width
+from dsh.values import Value
 
 if TYPE_CHECKING:
     from dsh.term.screen import TermScreen
@@ -93,13 +93,17 @@ def char_class(ch: str) -> int:
     return 1 if ch[0].isalnum() or ch[0] == "_" else 2
 
 
-@dataclass
-class Selection:
+class Selection(Value, fields=("anchor", "cursor", "kind")):
     """What is selected: from `anchor` to `cursor`, both included; by character, by line or a block."""
 
     anchor: Pos
     cursor: Pos
-    kind: Kind = CHAR
+    kind: Kind
+
+    def __init__(self, anchor: Pos, cursor: Pos, kind: Kind = CHAR) -> None:
+        self.anchor = anchor
+        self.cursor = cursor
+        self.kind = kind
 
     def ordered(self) -> tuple[Pos, Pos]:
         """The first and last position, in reading order."""

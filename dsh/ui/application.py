@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 from typing import Any, TypeVar
 
 import prompt_toolkit.application.application as pt_application
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
-from prompt_toolkit.key_binding import KeyBindingsBase
+from prompt_toolkit.key_binding import DynamicKeyBindings, KeyBindingsBase
 from prompt_toolkit.key_binding.defaults import load_key_bindings
 
 from dsh.ui import screen_diff
@@ -31,15 +32,19 @@ class ViewApplication(Application[_R]):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         # prompt_toolkit builds its ~600 default key bindings anew for every Application: 12 ms of
         # each attach and each /resume into this host. They hold no state of one application (their
-        # filters ask the running one), so every view of the process shares one set.
+        # filters ask the running one), so every view of the process shares one set. Drawing asks
+        # nothing of them: they are built for the first key, or just after the first frame, not
+        # before it (12 ms of a cold start's first frame).
         stock = pt_application.load_key_bindings
-        pt_application.load_key_bindings = shared_default_bindings
+        pt_application.load_key_bindings = _default_bindings_when_asked
         try:
             super().__init__(*args, **kwargs)
         finally:
             pt_application.load_key_bindings = stock
         self.after_render += _collect_young
         screen_diff.install()
+        if not _shared_defaults:
+            self.after_render += _build_defaults_soon
 
     @property
     def current_buffer(self) -> Buffer:
@@ -52,6 +57,7 @@ class ViewApplication(Application[_R]):
 
 
 _shared_defaults: list[KeyBindingsBase] = []
+_deferred_defaults: list[KeyBindingsBase] = []
 
 
 def shared_default_bindings() -> KeyBindingsBase:
@@ -59,6 +65,20 @@ def shared_default_bindings() -> KeyBindingsBase:
     if not _shared_defaults:
         _shared_defaults.append(load_key_bindings())
     return _shared_defaults[0]
+
+
+def _default_bindings_when_asked() -> KeyBindingsBase:
+    """The shared defaults, built when a key first looks them up (one proxy for every view)."""
+    if not _deferred_defaults:
+        _deferred_defaults.append(DynamicKeyBindings(shared_default_bindings))
+    return _deferred_defaults[0]
+
+
+def _build_defaults_soon(_app: object) -> None:
+    """After a frame, while the defaults are not built: build them on the loop's next turn, before a key
+    needs them (left registered: taking a handler out while the event fires would skip the next)."""
+    if not _shared_defaults:
+        asyncio.get_running_loop().call_soon(shared_default_bindings)
 
 
 def _collect_young(_app: object) -> None:

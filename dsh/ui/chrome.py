@@ -9,7 +9,6 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 from prompt_toolkit.styles import Style
 
-from dsh.agents.resumable import restart_hint
 from dsh.commands.keymap import key_display
 from dsh.persist.states import PaneState
 from dsh.session.pane import Pane
@@ -128,9 +127,14 @@ def pane_state_label(pane: Pane) -> str:
 
 
 def pane_hint(pane: Pane) -> str:
-    hint = restart_hint(pane.state, pane.agent)
-    if hint is not None:
-        return hint
+    if pane.state is not PaneState.LIVE:
+        # Only a restored pane has a restart hint: the agents' code is imported for one, not for a new
+        # session's first frame (start-up).
+        from dsh.agents.resumable import restart_hint
+
+        hint = restart_hint(pane.state, pane.agent)
+        if hint is not None:
+            return hint
     command = pane.rerun_line
     if command is not None:
         # Shown whole before it may run: the saved argv is disk input, its control characters escaped.

@@ -28,8 +28,13 @@ def serve(spec: HostSpec, ready: ReadyPipe) -> NoReturn:
     run_host(spec, ready, run_view=run_remote_view)
 
 
-# What a host imports only once it serves (inside functions), imported ahead by the spawner.
+# What a host imports only once it serves (inside functions), imported ahead by the spawner. The agents'
+# code is among them: a host started by the client leaves it until after its first frame, a forked one
+# has it already.
 _HOST_MODULES = (
+    "dsh.agents.registry",
+    "dsh.agents.resumable",
+    "dsh.session.agents",
     "dsh.config",
     "dsh.share",
     "importlib.resources.readers",

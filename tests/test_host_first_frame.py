@@ -1,0 +1,106 @@
+"""What a new session's host leaves until after its first frame (start-up), and that it is there when
+needed: the agents' code, prompt_toolkit's default key bindings."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+# A new session, its shell pane and its view on pipe input, in a fresh interpreter, as a host runs them.
+# At the first frame it notes the agent modules loaded, the dataclasses made (all of them, from the
+# first import) and whether the default key bindings are built;
+# `typed` is sent before that frame, and the prompt's text read 0.3 s after it. (The session's ticks,
+# which look for agents, are stopped: they come after the first frame.)
+SCRIPT = """
+import asyncio, dataclasses, json, os, sys, tempfile
+made = []
+process_class = dataclasses._process_class
+def note(cls, *args, **kwargs):
+    made.append(cls.__module__ + '.' + cls.__qualname__)
+    return process_class(cls, *args, **kwargs)
+dataclasses._process_class = note
+os.environ.update(DSH_HOME=tempfile.mkdtemp(), SHELL='/bin/sh')
+from prompt_toolkit.application import create_app_session
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+from dsh.config import load_config
+from dsh.session.session import Session
+from dsh.store.store import Store
+from dsh.ui import application
+from dsh.ui.app import DshApp, ViewOptions
+
+Session._tick = lambda self: None
+report = {}
+
+def at_first_frame(_app):
+    if 'agents' not in report:
+        report['agents'] = sorted(m for m in sys.modules if m.startswith('dsh.agents.') or m == 'uuid')
+        report['bindings_built'] = bool(application._shared_defaults)
+        report['dataclasses'] = made
+
+async def main():
+    config = load_config(); store = Store(config); cwd = tempfile.mkdtemp()
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
+        session = Session(config=config, store=store, log=store.create_session(cwd), cwd=cwd)
+        session.start()
+        view = DshApp(session, ViewOptions())
+        view.application.after_render += at_first_frame
+        pipe.send_text(sys.argv[1])
+        task = asyncio.ensure_future(view.run_async())
+        while 'agents' not in report:
+            await asyncio.sleep(0.005)
+        await asyncio.sleep(0.3)
+        report['bindings_built_after'] = bool(application._shared_defaults)
+        report['prompt'] = view.prompt_buffer.text
+        report['pane_running'] = session.active_pane is not None and session.active_pane.running
+        session.quit(); await task; await session.reap_panes(0.5)
+
+asyncio.run(main())
+print(json.dumps(report))
+"""
+
+
+def first_frame(typed: str = "") -> dict[str, object]:
+    out = subprocess.run([sys.executable, "-c", SCRIPT, typed], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_a_new_sessions_first_frame_loads_no_agent_adapter() -> None:
+    # A cold start's host imported dsh.agents (15-20 ms, with uuid and platform) for a first pane that
+    # runs a shell.
+    report = first_frame()
+    assert report["pane_running"] is True
+    assert report["agents"] == ["dsh.agents.programs"]
+
+
+def test_the_default_key_bindings_are_built_after_the_first_frame_and_serve_the_first_keys() -> None:
+    # Building them took 12 ms of a cold start's first frame; keys typed before it still reach the prompt
+    # through them (self-insert is one of prompt_toolkit's defaults).
+    report = first_frame("echo hi")
+    assert report["bindings_built"] is False
+    assert report["bindings_built_after"] is True
+    assert report["prompt"] == "echo hi"
+
+
+def test_the_way_to_the_first_frame_makes_no_dataclass_outside_the_records_and_the_view() -> None:
+    # Making a dataclass generates and compiles its methods: about 1 ms a class, 35 of them on this path
+    # before (dsh.values.Value is the hand-written way). The snapshot's records stay dataclasses (their
+    # fields are read with dataclasses.fields, AgentInfo copied with replace), and so do the view's own.
+    made = first_frame()["dataclasses"]
+    assert isinstance(made, list) and made
+    kept = ("dsh.persist.records.", "dsh.ui.app.", "dsh.ui.panes_view.")
+    assert [name for name in made if name.startswith("dsh.") and not name.startswith(kept)] == []
+
+
+def test_the_spawner_s_warm_up_does_ahead_what_a_host_leaves_until_after_its_first_frame() -> None:
+    # A host forked from the spawner should not pay for them on its first tick or its first key.
+    code = (
+        "import sys\nfrom dsh.ui import application, remote\nremote.warm_up()\n"
+        "print(sorted(m for m in ('dsh.session.agents', 'dsh.agents.registry', 'dsh.agents.resumable') "
+        "if m in sys.modules), bool(application._shared_defaults))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "['dsh.agents.registry', 'dsh.agents.resumable', 'dsh.session.agents'] True"
