@@ -513,3 +513,27 @@ def test_a_terminal_less_niced_than_the_spawner_is_refused_so_its_client_starts_
     answer = client.recv(65536).decode()
     client.close()
     assert answer.startswith(f"{REFUSED} the terminal's nice value {own - 1} is below the spawner's {own}")
+
+
+def test_a_spawner_that_fails_in_its_fork_never_returns_into_the_client(tmp_path: Path) -> None:
+    """The client forks the spawner; whatever the spawner's code raises in that child, the child ends
+    there: it must not carry on as a second client on the user's terminal."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(
+        f"""
+        from pathlib import Path
+        from dsh.client.spawn import _start_spawner
+
+        def broken(listener, path):
+            raise PermissionError("a file the spawner's imports needed could not be read")
+
+        _start_spawner(Path({str(tmp_path / "spawner.sock")!r}), broken)
+        print("back in the client", flush=True)
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("back in the client") == 1, done.stdout

@@ -74,6 +74,18 @@ def _become_host(  # pragma: no cover - runs in the forked child
     os._exit(1)
 
 
+def _run_spawner(  # pragma: no cover - runs in the forked child
+    spawner_entry: SpawnerEntry, listener: socket.socket, path: Path
+) -> None:
+    """In the forked child: the spawner, and never a way back into the client's code on this terminal,
+    whatever it raises (as `_become_host`)."""
+    try:
+        spawner_entry(listener, path)
+    except BaseException:
+        pass
+    os._exit(1)
+
+
 def _wait_child(pid: int) -> None:
     with contextlib.suppress(ChildProcessError):
         os.waitpid(pid, 0)
@@ -187,7 +199,7 @@ def _start_spawner(path: Path, spawner_entry: SpawnerEntry) -> None:
                 listener.listen(64)
                 pid = os.fork()
                 if pid == 0:  # pragma: no cover - runs in the child, checked end to end
-                    spawner_entry(listener, path)
+                    _run_spawner(spawner_entry, listener, path)
             finally:
                 listener.close()
             _wait_child(pid)
