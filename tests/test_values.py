@@ -73,3 +73,35 @@ def test_the_start_up_path_s_classes_keep_their_dataclass_behaviour() -> None:
     assert tab == other and tab.last_active == [] and tab.last_active is not other.last_active
     with pytest.raises(AttributeError):
         tab.extra = 1  # type: ignore[attr-defined]
+
+
+def _all_value_classes() -> list[type[Value]]:
+    import importlib
+    import pkgutil
+
+    import dsh
+
+    for module in pkgutil.walk_packages(dsh.__path__, "dsh."):
+        if not module.name.endswith("__main__"):  # that one runs dsh
+            importlib.import_module(module.name)
+    found, queue = [], list(Value.__subclasses__())
+    while queue:
+        cls = queue.pop()
+        found.append(cls)
+        queue += cls.__subclasses__()
+    return found
+
+
+def test_every_value_class_names_each_annotated_field_once_in_order() -> None:
+    """A Value lists its fields beside their annotations (and sets them in its __init__): a field added
+    to one and not the other would silently drop out of ==, hash and repr."""
+    import inspect
+
+    classes = [cls for cls in _all_value_classes() if cls.__module__.startswith("dsh.")]
+    assert len(classes) >= 20, "the start path's classes are Values"
+    wrong = []
+    for cls in classes:
+        annotated = tuple(name for name in inspect.get_annotations(cls) if not name.startswith("_"))
+        if cls._fields != annotated:
+            wrong.append((cls.__qualname__, cls._fields, annotated))
+    assert wrong == []

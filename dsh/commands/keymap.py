@@ -115,6 +115,10 @@ def command_name(line: str) -> str:
 class Keymap(Value, fields=("prefix", "prefix_bindings", "direct_bindings")):
     """Which command line each key runs: after the prefix key, or directly."""
 
+    prefix: str
+    prefix_bindings: dict[str, str]
+    direct_bindings: dict[str, str]
+
     def __init__(
         self,
         prefix: str = DEFAULT_PREFIX,

@@ -76,12 +76,15 @@ class Layout(Value, fields=("rects", "borders", "too_small")):
     """
 
     __slots__ = ("borders", "rects", "too_small")
+    rects: dict[str, Rect]
+    borders: list[Border]
+    too_small: bool
 
     def __init__(
         self, rects: dict[str, Rect] | None = None, borders: list[Border] | None = None, too_small: bool = False
     ) -> None:
-        self.rects: dict[str, Rect] = {} if rects is None else rects
-        self.borders: list[Border] = [] if borders is None else borders
+        self.rects = {} if rects is None else rects
+        self.borders = [] if borders is None else borders
         self.too_small = too_small
 
 
@@ -143,6 +146,10 @@ def min_size(node: Node, horizontal: bool, min_width: int, min_height: int) -> i
 
 class _Walk(Value, fields=("min_width", "min_height", "layout", "on_split")):
     __slots__ = ("layout", "min_height", "min_width", "on_split")
+    min_width: int
+    min_height: int
+    layout: Layout
+    on_split: Callable[[Split, Rect, list[int], list[int]], None] | None
 
     def __init__(
         self,

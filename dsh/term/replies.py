@@ -30,6 +30,10 @@ class Palette(Value, fields=("foreground", "background", "ansi")):
     them; until the view learns that terminal's colours (set `foreground`, `background` and
     `ansi` from its answers) they are xterm's defaults for a dark background."""
 
+    foreground: str
+    background: str
+    ansi: list[str]
+
     def __init__(self, foreground: str = "e5e5e5", background: str = "000000", ansi: list[str] | None = None) -> None:
         self.foreground = foreground
         self.background = background
