@@ -71,6 +71,8 @@ TAIL_BYTES = 1024 * 1024
 HISTORY_TAIL_BYTES = 64 * 1024
 # What was read of a rollout's tail, by (path, inode, size, mtime_ns): it is read again only once appended.
 _PROMPTS: dict[tuple[str, int, int, int], float | None] = {}
+# Where a thread's rollout is, by (CODEX_HOME, id).
+_PATHS: dict[tuple[str, str], str] = {}
 
 
 def read_meta(path: Path) -> dict[str, object] | None:
@@ -143,7 +145,7 @@ def prompted_threads(home: Path, since: float) -> list[str]:
     """The threads `history.jsonl` says a prompt went to at or after `since` (it dates them by the second),
     latest last; none when Codex keeps no history (`history.persistence = "none"`) or it cannot be read."""
     found: list[str] = []
-    for line in _tail_lines(home / "history.jsonl", HISTORY_TAIL_BYTES):
+    for line in reversed(_tail_lines(home / "history.jsonl", HISTORY_TAIL_BYTES)):
         try:
             entry = json.loads(line)
         except (ValueError, RecursionError):
@@ -151,9 +153,13 @@ def prompted_threads(home: Path, since: float) -> list[str]:
         if not isinstance(entry, dict):
             continue
         when, thread = entry.get("ts"), entry.get("session_id")
-        if isinstance(when, int | float) and when >= int(since) and uuid_like(thread):
+        if not isinstance(when, int | float):
+            continue
+        if when < int(since):
+            break  # appended as prompts are sent: the lines before are older still
+        if uuid_like(thread) and thread not in found:
             found.append(thread)
-    return found
+    return found[::-1]
 
 
 def lock_mtime(rollout: Path) -> float | None:
@@ -256,7 +262,7 @@ class CodexAdapter(AgentAdapter):
         for thread in [current, *prompted_threads(home, max(sent.mine) - FOLLOW_SECONDS - 1.0)]:
             if thread in found or not self.valid_session_id(thread):
                 continue
-            path = self.transcript(thread, cwd, env)
+            path = self._rollout_of(thread, env)
             head = read_head(path) if path is not None else None
             if path is None or head is None or not isinstance(head[0].get("cwd"), str):
                 continue
@@ -299,6 +305,20 @@ class CodexAdapter(AgentAdapter):
                     StoreCandidate(session_id, where, started if started is not None else mtime, str(path), prompted)
                 )
         return out
+
+    def _rollout_of(self, thread: str, env: Mapping[str, str]) -> Path | None:
+        """`transcript`, remembered: a rollout keeps its path, and a follow asks every few seconds (a search
+        lists every day folder of the store)."""
+        key = (str(self.home(env)), thread)
+        known = _PATHS.get(key)
+        if known is not None and os.path.isfile(known):
+            return Path(known)
+        path = self.transcript(thread, None, env)
+        if path is not None:
+            if len(_PATHS) >= _HEADS_MAX:
+                _PATHS.clear()
+            _PATHS[key] = str(path)
+        return path
 
     def transcript(self, session_id: str, cwd: str | None, env: Mapping[str, str]) -> Path | None:
         if not self.valid_session_id(session_id):
