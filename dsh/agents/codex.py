@@ -12,22 +12,27 @@ open files name no one TUI's thread, and the TUI itself holds none. Run without 
 (`--disable daemon_auto_start`), the TUI holds its own rollouts open: the one before `/new` as well.
 
 Going back to an older thread inside the running TUI (its `/resume` picker, Enter on a row; seen here
-2026-12-01 11:57-12:00 UTC with threads A, then `/new` B, then `/resume` A): Codex treats the older
-thread as current from then on (on exit it prints `codex resume <A>`), and nothing begins a new rollout.
-- With the daemon: the Enter on the picker row changes no rollout and no `threads` row of `state_5.sqlite`;
-  about 3 s after it (the thread is loaded) the daemon re-creates `thread-writer-locks/<A>.lock` (a new
-  mtime) and `shell_snapshots/<A>.<ns>.sh`; `tui-thread-reference-capabilities/<A>` keeps its mtime and
-  no `app-server-daemon/loaded-threads.json` appears. The daemon holds both rollouts and both lock files
-  open, the TUI none. A prompt sent then (Enter 11:58:24.756) appends to A's own rollout
+2026-12-01 11:57-12:03 UTC, threads A, then `/new` B, then `/resume` A): Codex treats the older thread
+as current from then on (on exit it prints `codex resume <A>`), and nothing begins a new rollout.
+- With the daemon: the Enter on the picker row changes no rollout and no `threads` row of
+  `state_5.sqlite`; about 3 s after it (the thread is loaded) the daemon re-creates
+  `thread-writer-locks/<A>.lock` (a new mtime) and `shell_snapshots/<A>.<ns>.sh`;
+  `tui-thread-reference-capabilities/<A>` keeps its mtime. The daemon holds both rollouts and both
+  locks open, the TUI none. A prompt sent then (Enter 11:58:24.756) appends to A's own rollout
   (`thread_settings_applied`, `task_started`, `turn_context`, then the `response_item` user message
-  dated 11:58:24.808, its file's mtime 11:58:24.827), updates A's `recency_at_ms` (24.787) and appends
+  dated 11:58:24.808; the file's mtime 24.827), sets A's `recency_at_ms` (24.787) and appends
   `{"session_id": A, "ts": <seconds>, "text"}` to `history.jsonl` (24.847); B's rollout is untouched.
-- Without the daemon: the TUI holds A's rollout and lock open beside B's once A is loaded (about 3 s after
-  the Enter); each switch, also back to a thread it already holds, re-creates that thread's
-  `thread-writer-locks/<id>.lock` (a new mtime), and a lock is removed when its thread is unloaded.
-So a TUI that holds several rollouts runs the one whose lock changed last; with the daemon a pane's thread
-is the one its latest prompt went to (history.jsonl names the threads prompted lately, the rollout's own
-user message dates the prompt to the Enter that sent it).
+  (Again at 12:02:39: the user message 53 ms after the Enter.) `app-server-daemon/loaded-threads.json`
+  does not appear while the daemon runs: it lists loaded threads and interrupted turns when the daemon
+  shuts down (as an earlier run here left one), and says nothing of a running TUI.
+- Without the daemon: once A is loaded (about 3 s after the Enter) the TUI holds A's rollout and lock
+  open beside those of the thread it left; each switch, also back to a thread it already holds,
+  re-creates that thread's `thread-writer-locks/<id>.lock` (a new mtime). Locks are gone once no
+  process holds their thread.
+So a TUI that holds several rollouts runs the one whose lock changed last; with the daemon a pane's
+thread is the one its latest prompt went to (history.jsonl names the threads prompted lately, the
+rollout's own user message dates that prompt to the Enter that sent it). A switch with no prompt after
+it is not followed with the daemon: only the daemon's lock, seconds later, shows it.
 """
 
 from __future__ import annotations
