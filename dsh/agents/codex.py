@@ -24,7 +24,7 @@ as current from then on (on exit it prints `codex resume <A>`), and nothing begi
   `{"session_id": A, "ts": <seconds>, "text"}` to `history.jsonl` (24.847); B's rollout is untouched.
   (Again at 12:02:39: the user message 53 ms after the Enter.) `app-server-daemon/loaded-threads.json`
   does not appear while the daemon runs: it lists loaded threads and interrupted turns when the daemon
-  shuts down (as an earlier run here left one), and says nothing of a running TUI.
+  shuts down (a SIGTERM here, its TUIs gone, wrote `[]`), and says nothing of a running TUI.
 - Without the daemon: once A is loaded (about 3 s after the Enter) the TUI holds A's rollout and lock
   open beside those of the thread it left; each switch, also back to a thread it already holds,
   re-creates that thread's `thread-writer-locks/<id>.lock` (a new mtime). Locks are gone once no
