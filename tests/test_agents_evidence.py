@@ -4,6 +4,7 @@ fallback that never gives two panes one id, the program and directory a resume r
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -430,6 +431,97 @@ def test_a_codex_holding_its_own_rollouts_runs_the_one_begun_last(tmp_path: Path
     assert (seen.session_id, seen.exact, seen.transcript) == (B, True, rollout_path(home, B))
 
 
+def prompt_in(home: Path, sid: str, when: float, text: str = "go on") -> None:
+    """A prompt sent in thread `sid` at `when`, as codex-cli 0.171.0 records it: a user message appended to
+    the thread's own rollout (dated then) and a line in history.jsonl (dated by the second)."""
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(when)) + f".{int(when * 1000) % 1000:03d}Z"
+    message = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
+    with open(rollout_path(home, sid), "a") as handle:
+        handle.write(json.dumps({"timestamp": stamp, "type": "event_msg", "payload": {"type": "task_started"}}) + "\n")
+        handle.write(json.dumps({"timestamp": stamp, "type": "response_item", "payload": message}) + "\n")
+        handle.write(json.dumps({"timestamp": stamp, "type": "event_msg", "payload": {"type": "turn_aborted"}}) + "\n")
+    with open(home / "history.jsonl", "a") as handle:
+        handle.write(json.dumps({"session_id": sid, "ts": int(when), "text": text}) + "\n")
+
+
+def test_a_codex_pane_follows_its_prompt_back_into_an_older_thread(tmp_path: Path) -> None:
+    """Codex's `/resume` picker goes back to a thread begun before the pane started (thread A, a day ago);
+    the prompt sent then is appended to A's own rollout: the pane is on A now, not on B."""
+    home, now = tmp_path / "codex", time.time()
+    env = {"CODEX_HOME": str(home)}
+    rollout(home, A, "/w", now - 86400 * 3)
+    rollout(home, B, "/w", now - 40)  # this pane's thread until the switch
+    prompt_in(home, B, now - 38)
+    prompt_in(home, A, now - 5.0)
+    started = now - 45
+
+    def follow(current: str, sent: Sent, taken: frozenset[str] = frozenset(), cwd: str = "/w") -> str | None:
+        return CODEX.follow_session_id(current, cwd, started, env, taken=taken, sent=sent)
+
+    assert follow(B, Sent(mine=(now - 38.05, now - 5.05))) == A
+    # The prompt was another pane's (an Enter there, none here just then): this pane stays on B.
+    assert follow(B, Sent(mine=(now - 38.05,), theirs=(now - 5.05,))) is None
+    assert follow(B, Sent(mine=(now - 38.05, now - 12.0))) is None
+    # Another pane holds A, or A is another folder's: never two panes on one id, nor one from elsewhere.
+    assert follow(B, Sent(mine=(now - 38.05, now - 5.05)), taken=frozenset({A})) is None
+    assert follow(B, Sent(mine=(now - 5.05,)), cwd="/x") is None
+    # Back to B, and a prompt there: the latest prompt this pane sent went to B.
+    prompt_in(home, B, now - 1.0)
+    assert follow(A, Sent(mine=(now - 38.05, now - 5.05, now - 1.05))) == B
+    assert follow(B, Sent(mine=(now - 38.05, now - 5.05, now - 1.05))) is None
+
+
+def test_a_codex_pane_follows_a_switch_back_while_it_runs(tmp_path: Path) -> None:
+    """Through the probe: the pane's AgentInfo changes to the older thread, and its resume names it."""
+    home, now = tmp_path / "codex", time.time()
+    env = {"CODEX_HOME": str(home)}
+    rollout(home, A, "/w", now - 86400)
+    rollout(home, B, "/w", now - 40)
+    prompt_in(home, B, now - 38)
+    prompt_in(home, A, now - 3.0)
+    agent = CODEX.agent_info(["codex"], B, cwd="/w", conversation=True, transcript=rollout_path(home, B))
+    request = make_request(
+        CODEX,
+        agent=agent,
+        pid=None,
+        argv=["codex"],
+        env=env,
+        cwd="/w",
+        started_at=now - 45,
+        others=[],
+        sent=(now - 38.05, now - 3.05),
+    )
+    fresh = updated_agent(CODEX, ["codex"], agent, run_probe(request))
+    assert fresh is not None
+    assert (fresh.session_id, fresh.resume_argv, fresh.transcript) == (A, ["codex", "resume", A], rollout_path(home, A))
+
+
+def test_a_codex_holding_its_rollouts_runs_the_thread_it_loaded_last(tmp_path: Path) -> None:
+    """Without the daemon the TUI holds every thread it loaded: going back to A (begun first) re-creates A's
+    lock, and going on to B again re-creates B's."""
+    home, now = tmp_path / "codex", time.time()
+    env = {"CODEX_HOME": str(home)}
+    rollout(home, A, "/w", now - 50)
+    rollout(home, B, "/w", now - 20)
+    locks = home / "thread-writer-locks"
+    locks.mkdir()
+    for sid, when in ((A, now - 50), (B, now - 20)):
+        (locks / f"{sid}.lock").touch()
+        os.utime(locks / f"{sid}.lock", (when, when))
+    tui = facts(argv=("codex",), env=env, open_files=(rollout_path(home, A), rollout_path(home, B)))
+
+    def seen() -> str | None:
+        return learn_session(
+            CODEX, facts=[tui], argv=["codex"], pane_env={}, pane_cwd="/w", started_at=now - 60
+        ).session_id
+
+    assert seen() == B
+    os.utime(locks / f"{A}.lock", (now - 5, now - 5))  # `/resume` back to A
+    assert seen() == A
+    os.utime(locks / f"{B}.lock", (now - 1, now - 1))  # and on to B again
+    assert seen() == B
+
+
 # --- the program a resume runs ---------------------------------------------------------------------------------
 
 
@@ -608,6 +700,37 @@ class FakeAgent:
     def close(self) -> None:
         self.child.kill()
         self.child.wait()
+
+
+def test_the_fake_codex_goes_back_to_an_older_thread_and_it_is_followed(tmp_path: Path) -> None:
+    """`/new`, then back to the first thread with `/resume`, then a prompt: the pane is on the first thread
+    again (the real TUI names it on exit), and a second codex in the folder keeps its own."""
+    home, work = tmp_path / "codex-home", tmp_path / "work"
+    work.mkdir()
+    env = {"PATH": f"{FAKES}:/usr/bin:/bin", "HOME": str(tmp_path), "CODEX_HOME": str(home)}
+    left = FakeAgent(["codex"], work, env)
+    right = FakeAgent(["codex"], work, env)
+    try:
+        left.send("the first conversation")
+        first = left.learn(CODEX, None, right)
+        right.send("the other pane's conversation")
+        theirs = right.learn(CODEX, None, left, taken=frozenset({first}))
+        assert first is not None and theirs not in (None, first)
+        second = left.send("/new").split()[-1]
+        left.send("the second conversation")
+        assert left.learn(CODEX, first, right, taken=frozenset({theirs})) == second
+        assert left.send(f"/resume {first}").split()[-1] == first
+        assert left.learn(CODEX, second, right, taken=frozenset({theirs})) == second  # no prompt yet
+        left.send("back in the first")
+        assert left.learn(CODEX, second, right, taken=frozenset({theirs})) == first
+        assert right.learn(CODEX, theirs, left, taken=frozenset({first})) == theirs
+        # The other pane goes back to the first thread too: the left pane holds it, so it keeps its own.
+        right.send(f"/resume {first}")
+        right.send("the other pane in the first")
+        assert right.learn(CODEX, theirs, left, taken=frozenset({first})) == theirs
+    finally:
+        left.close()
+        right.close()
 
 
 def test_two_opencode_panes_in_one_folder_get_their_own_ids_and_follow_new(tmp_path: Path) -> None:

@@ -7,7 +7,8 @@ The order of trust:
 2. the id dsh gave it at launch, the one its command line names (`--resume ID`), or the one learned
    before; for a CLI that begins a new session in the same process with nothing on disk naming the
    process (Codex's and opencode's `/new`), the later session in its folder that a prompt sent from
-   this pane began (see `moved_on`);
+   this pane began (see `moved_on`), and for Codex also an older thread its `/resume` went back to,
+   the one this pane's latest prompt was appended to (see CodexAdapter.follow_session_id);
 3. only when none of these exists, a scan of its store for a session begun after the pane started in
    the same folder, never one another pane holds, one a prompt from this pane began first (see
    `choose_candidate`).

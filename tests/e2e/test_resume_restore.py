@@ -380,6 +380,42 @@ def test_a_codex_that_began_a_new_thread_resumes_the_new_one(run, agent_env, dsh
     assert rows and all("codex ·" not in line for line in rows)
 
 
+def test_a_codex_that_went_back_to_an_older_thread_resumes_that_one(
+    run, agent_env, dsh_home: Path, tmp_path: Path
+) -> None:
+    """`/new`, then back to the first thread inside Codex (its `/resume` picker; the fake takes the id) and a
+    prompt there: the pane follows it back, and a restore resumes the first thread, not the one after /new."""
+    work = tmp_path / "went-back"
+    work.mkdir()
+    d = run(cwd=work, env=agent_env, cols=140)
+    d.wait_for("PROMPT")
+    d.type_line("/agent codex")
+    first = d.wait_for("fake-codex session", regex=False).split("fake-codex session ")[1].split()[0]
+    d.send("the first thread\r")
+    d.wait_for("codex> the first thread")
+    wait_saved(dsh_home, first.encode())
+    d.send("/new\r")
+    second = d.wait_for("codex: new thread").split("codex: new thread ")[1].split()[0]
+    d.send("the thread after new\r")
+    d.wait_for("codex> the thread after new")
+    wait_saved(dsh_home, f'"session_id": "{second}"'.encode(), timeout=20)
+    d.send(f"/resume {first}\r")
+    d.wait_for(f"codex: back to thread {first}")
+    d.send("back in the first thread\r")
+    d.wait_for("codex> back in the first thread")
+    wait_saved(dsh_home, f'"session_id": "{first}"'.encode(), timeout=20)
+    session_id = only_session_id(dsh_home)
+    kill_host(dsh_home)
+    d.wait_exit()
+
+    r = run(f"--resume={session_id}", cwd=tmp_path, env=agent_env, cols=140)
+    r.wait_for("Enter: resume codex")
+    r.send("\r")
+    r.wait_for(f"fake-codex resumed {first}")
+    resumed = invocations(agent_env)[-1]
+    assert resumed["argv"] == [str(FAKES / "codex"), "resume", first] and resumed["cwd"] == str(work)
+
+
 def two_agent_panes(run, env: dict[str, str], work: Path, name: str) -> tuple[PtyDriver, str]:
     """dsh in `work` with two panes running the fake `name`, started a second apart; the keyboard is in the
     second. The driver, and the screen once both have started."""
