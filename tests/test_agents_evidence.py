@@ -347,6 +347,15 @@ def test_a_session_begun_by_a_prompt_belongs_to_the_pane_that_sent_it() -> None:
     assert choose_candidate([thread, later], cwd="/w", since=first, sent=sent).session_id == B
 
 
+def test_a_fresh_codex_s_first_thread_written_seconds_after_the_enter_is_the_pane_s() -> None:
+    """Codex 0.171 wrote the rollout of a TUI's first prompt 1.4-2.6 s after its Enter (three runs; 30-50
+    ms after `/new`): that Enter still began it, for this pane and not the other one in the folder."""
+    thread = StoreCandidate(A, "/w", 101.0, prompted=122.6)
+    sent = Sent(mine=(120.0,), theirs=(110.0,))
+    assert prompted_here(thread, sent) is True
+    assert prompted_here(thread, Sent(mine=sent.theirs, theirs=sent.mine)) is False
+
+
 def test_two_panes_whose_prompts_began_threads_in_the_same_second_each_get_their_own() -> None:
     """Two Codex panes in one folder, Enter pressed in each 400 ms apart: each rollout was written 30 ms
     after its own pane's Enter (Codex 0.171), both within a second of both Enters."""

@@ -25,10 +25,11 @@ UUID_RE = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{
 MTIME_SLACK = 1.0
 # Session files can hold megabytes of tool output; the fields we need sit near the top.
 MAX_SCAN_BYTES = 4 * 1024 * 1024
-# An agent that begins a session with a prompt records it within moments of the Enter that sent it (Codex
-# 0.171 wrote its rollout 30 ms after, opencode 1.18 its session 5 ms after): a line a pane sent this
-# long before (or, for clock slack, after) the record is the one that began it.
-PROMPT_BEFORE = 1.0
+# An agent that begins a session with a prompt records it soon after the Enter that sent it: Codex 0.171
+# 30-50 ms after a prompt in a thread begun by `/new`, but 1.4-2.6 s after the first prompt of a TUI just
+# started (three runs, with and without its daemon); opencode 1.18 5 ms after. A line a pane sent up to
+# this long before (or, for clock slack, a little after) the record is the one that began it.
+PROMPT_BEFORE = 3.0
 PROMPT_AFTER = 0.2
 # A pane that sent no line for this long began no session since its last looks (every few seconds):
 # its store is not scanned for one.
