@@ -64,9 +64,7 @@ def _draw(
 
 def _cells(screen: Screen) -> dict[tuple[int, int], tuple[str, str, int]]:
     return {
-        (y, x): (char.char, char.style, char.width)
-        for y, row in screen.data_buffer.items()
-        for x, char in row.items()
+        (y, x): (char.char, char.style, char.width) for y, row in screen.data_buffer.items() for x, char in row.items()
     }
 
 

@@ -389,9 +389,7 @@ def _spawners(dsh_home: Path, timeout: float = 10.0) -> list[int]:
         time.sleep(0.05)
 
 
-def test_panes_get_the_umask_of_the_terminal_that_started_their_session(
-    run, dsh_home: Path, tmp_path: Path
-) -> None:
+def test_panes_get_the_umask_of_the_terminal_that_started_their_session(run, dsh_home: Path, tmp_path: Path) -> None:
     def started_with(mask: int, cwd: Path) -> PtyDriver:
         old = os.umask(mask)
         try:
