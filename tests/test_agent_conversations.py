@@ -227,3 +227,25 @@ def test_a_fifo_in_an_agent_store_is_passed_over_never_waited_on(world: dict) ->
     from dsh.agents.claude import ClaudeAdapter
 
     assert ClaudeAdapter().id_from_process(4242, None, {"HOME": str(world["home"])}) is None
+
+
+def test_only_the_stores_own_conversation_files_are_listed(tmp_path: Path) -> None:
+    """Claude's `<uuid>.jsonl` and Codex's `rollout-*.jsonl` files, regular files only: other names, folders
+    named like them, and a name with a newline are told apart as before the names were matched by patterns."""
+    from dsh.agents.conversations.refresh import claude_files, codex_files
+
+    sid = "12345678-1234-1234-1234-123456789abc"
+    project = tmp_path / "claude" / "projects" / "-w"
+    project.mkdir(parents=True)
+    for name in (f"{sid}.jsonl", "notes.jsonl", f"{sid}.json", f"x{sid}.jsonl"):
+        (project / name).write_text("{}\n")
+    (project / f"{sid[:-1]}d.jsonl").mkdir()  # a folder with a conversation's name
+    day = tmp_path / "codex" / "sessions" / "2026" / "12" / "01"
+    day.mkdir(parents=True)
+    for name in ("rollout-a.jsonl", "rollout-b\n.jsonl", "other.jsonl", "rollout-c.json"):
+        (day / name).write_text("{}\n")
+    warnings: list[str] = []
+    assert sorted(Path(p).name for p in claude_files(tmp_path / "claude", warnings)) == [f"{sid}.jsonl"]
+    codex = sorted(Path(p).name for p in codex_files(tmp_path / "codex", warnings))
+    assert codex == ["rollout-a.jsonl", "rollout-b\n.jsonl"]
+    assert warnings == []

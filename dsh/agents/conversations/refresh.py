@@ -16,8 +16,9 @@ import sqlite3
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from stat import S_ISREG
 
-from dsh.agents.base import uuid_like
+from dsh.agents.base import UUID_RE, uuid_like
 from dsh.agents.conversations import claude as claude_reader
 from dsh.agents.conversations import codex as codex_reader
 from dsh.agents.conversations.model import TITLE_MAX, Fold, one_line
@@ -79,11 +80,16 @@ class _Parsed:
 
 # -- scanning ---------------------------------------------------------------------------------------------
 
+# The files each store's conversations are in: Claude's `<uuid>.jsonl`, Codex's `rollout-*.jsonl`.
+_CLAUDE_FILE = re.compile(UUID_RE.pattern + r"\.jsonl")
+_CODEX_FILE = re.compile(r"rollout-.*\.jsonl", re.DOTALL)
 
-def _scan(
-    folders: Iterator[str], keep: Callable[[str], bool], warnings: list[str], what: str
-) -> dict[str, tuple[int, int]]:
+
+def _scan(folders: Iterator[str], keep: re.Pattern[str], warnings: list[str], what: str) -> dict[str, tuple[int, int]]:
+    """(size, mtime_ns) of every regular file in `folders` whose whole name `keep` matches (a pattern,
+    not a function: this runs for each of a store's files at every listing)."""
     found: dict[str, tuple[int, int]] = {}
+    wanted = keep.fullmatch
     for folder in folders:
         try:
             entries = list(os.scandir(folder))
@@ -93,13 +99,13 @@ def _scan(
             warnings.append(f"{what}: cannot read {folder}: {exc.strerror or exc}")
             continue
         for entry in entries:
-            if not keep(entry.name):
+            if wanted(entry.name) is None:
                 continue
             try:
                 st = entry.stat()
             except OSError:
                 continue
-            if entry.is_file():
+            if S_ISREG(st.st_mode):
                 found[entry.path] = (st.st_size, st.st_mtime_ns)
     return found
 
@@ -118,7 +124,7 @@ def claude_files(home: Path, warnings: list[str]) -> dict[str, tuple[int, int]]:
     projects = str(home / "projects")
     return _scan(
         iter(_subfolders(projects, warnings, "claude")),
-        lambda name: name.endswith(".jsonl") and uuid_like(name[: -len(".jsonl")]),
+        _CLAUDE_FILE,
         warnings,
         "claude",
     )
@@ -129,7 +135,7 @@ def codex_files(home: Path, warnings: list[str]) -> dict[str, tuple[int, int]]:
     for year in _subfolders(str(home / "sessions"), warnings, "codex"):
         for month in _subfolders(year, warnings, "codex"):
             days += _subfolders(month, warnings, "codex")
-    return _scan(iter(days), lambda name: name.startswith("rollout-") and name.endswith(".jsonl"), warnings, "codex")
+    return _scan(iter(days), _CODEX_FILE, warnings, "codex")
 
 
 def _codex_id(path: str) -> str | None:
