@@ -17,6 +17,7 @@ was written against.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from typing import Any
 
 import prompt_toolkit.renderer as pt_renderer
@@ -70,7 +71,12 @@ def blank_of(row: dict[int, Char]) -> Char:
     return factory() if factory is not None else _BLANK
 
 
-def first_change(new_get: Any, old_get: Any, blank: Any, old_blank: Any, start: int, stop: int, step: int) -> int:
+CellAt = Callable[[int, Char], Char]  # a row's dict.get: the cell at a column, or the given blank
+
+
+def first_change(
+    new_get: CellAt, old_get: CellAt, blank: Char, old_blank: Char, start: int, stop: int, step: int
+) -> int:
     """The first column from `start` towards `stop` whose cell differs (-1: none). Columns are taken
     one by one, not by character widths: a cell under a wide character is compared too, which at worst
     rewrites that character."""
