@@ -341,23 +341,34 @@ def test_an_agent_typed_in_a_shell_comes_back_resumable(run, agent_env, dsh_home
     assert claude_session["cwd"] == str(work)
 
 
-def test_a_codex_that_began_a_new_thread_resumes_the_new_one(run, agent_env, dsh_home: Path, tmp_path: Path) -> None:
-    """`/new` inside Codex begins another conversation in the same process: the pane follows it, a restore
-    resumes it, and the conversation before it is a row of its own in the picker."""
-    work = tmp_path / "renewed"
+def codex_with_a_new_thread(
+    run, agent_env, dsh_home: Path, work: Path, before: str, after: str
+) -> tuple[PtyDriver, str, str]:
+    """dsh in `work` with the fake codex in a pane: a prompt `before` in its first thread, `/new`, a prompt
+    `after` in the second, each saved; (the driver, the first thread's id, the second's)."""
     work.mkdir()
     d = run(cwd=work, env=agent_env, cols=140)
     d.wait_for("PROMPT")
     d.type_line("/agent codex")
     first = d.wait_for("fake-codex session", regex=False).split("fake-codex session ")[1].split()[0]
-    d.send("the conversation before new\r")  # the keyboard is in the agent's pane
-    d.wait_for("codex> the conversation before new")
+    d.send(f"{before}\r")  # the keyboard is in the agent's pane
+    d.wait_for(f"codex> {before}")
     wait_saved(dsh_home, first.encode())
     d.send("/new\r")
     second = d.wait_for("codex: new thread").split("codex: new thread ")[1].split()[0]
-    d.send("the conversation after new\r")
-    d.wait_for("codex> the conversation after new")
+    d.send(f"{after}\r")
+    d.wait_for(f"codex> {after}")
     wait_saved(dsh_home, f'"session_id": "{second}"'.encode(), timeout=20)
+    return d, first, second
+
+
+def test_a_codex_that_began_a_new_thread_resumes_the_new_one(run, agent_env, dsh_home: Path, tmp_path: Path) -> None:
+    """`/new` inside Codex begins another conversation in the same process: the pane follows it, a restore
+    resumes it, and the conversation before it is a row of its own in the picker."""
+    work = tmp_path / "renewed"
+    d, _first, second = codex_with_a_new_thread(
+        run, agent_env, dsh_home, work, "the conversation before new", "the conversation after new"
+    )
     session_id = only_session_id(dsh_home)
     kill_host(dsh_home)
     d.wait_exit()
@@ -386,19 +397,9 @@ def test_a_codex_that_went_back_to_an_older_thread_resumes_that_one(
     """`/new`, then back to the first thread inside Codex (its `/resume` picker; the fake takes the id) and a
     prompt there: the pane follows it back, and a restore resumes the first thread, not the one after /new."""
     work = tmp_path / "went-back"
-    work.mkdir()
-    d = run(cwd=work, env=agent_env, cols=140)
-    d.wait_for("PROMPT")
-    d.type_line("/agent codex")
-    first = d.wait_for("fake-codex session", regex=False).split("fake-codex session ")[1].split()[0]
-    d.send("the first thread\r")
-    d.wait_for("codex> the first thread")
-    wait_saved(dsh_home, first.encode())
-    d.send("/new\r")
-    second = d.wait_for("codex: new thread").split("codex: new thread ")[1].split()[0]
-    d.send("the thread after new\r")
-    d.wait_for("codex> the thread after new")
-    wait_saved(dsh_home, f'"session_id": "{second}"'.encode(), timeout=20)
+    d, first, _second = codex_with_a_new_thread(
+        run, agent_env, dsh_home, work, "the first thread", "the thread after new"
+    )
     d.send(f"/resume {first}\r")
     d.wait_for(f"codex: back to thread {first}")
     d.send("back in the first thread\r")
