@@ -139,6 +139,10 @@ class Sent:
     mine: tuple[float, ...] = ()
     theirs: tuple[float, ...] = ()
 
+    def lately(self) -> bool:
+        """Whether this pane sent a line within FOLLOW_SECONDS (see there)."""
+        return bool(self.mine) and max(self.mine) >= time.time() - FOLLOW_SECONDS
+
 
 NOTHING_SENT = Sent()
 
@@ -353,7 +357,7 @@ class AgentAdapter(ABC):
     ) -> str | None:
         """The session the agent moved on to from `current` while it runs (see moved_on), for a CLI that
         begins one in the same process and ties none to it on disk; None when it has not."""
-        if not self.follows_new_sessions or not sent.mine or max(sent.mine) < time.time() - FOLLOW_SECONDS:
+        if not self.follows_new_sessions or not sent.lately():
             return None
         found = moved_on(
             self.candidates(cwd, env, started_at), current=current, cwd=cwd, since=started_at, taken=taken, sent=sent

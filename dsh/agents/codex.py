@@ -260,7 +260,7 @@ class CodexAdapter(AgentAdapter):
         threads begun since the pane started, the ones history.jsonl says were prompted lately and the
         current one, in the pane's folder and held by no other pane, the one whose last prompt this pane
         sent (see prompted_here) latest; None when that is `current` or there is none."""
-        if not sent.mine or max(sent.mine) < time.time() - FOLLOW_SECONDS:
+        if not sent.lately():
             return None
         found = {one.session_id: one for one in self.candidates(cwd, env, started_at)}
         home = self.home(env)
