@@ -49,6 +49,8 @@ _BLANK = Screen().data_buffer[0][0]  # prompt_toolkit's own blank: a transparent
 def install() -> bool:
     """Use the diff by rows for every render of this process; False (prompt_toolkit's is kept) when
     prompt_toolkit's diff is not the one this was written against."""
+    if pt_renderer._output_screen_diff is output_screen_diff:
+        return True  # every view of the host (each attach, each /resume) asks again
     if tuple(inspect.signature(_STOCK).parameters) != PARAMETERS:
         return False
     pt_renderer._output_screen_diff = output_screen_diff
