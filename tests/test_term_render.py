@@ -132,3 +132,35 @@ def test_a_row_s_trailing_blanks_are_trimmed_however_they_lie() -> None:
             cut = rng.randint(0, width)
             cells[cut:] = [rng.choice(kinds[:2]) for _ in range(width - cut)]
             assert _trimmed(Row(cells)) == one_at_a_time(cells), (width, cells)
+
+
+def test_a_compact_row_s_fragments_are_made_once_and_a_row_s_at_every_draw(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import dsh.ui.cells as cells_module
+    from dsh.term.cells import BLANK, Row
+    from dsh.term.rows import Packed, Raw
+
+    s = screen_with(b"\x1b[31mred\x1b[0m plain\r\nsecond\r\nthird line\r\n\x1b[44mblue\x1b[K", cols=20, rows=2)
+    s.compact_history(100)
+    compact = [row for row in s.history if type(row) is not Row]
+    compact += [Raw("\x1b[32mgreen\x1b[0m raw", BLANK, BLANK, -1, 20), "plain text"]
+    assert any(type(row) is Packed for row in compact), "compacting history leaves Packed rows"
+    made: list[object] = []
+    runs = cells_module.row_runs
+
+    def counting(row, columns):  # type: ignore[no-untyped-def]
+        made.append(row)
+        return runs(row, columns)
+
+    monkeypatch.setattr(cells_module, "row_runs", counting)
+    for row in compact:
+        assert isinstance(row, (str, Packed, Raw))
+        first = line_fragments(row, 20)
+        assert line_fragments(row, 20) is first
+        assert first == cells_module._line_fragments(row, 20, None, "reverse", False)
+        assert line_fragments(row, 20, reverse_screen=True) != first  # another key
+    assert made.count(compact[0]) == 3  # once cached, once for the comparison, once reversed
+
+    row = Row([Cell("a"), Cell("b")])
+    assert line_fragments(row, 2) == [("", "ab")]
+    row[1] = Cell("c", fg="red")  # a Row is written in place: never served from the cache
+    assert line_fragments(row, 2) == [("", "a"), ("fg:ansired", "c")]

@@ -38,6 +38,10 @@ _NAMED = {
 }
 _HEX = frozenset("0123456789abcdefABCDEF")
 _STYLES_MAX = 8192
+# Compact rows' fragments kept (a few screens of every pane; the rows themselves are the keys, so the
+# cache holds them alive until it is cleared when full).
+FRAGMENTS_KEPT = 4096
+_fragments: dict[tuple[object, int, bool], list[tuple[str, str]]] = {}
 _styles: dict[tuple, str] = {}
 
 
@@ -109,7 +113,27 @@ def line_fragments(
 ) -> list[tuple[str, str]]:
     """Fragments for one row (any row shape), merged by style. `highlight` is (character index,
     length), e.g. a search match, drawn with `highlight_style` added. Under `reverse_screen`
-    (DECSCNM) the row is padded to `columns`, so the whole width shows reversed."""
+    (DECSCNM) the row is padded to `columns`, so the whole width shows reversed.
+
+    The same list is returned for the same compact row until it leaves the cache: callers must not
+    change it."""
+    if highlight is None and type(line) is not Row:
+        # A compact row (str, Packed, Raw) is never changed in place (the screen replaces it with a
+        # Row to write into it), so its fragments are made once, not at each frame that redraws its
+        # pane: a key echoed in a pane redrew every other row of it too, a fifth of that frame.
+        key = (line, columns, reverse_screen)
+        fragments = _fragments.get(key)
+        if fragments is None:
+            if len(_fragments) >= FRAGMENTS_KEPT:
+                _fragments.clear()
+            fragments = _fragments[key] = _line_fragments(line, columns, None, highlight_style, reverse_screen)
+        return fragments
+    return _line_fragments(line, columns, highlight, highlight_style, reverse_screen)
+
+
+def _line_fragments(
+    line: AnyRow, columns: int, highlight: tuple[int, int] | None, highlight_style: str, reverse_screen: bool
+) -> list[tuple[str, str]]:
     fragments: list[tuple[str, str]] = []
     for attrs, text in row_runs(line, columns):
         style = cell_style(attrs, reverse_screen=reverse_screen)
