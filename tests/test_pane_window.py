@@ -9,7 +9,7 @@ from prompt_toolkit.application.current import set_app
 from prompt_toolkit.data_structures import Point
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.layout import Layout
-from prompt_toolkit.layout.containers import Window
+from prompt_toolkit.layout.containers import ColorColumn, Window
 from prompt_toolkit.layout.controls import UIContent, UIControl
 from prompt_toolkit.layout.mouse_handlers import MouseHandlers
 from prompt_toolkit.layout.screen import Screen, WritePosition
@@ -54,12 +54,23 @@ class _Lines(UIControl):
 def _draw(
     cls: type[Window], cursor: Point | None, menu: Point | None = None, x: int = 3, height: int = len(LINES)
 ) -> Screen:
-    window = cls(_Lines(LINES, cursor, menu), wrap_lines=False)
+    return _draw_in(cls, cursor, menu, x, height)[0]
+
+
+def _draw_in(
+    cls: type[Window],
+    cursor: Point | None,
+    menu: Point | None = None,
+    x: int = 3,
+    height: int = len(LINES),
+    **options: object,
+) -> tuple[Screen, Window]:
+    window = cls(_Lines(LINES, cursor, menu), wrap_lines=False, **options)  # type: ignore[arg-type]
     app: Application[None] = Application(layout=Layout(window))
     screen = Screen()
     with set_app(app):
         window.write_to_screen(screen, MouseHandlers(), WritePosition(x, 2, WIDTH, height), "", False, None)
-    return screen
+    return screen, window
 
 
 def _cells(screen: Screen) -> dict[tuple[int, int], tuple[str, str, int]]:
@@ -68,18 +79,40 @@ def _cells(screen: Screen) -> dict[tuple[int, int], tuple[str, str, int]]:
     }
 
 
+@pytest.mark.parametrize("menu", [Point(1, 8), None, "on the cursor's row"])
 @pytest.mark.parametrize("cursor", [Point(0, 0), Point(3, 2), Point(5, 3), Point(0, 10), None])
-def test_the_screen_is_prompt_toolkits_own(cursor: Point | None) -> None:
+@pytest.mark.parametrize("height", [len(LINES), 4])
+def test_the_screen_is_prompt_toolkits_own(cursor: Point | None, menu: Point | str | None, height: int) -> None:
     pane_window._rows.clear()
+    at = Point(1, cursor.y if cursor else 0) if isinstance(menu, str) else menu
     for _ in range(2):  # made, then from the cache
-        ours, theirs = _draw(PaneWindow, cursor, menu=Point(1, 8)), _draw(ViewWindow, cursor, menu=Point(1, 8))
+        (ours, window), (theirs, their_window) = (
+            _draw_in(PaneWindow, cursor, menu=at, height=height),
+            _draw_in(ViewWindow, cursor, menu=at, height=height),
+        )
         assert _cells(ours) == _cells(theirs)
         assert ours.cursor_positions == {} or list(ours.cursor_positions.values()) == list(
             theirs.cursor_positions.values()
         )
         assert list(ours.menu_positions.values()) == list(theirs.menu_positions.values())
         assert ours.height == theirs.height
+        # What the window tells of where it drew is prompt_toolkit's too: every row shown, and the
+        # characters of the rows its own copy drew (the cursor's and the menu's; the pane area takes the
+        # mouse itself, so the other rows' characters are not mapped).
+        info, their_info = window.render_info, their_window.render_info
+        assert info is not None and their_info is not None
+        assert info.visible_line_to_row_col == their_info.visible_line_to_row_col
+        drawn = {point.y for point in (cursor or Point(0, 0), at) if point is not None}
+        assert info._rowcol_to_yx == {rc: yx for rc, yx in their_info._rowcol_to_yx.items() if rc[0] in drawn}
+        assert info.vertical_scroll == their_info.vertical_scroll
     assert pane_window._rows, "rows were not kept"
+
+
+@pytest.mark.parametrize("options", [{"cursorline": True}, {"cursorcolumn": True}, {"colorcolumns": [ColorColumn(4)]}])
+def test_a_window_that_marks_lines_or_columns_marks_them_as_prompt_toolkit_does(options: dict[str, object]) -> None:
+    ours = _draw_in(PaneWindow, Point(2, 3), **options)[0]
+    theirs = _draw_in(ViewWindow, Point(2, 3), **options)[0]
+    assert _cells(ours) == _cells(theirs)
 
 
 def test_a_kept_row_lands_wherever_the_pane_is() -> None:

@@ -6,7 +6,8 @@ A frame copies every visible row of every pane into prompt_toolkit's screen, a c
 made once per distinct row (its style fragments are the key) and copied with one `dict.update`. The
 cursor's row (and the menu's) still goes through prompt_toolkit's own copy, so the cursor, the key
 processor's echo and the menu are placed by its code; lines it would wrap, scroll sideways, prefix,
-or align are drawn entirely its way. tests/test_pane_window.py holds the screens to be the same.
+or align, and a window marking its cursor's line or column or colour columns, are drawn entirely its
+way. tests/test_pane_window.py holds the screens to be the same.
 """
 
 from __future__ import annotations
@@ -113,14 +114,16 @@ class PaneWindow(ViewWindow):
         align: WindowAlign = WindowAlign.LEFT,
         get_line_prefix: Callable[[int, int], Any] | None = None,
     ) -> tuple[dict[int, tuple[int, int]], dict[tuple[int, int], tuple[int, int]]]:
-        def theirs(content: UIContent) -> tuple[dict[int, tuple[int, int]], dict[tuple[int, int], tuple[int, int]]]:
+        def theirs(
+            content: UIContent, at: WritePosition = write_position, scroll: int = vertical_scroll
+        ) -> tuple[dict[int, tuple[int, int]], dict[tuple[int, int], tuple[int, int]]]:
             return super(PaneWindow, self)._copy_body(
                 content,
                 new_screen,
-                write_position,
+                at,
                 move_x,
                 width,
-                vertical_scroll,
+                scroll,
                 horizontal_scroll,
                 wrap_lines=wrap_lines,
                 highlight_lines=highlight_lines,
@@ -133,7 +136,7 @@ class PaneWindow(ViewWindow):
 
         if wrap_lines or horizontal_scroll or vertical_scroll_2 or get_line_prefix is not None:
             return theirs(ui_content)
-        if align != WindowAlign.LEFT:
+        if align != WindowAlign.LEFT or self._highlights():
             return theirs(ui_content)
         # Rows prompt_toolkit copies itself: where the cursor and the menu are.
         own = {point.y for point in (ui_content.cursor_position, ui_content.menu_position) if point is not None}
@@ -148,15 +151,39 @@ class PaneWindow(ViewWindow):
             else:
                 cells_by_line[lineno] = cells
         get_line = ui_content.get_line
-        result = theirs(
-            UIContent(
-                get_line=lambda lineno: get_line(lineno) if lineno in own else [],
-                line_count=ui_content.line_count,
-                cursor_position=ui_content.cursor_position,
-                menu_position=ui_content.menu_position,
-                show_cursor=ui_content.show_cursor,
+        lone = next(iter(own)) if len(own) == 1 else None
+        menu = ui_content.menu_position
+        if lone is not None and lone in shown and (menu is None or menu.y == lone):
+            # prompt_toolkit's copy of the one row it still draws (the cursor's, where the menu is
+            # too), without walking the other rows as empty lines (a call each: 3% of a keystroke's
+            # frame): its copy is handed a window one row high at that row, and its maps are made
+            # the whole window's after.
+            row = WritePosition(
+                write_position.xpos, write_position.ypos + lone - vertical_scroll, write_position.width, 1
             )
-        )
+            _, rowcol_to_yx = theirs(
+                UIContent(
+                    get_line=lambda lineno: get_line(lineno) if lineno == lone else [],
+                    line_count=lone + 1,
+                    cursor_position=ui_content.cursor_position,
+                    menu_position=menu,
+                    show_cursor=ui_content.show_cursor,
+                ),
+                row,
+                lone,
+            )
+            new_screen.height = max(new_screen.height, write_position.ypos + write_position.height)
+            result = ({lineno - vertical_scroll: (lineno, 0) for lineno in shown}, rowcol_to_yx)
+        else:
+            result = theirs(
+                UIContent(
+                    get_line=lambda lineno: get_line(lineno) if lineno in own else [],
+                    line_count=ui_content.line_count,
+                    cursor_position=ui_content.cursor_position,
+                    menu_position=ui_content.menu_position,
+                    show_cursor=ui_content.show_cursor,
+                )
+            )
         xpos = write_position.xpos + move_x
         ypos = write_position.ypos - vertical_scroll
         buffer = new_screen.data_buffer
@@ -164,6 +191,11 @@ class PaneWindow(ViewWindow):
             if cells:
                 buffer[ypos + lineno].update(zip(range(xpos, xpos + len(cells)), cells, strict=True))
         return result
+
+    def _highlights(self) -> bool:
+        """Whether the window marks the cursor's line or column, or colour columns, all down its height."""
+        columns = self.colorcolumns() if callable(self.colorcolumns) else self.colorcolumns
+        return bool(self.cursorline() or self.cursorcolumn() or columns)
 
 
 __all__ = ["PaneWindow", "row_cells"]
