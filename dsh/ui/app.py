@@ -13,7 +13,7 @@ from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.key_binding import DynamicKeyBindings
-from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout
+from prompt_toolkit.layout import ConditionalContainer, Layout
 from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.processors import (
@@ -44,6 +44,7 @@ from dsh.ui.prompt_control import PromptControl
 from dsh.ui.prompt_line import PromptLine
 from dsh.ui.prompt_memory import HistorySuggest, PromptMemory
 from dsh.ui.resume_actions import ResumeActions
+from dsh.ui.split import ViewHSplit
 from dsh.ui.state import WORK_MODES, Mode
 from dsh.ui.terminal_control import TerminalControl
 from dsh.ui.window import ViewWindow
@@ -387,13 +388,13 @@ class DshApp:
         # Chrome never changes a pane's size: the panes get every row but the tab bar, the status line
         # and one prompt line, always. What grows (a message, a wrapped prompt, history search, the
         # completion menu) floats up over the bottom of the panes from the status line.
-        root = HSplit([self.tabbar, body, ViewWindow(height=CHROME_BOTTOM_ROWS)])
+        root = ViewHSplit([self.tabbar, body, ViewWindow(height=CHROME_BOTTOM_ROWS)])
         # Laid out only while there is a menu: a VSplit divides its width a cell at a time, per frame.
         menu = ConditionalContainer(
             VSplit([CompletionsMenu(max_height=8, scroll_offset=1), ViewWindow()]),
             filter=Condition(lambda: self.prompt_buffer.complete_state is not None),
         )
-        bottom = HSplit([menu, self.message_window, self.status, self.prompt_window])
+        bottom = ViewHSplit([menu, self.message_window, self.status, self.prompt_window])
         self.layout = Layout(
             FloatContainer(root, floats=[Float(bottom, left=0, right=0, bottom=0, transparent=True)]),
             focused_element=self.prompt_window,
