@@ -30,6 +30,9 @@ LINES: list[StyleAndTextTuples] = [
     [("class:copy.selection", "selected"), ("", "   ")],
     [("", "same row")],
     [("", "same row")],
+    [("", "漢字"), ("bold", "abcdefghijklmnopqrstuvwxyz")],  # text after wide ones, cut at the edge
+    [("", "ab"), ("", "\u0301 and a mark on the fragment before")],
+    [("", "x" * 18), ("bold", "past the edge"), ("", "\u0301")],
 ]
 WIDTH = 18
 

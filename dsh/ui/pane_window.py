@@ -54,6 +54,13 @@ def row_cells(fragments: StyleAndTextTuples, width: int) -> list[Char] | None:
     for style, text, *_ in fragments:
         if "[ZeroWidthEscape]" in style:
             return None
+        if x == len(cells) and text.isascii() and text.isprintable():
+            # One cell a character (most of what a pane shows): made in one comprehension, not a
+            # character at a time through the checks below (a flooding pane makes only new rows).
+            if x < width:
+                cells += [chars[c, style] for c in (text if x + len(text) <= width else text[: width - x])]
+            x += len(text)
+            continue
         for c in text:
             char = chars[c, style]
             char_width = char.width
