@@ -113,9 +113,9 @@ class CachedPaneStates:
             self._fresh.append((session_id, key, json.dumps(records)))
         return records
 
-    def keep(self, path: str, log: tuple[int, int], session_id: str, head: str, tail: str) -> None:
+    def keep(self, path: str, log: tuple[int, int], session_id: str, text: str, home: str, title: str) -> None:
         if session_id in self._made:
-            self._kept.append((path, log, self._made.pop(session_id), head, tail))
+            self._kept.append((path, log, self._made.pop(session_id), text, home, title))
 
     def drop(self, path: str, session_id: str) -> None:
         self._dropped.append(path)
