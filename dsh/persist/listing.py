@@ -8,7 +8,7 @@ import sqlite3
 import stat
 from typing import Any
 
-from dsh.agents.lookups import Check, Looked, StoreStamps, still_hold
+from dsh.agents.lookups import Check, Looked, StoreStamps, checks_hold
 from dsh.home import dsh_home_path
 from dsh.persist.records import AgentInfo, SnapshotError
 from dsh.persist.snapshot import MAX_SNAPSHOT_BYTES, SNAPSHOT_FILE, _parse
@@ -79,10 +79,7 @@ class CachedPaneStates:
         self._made: dict[str, str | None] = {}
 
     def holds(self, checks: str) -> bool:
-        try:
-            return still_hold(json.loads(checks), self._stamps)
-        except (ValueError, TypeError, LookupError):
-            return False  # a damaged index row: worked out again from the files, and kept anew
+        return checks_hold(checks, self._stamps)
 
     def states(self, session_id: str, *, live: bool) -> list[dict[str, object]]:
         self._made.pop(session_id, None)
