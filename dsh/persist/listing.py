@@ -19,10 +19,16 @@ from dsh.store.pane_cache import Key
 from dsh.text import sanitize
 
 
-def sessions_with_state() -> set[str]:
-    """Ids that have a state folder: one directory scan, so a listing of 10,000 sessions stays cheap."""
+def sessions_with_state(index: Any | None = None) -> set[str]:
+    """Ids that have a state folder: one directory scan, so a listing of 10,000 sessions stays cheap; with
+    an index, the names kept there while the folder's mtime holds (store/folder_names.py)."""
+    folder = str(dsh_home_path("state"))
+    if index is not None:
+        from dsh.store import folder_names
+
+        return folder_names.names(index, folder)
     try:
-        return set(os.listdir(dsh_home_path("state")))
+        return set(os.listdir(folder))
     except OSError:
         return set()
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import BinaryIO, TextIO, TypeVar
 
 from dsh.safefile import UnsafePathError, open_append, open_read_fd, refuse_special
-from dsh.store import agent_table, textsearch
+from dsh.store import agent_table, folder_names, textsearch
 from dsh.store.ids import InvalidSessionId, validate_session_id
 from dsh.store.json_listing import stored_json
 from dsh.store.lines_column import decode_lines, encode_lines
@@ -53,7 +53,8 @@ from dsh.store.workspace import NO_WORKSPACE, home_dir, workspace_label, workspa
 #    every index be built again (30-40 s at 100,000 sessions) for three empty columns.
 # 13: the kept row whole (kept_text), with the home its label was made for and the title it showed, in
 #    place of two pieces the query joined the label and title into (kept_head, kept_tail): joining them
-#    was a third of the query's CPU at 100,000 sessions. The kept_snap_* columns go.
+#    was a third of the query's CPU at 100,000 sessions. The kept_snap_* columns go. `folder_names`
+#    (store/folder_names.py): the names in `state/`, kept while its mtime holds.
 SCHEMA_VERSION = 13
 BUSY_TIMEOUT_SECONDS = 30.0
 MAP_BYTES = 1 << 30  # of the index mapped by `map_reads` (only the pages read are loaded)
@@ -240,7 +241,7 @@ class SessionIndex:
             for statement in _SCHEMA.split(";"):
                 if statement.strip():
                     conn.execute(statement)
-            for statement in (*textsearch.STATEMENTS, *agent_table.STATEMENTS):
+            for statement in (*textsearch.STATEMENTS, *agent_table.STATEMENTS, *folder_names.STATEMENTS):
                 conn.execute(statement)
 
     @staticmethod
