@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from dsh.agents.evidence import conversation_state
-from dsh.agents.lookups import Looked, StoreStamps, still_hold
+from dsh.agents.lookups import Looked, StoreStamps, checks_hold, still_hold
 from dsh.agents.registry import adapter_by_kind
 
 CLAUDE = adapter_by_kind("claude")
@@ -104,3 +104,32 @@ def test_codex_stamps_cover_every_dated_folder_of_its_store(tmp_path: Path) -> N
     os.utime(day, (time.time() - 5, time.time() - 5))
     assert StoreStamps().stamp(CODEX, env) not in (None, before)
     assert day in CODEX.transcript_folders(env)
+
+
+@pytest.mark.parametrize("name", ["plain", 'a "quote"', "back\\slash", "café", "del\x7f", "tab\t", "emoji\U0001f600"])
+def test_checks_kept_as_text_hold_exactly_when_the_decoded_ones_do(tmp_path: Path, name: str) -> None:
+    """checks_hold reads json.dumps's text of the one-transcript checks without decoding it; any path, a
+    missing file, several checks and damaged text give what still_hold of the decoded checks gives."""
+    path = tmp_path / f"{name}.jsonl"
+    path.write_text("{}\n")
+    looked = Looked(StoreStamps(), {})
+    looked.file(str(path))
+    looked.file(str(tmp_path / "never.jsonl"))
+    one, missing, both = [looked.checks[0]], [looked.checks[1]], looked.checks
+    for checks in (one, missing, both):
+        assert checks_hold(json.dumps(checks), StoreStamps()) is still_hold(checks, StoreStamps()) is True
+    with path.open("a") as out:
+        out.write("{}\n")
+    for checks, holds in ((one, False), (missing, True), (both, False)):
+        assert checks_hold(json.dumps(checks), StoreStamps()) is still_hold(checks, StoreStamps()) is holds
+    path.unlink()
+    (tmp_path / "never.jsonl").write_text("")
+    for checks in (one, missing, both):
+        assert checks_hold(json.dumps(checks), StoreStamps()) is still_hold(checks, StoreStamps()) is False
+
+
+@pytest.mark.parametrize(
+    "text", ["not json", '[["file"]]', '[{"x": 1}]', "[7]", '[["file", "/x", [1, 2]]]', '[["file", "/x", [1, 2, 3]]] ']
+)
+def test_damaged_checks_text_does_not_hold(text: str) -> None:
+    assert checks_hold(text, StoreStamps()) is False

@@ -410,3 +410,25 @@ def test_a_mistaken_statement_keeps_the_index_and_a_damaged_file_is_rebuilt(tmp_
     idx.refresh()
     assert len(idx.summaries()) == 1
     idx.close()
+
+
+def test_rows_are_stored_in_the_listings_order_oldest_first(index: SessionIndex, root: Path) -> None:
+    """Rowids follow the listing's ORDER BY (updated_at, mtime_ns, id), ties included, so a listing of every
+    row walks the table nearly in order; a changed log's row becomes the newest rowid, as it is newest."""
+    logs = []
+    for n in range(12):
+        sid = f"20260101T0000{59 - n:02d}Z-{n:06x}"  # ids run against the times
+        at = f"2026-01-01T00:00:{(n // 3):02d}.000Z"  # three rows share each updated_at
+        path = raw_log(root, f"/w{n % 4}", sid, header(sid, f"/w{n % 4}") + event("input", at=at, text="x"))
+        os.utime(path, ns=(1_700_000_000_000_000_000 + (n % 2) * 1000,) * 2)  # and some their mtime too
+        logs.append(path)
+    index.refresh()
+
+    def by(order: str) -> list[str]:
+        return index.read(lambda conn: [sid for (sid,) in conn.execute(f"SELECT id FROM sessions ORDER BY {order}")])
+
+    assert by("rowid") == by("updated_at, mtime_ns, id")
+    with logs[0].open("ab") as out:
+        out.write(event("input", at="2026-01-01T00:01:00.000Z", text="y"))
+    index.refresh()
+    assert by("rowid") == by("updated_at, mtime_ns, id") and by("rowid")[-1] == logs[0].stem

@@ -181,10 +181,10 @@ def test_a_kept_row_is_not_used_for_a_session_whose_log_changed(dsh_home: Path, 
     assert rows == _uncached(dsh_home)
 
 
-def _kept_heads() -> dict[str, object]:
+def _kept_texts() -> dict[str, object]:
     store = Store(load_config())
     try:
-        return store.index.read(lambda conn: dict(conn.execute("SELECT id, kept_head FROM sessions")))
+        return store.index.read(lambda conn: dict(conn.execute("SELECT id, kept_text FROM sessions")))
     finally:
         store.close()
 
@@ -196,11 +196,11 @@ def test_a_live_session_lists_its_panes_live_and_is_never_kept(dsh_home: Path, t
         write_snapshot(snapshot([pane(), pane("p2", lifecycle="exited", exit_status=0)], session_id=log.id), {})
         for _ in range(2):
             assert _states(_listing()) == {log.id: [("p1", "LIVE"), ("p2", "EXITED")]}
-            assert _kept_heads() == {log.id: None}
+            assert _kept_texts() == {log.id: None}
     finally:
         log.close()
     assert _states(_listing()) == {log.id: [("p1", "RESTORED"), ("p2", "EXITED")]}
-    assert _kept_heads()[log.id] is not None
+    assert _kept_texts()[log.id] is not None
 
 
 def test_a_damaged_kept_row_is_worked_out_again(dsh_home: Path, tmp_path: Path, agents_home: Path) -> None:
@@ -302,3 +302,57 @@ def test_a_host_changes_the_log_before_its_first_snapshot_and_after_its_last(
     rows = _listing()
     assert [p["state"] for p in json.loads(rows[0])["panes"]] == ["RESTORED", "RESTORED", "RESTORED"]
     assert rows == _uncached(dsh_home)
+
+
+def _forget_kept_rows() -> None:
+    store = Store(load_config())
+    try:
+        store.index.write(lambda conn: conn.execute("UPDATE sessions SET kept_checks = NULL, kept_text = NULL"))
+    finally:
+        store.close()
+
+
+def test_a_kept_row_shows_todays_title_and_label(
+    dsh_home: Path, tmp_path: Path, agents_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The kept row is the whole row: a title changed in the index (as an agent's conversation retitles a
+    session, its log unchanged) or a label under another home makes it be worked out again and kept anew,
+    as the listing with nothing kept writes it."""
+    work = agents_home / "src" / "wörk"
+    work.mkdir(parents=True)
+    ids = [_session(dsh_home, work) for _ in range(2)]
+    for sid in ids:
+        write_snapshot(snapshot([pane()], session_id=sid), {})
+    first = _listing()
+    assert {json.loads(row)["workspace_label"] for row in first} == {"~/src/wörk"}
+    worked: list[str] = []
+    stock = listing.listed_states
+
+    def counted(records, **kwargs):  # type: ignore[no-untyped-def]
+        worked.append(records[0]["id"])
+        return stock(records, **kwargs)
+
+    monkeypatch.setattr(listing, "listed_states", counted)
+    store = Store(load_config())
+    try:
+        store.index.write(
+            lambda conn: conn.execute("UPDATE sessions SET title = 'retitled \x7f' WHERE id = ?", (ids[0],))
+        )
+    finally:
+        store.close()
+    retitled = _listing()
+    assert worked == ["p1"]
+    assert {json.loads(row)["id"]: json.loads(row)["title"] for row in retitled}[ids[0]] == "retitled \x7f"
+    assert "\x7f" not in "".join(retitled) and "\\u007f" in "".join(retitled)
+    worked.clear()
+    assert _listing() == retitled and worked == []  # kept anew
+    _forget_kept_rows()
+    assert _listing() == retitled
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    moved = _listing()
+    assert {json.loads(row)["workspace_label"] for row in moved} == {"~/home/src/wörk"}
+    assert moved == [row.replace("~/src/w\\u00f6rk", "~/home/src/w\\u00f6rk") for row in retitled]
+    assert _listing() == moved
+    _forget_kept_rows()
+    assert _listing() == moved

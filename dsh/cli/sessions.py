@@ -204,8 +204,8 @@ def listing_json(store: object, cwd: str | None, *, include_archived: bool) -> l
     from dsh.store.json_listing import json_listing
     from dsh.store.workspace import workspace_partition
 
-    saved = sessions_with_state()
     index = store.index  # type: ignore[attr-defined]
+    saved = sessions_with_state(index)
     where, params = index.scope_where(workspace_partition(cwd) if cwd else None, [cwd] if cwd else ())
 
     states = CachedPaneStates(index, saved)

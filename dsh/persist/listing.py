@@ -8,7 +8,7 @@ import sqlite3
 import stat
 from typing import Any
 
-from dsh.agents.lookups import Check, Looked, StoreStamps, still_hold
+from dsh.agents.lookups import Check, Looked, StoreStamps, checks_hold
 from dsh.home import dsh_home_path
 from dsh.persist.records import AgentInfo, SnapshotError
 from dsh.persist.snapshot import MAX_SNAPSHOT_BYTES, SNAPSHOT_FILE, _parse
@@ -19,10 +19,16 @@ from dsh.store.pane_cache import Key
 from dsh.text import sanitize
 
 
-def sessions_with_state() -> set[str]:
-    """Ids that have a state folder: one directory scan, so a listing of 10,000 sessions stays cheap."""
+def sessions_with_state(index: Any | None = None) -> set[str]:
+    """Ids that have a state folder: one directory scan, so a listing of 10,000 sessions stays cheap; with
+    an index, the names kept there while the folder's mtime holds (store/folder_names.py)."""
+    folder = str(dsh_home_path("state"))
+    if index is not None:
+        from dsh.store import folder_names
+
+        return folder_names.names(index, folder)
     try:
-        return set(os.listdir(dsh_home_path("state")))
+        return set(os.listdir(folder))
     except OSError:
         return set()
 
@@ -79,10 +85,7 @@ class CachedPaneStates:
         self._made: dict[str, str | None] = {}
 
     def holds(self, checks: str) -> bool:
-        try:
-            return still_hold(json.loads(checks), self._stamps)
-        except (ValueError, TypeError, LookupError):
-            return False  # a damaged index row: worked out again from the files, and kept anew
+        return checks_hold(checks, self._stamps)
 
     def states(self, session_id: str, *, live: bool) -> list[dict[str, object]]:
         self._made.pop(session_id, None)
@@ -113,9 +116,9 @@ class CachedPaneStates:
             self._fresh.append((session_id, key, json.dumps(records)))
         return records
 
-    def keep(self, path: str, log: tuple[int, int], session_id: str, head: str, tail: str) -> None:
+    def keep(self, path: str, log: tuple[int, int], session_id: str, text: str, home: str, title: str) -> None:
         if session_id in self._made:
-            self._kept.append((path, log, self._made.pop(session_id), head, tail))
+            self._kept.append((path, log, self._made.pop(session_id), text, home, title))
 
     def drop(self, path: str, session_id: str) -> None:
         self._dropped.append(path)

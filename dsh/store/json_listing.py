@@ -7,7 +7,9 @@ as two texts (`stored_json`) around the two values that change without its log c
 label (it depends on $HOME) and the title (an agent's conversation may retitle it); SQLite joins the
 three. What SQLite cannot know is patched in Python on the few rows that need it: the live pid of a
 session not closed (asked of its log's lock), the panes of a session with a saved snapshot, and
-non-ASCII text (the contract is ASCII with JSON escapes).
+non-ASCII text (the contract is ASCII with JSON escapes). A session with saved panes is written whole
+from its kept row (store/listed_rows.py) while that holds: joining the label and title into its two
+pieces in the query, as for the stored rows, was a third of the query's CPU at 100,000 sessions.
 """
 
 from __future__ import annotations
@@ -38,8 +40,9 @@ _OBJECT = (
     " || json_tail"
 )
 
-# A kept row (store/listed_rows.py): json.dumps's text with the label and title joined in as today's.
-_FINISHED = f"""kept_head || json_quote({_LABEL}) || ', "{_JOINED[1]}": ' || json_quote(title) || kept_tail"""
+# A kept row (store/listed_rows.py) is written as it was kept while the home its label was made for (?1)
+# and the title it showed are today's; otherwise the row is worked out again, and kept anew.
+_FRESH = "kept_text IS NOT NULL AND kept_home = ?1 AND kept_title = title"
 
 Panes = Callable[[str, bool], list[dict[str, object]] | None]
 Fallback = Callable[[str], dict[str, Any] | None]
@@ -91,8 +94,9 @@ class KeptRows(Protocol):
         """Whether what a kept row's agent panes' states were read from is unchanged (`checks`, kept with
         the row)."""
 
-    def keep(self, path: str, log: tuple[int, int], session_id: str, head: str, tail: str) -> None:
-        """The row just written for this log, with the panes `panes` gave last for this session."""
+    def keep(self, path: str, log: tuple[int, int], session_id: str, text: str, home: str, title: str) -> None:
+        """The row just written for this log (its label made for `home`, showing `title`), with the panes
+        `panes` gave last for this session."""
 
     def drop(self, path: str, session_id: str) -> None:
         """The kept row of this log no longer holds."""
@@ -119,23 +123,38 @@ def json_listing(
     `saved`; and `kept.holds` its agents' checks, if it has any), and each row written with panes is
     offered to it.
     """
-    text = f"CASE WHEN kept_head IS NULL THEN {_OBJECT} ELSE {_FINISHED} END" if kept is not None else _OBJECT
-    sql = (
-        f"SELECT CASE raw WHEN 0 THEN {text} END, closed, attached, id, path, size, mtime_ns,"
-        f" kept_head IS NOT NULL, kept_checks"
-        f" FROM sessions WHERE {where}"
-    )
+    if kept is not None:
+        # NULL for a kept row that is not today's: worked out again below.
+        text = f"CASE WHEN kept_text IS NULL THEN {_OBJECT} WHEN {_FRESH} THEN kept_text END"
+        flags = "closed + 2 * (kept_text IS NOT NULL)"
+    else:
+        text, flags = _OBJECT, "closed"
+    # Only what the usual rows need: a closed session written as stored or as kept, and the rowid (with
+    # the flags in its low bits: each column fetched was 30-40 ms of CPU at 100,000 rows) to read the rest
+    # of a row by for the few that need more.
+    sql = f"SELECT CASE raw WHEN 0 THEN {text} END, id, rowid * 4 + {flags}, kept_checks FROM sessions WHERE {where}"
     if not include_archived:
         sql += " AND archived = 0"
     sql += " ORDER BY updated_at DESC, mtime_ns DESC, id DESC"
     label_home = home_dir() if home is None else home
-    for row in conn.execute(sql, [label_home, *params]):
-        text, closed, attached, session_id, path, size, mtime_ns, had, checks = row
-        # The usual row, as it is stored: closed, no saved panes, ASCII.
-        if closed and not had and saved is not None and session_id not in saved and text is not None and text.isascii():
-            yield text
-            continue
-        if text is None:  # some text was not UTF-8: SQLite holds it as bytes, and cannot quote it
+    holds = kept.holds if kept is not None else None
+    for text, session_id, marks, checks in conn.execute(sql, [label_home, *params]):
+        flags = marks & 3
+        if flags == _CLOSED:  # the usual row, as it is stored: closed, no saved panes, ASCII
+            if saved is not None and session_id not in saved and text is not None and text.isascii():
+                yield text
+                continue
+        elif flags == _CLOSED_KEPT and holds is not None and text is not None:
+            # Kept as json.dumps wrote it: ASCII, DEL escaped. A kept row with no agent pane holds without
+            # a call (100,000 calls were 50-70 ms).
+            if (saved is None or session_id in saved) and (checks is None or holds(checks)) and text.isascii():
+                yield text
+                continue
+        closed, attached, path, size, mtime_ns, title, raw = conn.execute(
+            "SELECT closed, attached, path, size, mtime_ns, title, raw FROM sessions WHERE rowid = ?", (marks >> 2,)
+        ).fetchone()
+        had = bool(flags & 2)
+        if raw:  # some text was not UTF-8: SQLite holds it as bytes, and cannot quote it
             if had and kept is not None:
                 kept.drop(path, session_id)
             data = raw_row(path if isinstance(path, str) else path.decode("utf-8", "surrogatepass"))
@@ -145,15 +164,14 @@ def json_listing(
             continue
         pid = None if closed else live_pid(Path(path))
         if had and kept is not None:
-            # Most kept rows have no agent pane: no call for those (100,000 calls were 50-70 ms).
-            if pid is None and (saved is None or session_id in saved) and (checks is None or kept.holds(checks)):
-                # The kept text is json.dumps's but for the label and title, which SQLite quoted: the same
-                # for ASCII but DEL, which json.dumps escapes.
+            listed = saved is None or session_id in saved
+            if text is not None and pid is None and listed and (checks is None or kept.holds(checks)):
                 yield text if text.isascii() and "\x7f" not in text else json.dumps(json.loads(text))
                 continue
             kept.drop(path, session_id)
-            # The query gave the kept text: the row as stored is wanted now.
-            text = conn.execute(f"SELECT {_OBJECT} FROM sessions WHERE path = ?2", [label_home, path]).fetchone()[0]
+            # The row as stored is wanted now (the query gave the kept text, or none).
+            again = f"SELECT {_OBJECT} FROM sessions WHERE rowid = ?2"
+            text = conn.execute(again, [label_home, marks >> 2]).fetchone()[0]
         found = panes(session_id, pid is not None)
         if pid is None and found is None and text.isascii():
             yield text
@@ -163,15 +181,11 @@ def json_listing(
             data["live_pid"] = pid
             data["state"] = session_state(pid, bool(closed), bool(attached))
         data["panes"] = found or []
+        finished = json.dumps(data)
         if kept is not None and pid is None and found is not None:
-            kept.keep(path, (size, mtime_ns), session_id, *finished_pieces(data))
-        yield json.dumps(data)
+            kept.keep(path, (size, mtime_ns), session_id, finished, label_home, title)
+        yield finished
 
 
-def finished_pieces(data: dict[str, Any]) -> tuple[str, str]:
-    """A row as json.dumps writes it, in two pieces around its label and title (_FINISHED joins them)."""
-    keys = list(data)
-    at = keys.index(_JOINED[0])
-    head = json.dumps({key: data[key] for key in keys[:at]})[:-1] + f', "{_JOINED[0]}": '
-    tail = ", " + json.dumps({key: data[key] for key in keys[at + 2 :]})[1:]
-    return head, tail
+# The flags in the low bits of the query's third column: closed (1), a kept row (2).
+_CLOSED, _CLOSED_KEPT = 1, 3
