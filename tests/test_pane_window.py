@@ -15,7 +15,7 @@ from prompt_toolkit.layout.mouse_handlers import MouseHandlers
 from prompt_toolkit.layout.screen import Screen, WritePosition
 
 from dsh.ui import pane_window
-from dsh.ui.pane_window import PaneWindow
+from dsh.ui.pane_window import LineWindow, PaneWindow
 from dsh.ui.window import ViewWindow
 
 LINES: list[StyleAndTextTuples] = [
@@ -138,3 +138,41 @@ def test_the_row_cache_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     _draw(PaneWindow, Point(0, 0))
     assert len(pane_window._rows) <= 3
     assert _cells(_draw(PaneWindow, Point(0, 0))) == _cells(_draw(ViewWindow, Point(0, 0)))
+
+
+def _line_screens(fragments: StyleAndTextTuples, *, focused: bool) -> list[tuple[Screen, Window]]:
+    """The same FormattedTextControl line drawn by a LineWindow and by prompt_toolkit's own copy."""
+    from prompt_toolkit.layout.containers import HSplit
+    from prompt_toolkit.layout.controls import FormattedTextControl
+
+    out = []
+    for cls in (LineWindow, ViewWindow):
+        window = cls(FormattedTextControl(lambda: fragments, focusable=True), height=1)
+        other = Window(FormattedTextControl("elsewhere", focusable=True))
+        app: Application[None] = Application(
+            layout=Layout(HSplit([window, other]), focused_element=window if focused else other)
+        )
+        screen = Screen()
+        with set_app(app):
+            window.write_to_screen(screen, MouseHandlers(), WritePosition(4, 7, WIDTH, 1), "", False, None)
+        out.append((screen, window))
+    return out
+
+
+@pytest.mark.parametrize("focused", [True, False])
+@pytest.mark.parametrize("line", LINES)
+def test_a_chrome_line_is_drawn_and_mapped_as_prompt_toolkit_does(line: StyleAndTextTuples, focused: bool) -> None:
+    def clicked(event: object) -> None:
+        return None
+
+    with_handlers: StyleAndTextTuples = [(style, text, clicked) for style, text, *_ in line]
+    for fragments in (line, with_handlers):
+        for _ in range(2):  # made, then from the cache
+            (ours, window), (theirs, their_window) = _line_screens(fragments, focused=focused)
+            assert _cells(ours) == _cells(theirs)
+            assert list(ours.cursor_positions.values()) == list(theirs.cursor_positions.values())
+            info, their_info = window.render_info, their_window.render_info
+            assert info is not None and their_info is not None
+            assert info.visible_line_to_row_col == their_info.visible_line_to_row_col
+            # A click finds the character under it as in prompt_toolkit's window (a tab in the tab bar).
+            assert info._rowcol_to_yx == their_info._rowcol_to_yx

@@ -38,7 +38,7 @@ from dsh.text import sanitize
 from dsh.ui import chrome
 from dsh.ui.application import ViewApplication
 from dsh.ui.completion import RegistryCompleter
-from dsh.ui.pane_window import PaneWindow
+from dsh.ui.pane_window import LineWindow, PaneWindow
 from dsh.ui.panes_view import PanesContainer, PaneSlot
 from dsh.ui.prompt_control import PromptControl
 from dsh.ui.prompt_line import PromptLine
@@ -336,7 +336,7 @@ class DshApp:
 
     # -- layout ------------------------------------------------------------------------
     def _build_layout(self) -> None:
-        self.tabbar = ViewWindow(
+        self.tabbar = LineWindow(
             FormattedTextControl(lambda: chrome.tabbar_fragments(self)), height=1, style="class:tabbar"
         )
         self.panes_view = PanesContainer(
@@ -353,7 +353,7 @@ class DshApp:
         from prompt_toolkit.layout import DynamicContainer
 
         body = DynamicContainer(self._body)
-        self.status = ViewWindow(
+        self.status = LineWindow(
             FormattedTextControl(lambda: chrome.status_fragments(self)), height=1, style="class:status", char=" "
         )
         self.message_window = ConditionalContainer(
@@ -454,7 +454,7 @@ class DshApp:
             refresh_interval=lambda: 0.0 if pane.id == self.session.tabs.active_pane else self._background_pace(),
         )
         body = PaneWindow(control, wrap_lines=False)
-        header = ViewWindow(FormattedTextControl(chrome.pane_header(self, pane.id)), height=1)
+        header = LineWindow(FormattedTextControl(chrome.pane_header(self, pane.id)), height=1)
         self.slots[pane.id] = PaneSlot(pane.id, header, body, control)
 
     # -- panes ---------------------------------------------------------------------------

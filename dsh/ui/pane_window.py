@@ -85,9 +85,12 @@ def row_cells(fragments: StyleAndTextTuples, width: int) -> list[Char] | None:
     return cells
 
 
-def _cached_cells(fragments: StyleAndTextTuples, width: int) -> list[Char] | None:
+def _cached_cells(fragments: StyleAndTextTuples, width: int, *, by_text: bool = False) -> list[Char] | None:
+    """The cells of a row, made once per distinct row. `by_text`: keyed by style and text alone, for
+    fragments that carry a mouse handler made anew at each frame (a tab bar's), which the cells do not
+    depend on."""
     try:
-        key = (width, tuple(fragments))
+        key = (width, tuple((f[0], f[1]) for f in fragments) if by_text else tuple(fragments))
         cells = _rows.get(key)
     except TypeError:  # a fragment that is not hashable: made each time
         return row_cells(fragments, width)
@@ -101,8 +104,43 @@ def _cached_cells(fragments: StyleAndTextTuples, width: int) -> list[Char] | Non
     return cells
 
 
+def character_columns(fragments: StyleAndTextTuples, width: int) -> list[tuple[int, int]]:
+    """(character index, column) of each character of an unwrapped line that lands inside `width`, as
+    prompt_toolkit's copy maps them for its window's mouse handler (a combining mark at its base's)."""
+    out: list[tuple[int, int]] = []
+    index = x = 0
+    for _style, text, *_ in fragments:
+        for c in text:
+            if x < width:
+                out.append((index, x))
+            index += 1
+            x += _chars[c, _style].width
+    return out
+
+
+_maps: dict[tuple[object, ...], dict[tuple[int, int], tuple[int, int]]] = {}
+
+
+def _character_map(
+    fragments: StyleAndTextTuples, width: int, lineno: int, y: int, x0: int
+) -> dict[tuple[int, int], tuple[int, int]]:
+    """prompt_toolkit's map of a line's characters to the screen cells they were drawn at, made once per
+    line and place (the chrome's lines keep theirs from frame to frame)."""
+    key = (width, tuple((f[0], f[1]) for f in fragments), lineno, y, x0)
+    found = _maps.get(key)
+    if found is None:
+        if len(_maps) >= ROWS_KEPT:
+            _maps.clear()
+        found = _maps[key] = {(lineno, index): (y, x0 + x) for index, x in character_columns(fragments, width)}
+    return found
+
+
 class PaneWindow(ViewWindow):
     """A Window whose plain rows are copied from made-once cells (see the module's docstring)."""
+
+    # Whether the characters of the rows copied from cells are mapped for the window's own mouse handler
+    # (prompt_toolkit's rowcol_to_yx): a pane's clicks go through the pane area instead.
+    maps_characters = False
 
     def _copy_body(
         self,
@@ -145,14 +183,17 @@ class PaneWindow(ViewWindow):
             return theirs(ui_content)
         if align != WindowAlign.LEFT or self._highlights():
             return theirs(ui_content)
-        # Rows prompt_toolkit copies itself: where the cursor and the menu are.
-        own = {point.y for point in (ui_content.cursor_position, ui_content.menu_position) if point is not None}
+        # Rows prompt_toolkit copies itself: where the cursor is, when the window has the focus (it is
+        # shown only then), and where the menu is.
+        cursor = ui_content.cursor_position if has_focus else None
+        own = {point.y for point in (cursor, ui_content.menu_position) if point is not None}
         shown = range(vertical_scroll, min(ui_content.line_count, vertical_scroll + write_position.height))
         cells_by_line: dict[int, list[Char]] = {}
+        by_text = self.maps_characters
         for lineno in shown:
             if lineno in own:
                 continue
-            cells = _cached_cells(ui_content.get_line(lineno), width)
+            cells = _cached_cells(ui_content.get_line(lineno), width, by_text=by_text)
             if cells is None:
                 own.add(lineno)
             else:
@@ -160,7 +201,13 @@ class PaneWindow(ViewWindow):
         get_line = ui_content.get_line
         lone = next(iter(own)) if len(own) == 1 else None
         menu = ui_content.menu_position
-        if lone is not None and lone in shown and (menu is None or menu.y == lone):
+        if not own:
+            new_screen.height = max(new_screen.height, write_position.ypos + write_position.height)
+            result: tuple[dict[int, tuple[int, int]], dict[tuple[int, int], tuple[int, int]]] = (
+                {lineno - vertical_scroll: (lineno, 0) for lineno in shown},
+                {},
+            )
+        elif lone is not None and lone in shown and (menu is None or menu.y == lone):
             # prompt_toolkit's copy of the one row it still draws (the cursor's, where the menu is
             # too), without walking the other rows as empty lines (a call each: 3% of a keystroke's
             # frame): its copy is handed a window one row high at that row, and its maps are made
@@ -197,6 +244,10 @@ class PaneWindow(ViewWindow):
         for lineno, cells in cells_by_line.items():
             if cells:
                 buffer[ypos + lineno].update(zip(range(xpos, xpos + len(cells)), cells, strict=True))
+        if by_text:
+            rowcol_to_yx = result[1]
+            for lineno in cells_by_line:
+                rowcol_to_yx.update(_character_map(get_line(lineno), width, lineno, ypos + lineno, xpos))
         return result
 
     def _highlights(self) -> bool:
@@ -205,4 +256,13 @@ class PaneWindow(ViewWindow):
         return bool(self.cursorline() or self.cursorcolumn() or columns)
 
 
-__all__ = ["PaneWindow", "row_cells"]
+class LineWindow(PaneWindow):
+    """A line of the chrome (the tab bar, the status line, a pane's header): copied from made-once cells
+    as a pane's rows are, with its characters mapped for its own mouse handler (a tab is clicked).
+    Redrawn at every frame though it seldom changes, prompt_toolkit's copy of these lines, a character
+    at a time, was a fifth of a keystroke's frame."""
+
+    maps_characters = True
+
+
+__all__ = ["LineWindow", "PaneWindow", "row_cells"]
