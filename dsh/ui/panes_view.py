@@ -59,13 +59,39 @@ class _SpanRow(defaultdict[int, MouseHandler]):
         self.spans.append((left, right, handler))
 
 
+class _SpanRaster(defaultdict[int, defaultdict[int, MouseHandler]]):
+    """prompt_toolkit's mouse raster by rows, in which a row under the pane area is made when first
+    asked for (a click, or a float drawing over it), with the spans of the rectangles given so far,
+    rather than every row at every frame (37 rows a keystroke's frame at 140x40)."""
+
+    def __init__(self, rows: defaultdict[int, defaultdict[int, MouseHandler]]) -> None:
+        super().__init__(rows.default_factory, rows)
+        self.rects: list[tuple[Rect, MouseHandler]] = []
+
+    def __missing__(self, y: int) -> defaultdict[int, MouseHandler]:
+        assert self.default_factory is not None
+        row = self.default_factory()
+        spans = [(rect.x, rect.right, handler) for rect, handler in self.rects if rect.y <= y < rect.bottom]
+        if spans:
+            row = _SpanRow(row)
+            row.spans.extend(spans)
+        self[y] = row
+        return row
+
+    def add(self, rect: Rect, handler: MouseHandler) -> None:
+        self.rects.append((rect, handler))
+        for y, row in list(self.items()):  # the rows made already (a few) take the span now
+            if rect.y <= y < rect.bottom:
+                if not isinstance(row, _SpanRow):
+                    row = self[y] = _SpanRow(row)
+                row.add(rect.x, rect.right, handler)
+
+
 def _set_handler(handlers: MouseHandlers, rect: Rect, handler: MouseHandler) -> None:
     rows = handlers.mouse_handlers
-    for y in range(rect.y, rect.bottom):
-        row = rows[y]
-        if not isinstance(row, _SpanRow):
-            row = rows[y] = _SpanRow(row)
-        row.add(rect.x, rect.right, handler)
+    if not isinstance(rows, _SpanRaster):
+        rows = handlers.mouse_handlers = _SpanRaster(rows)
+    rows.add(rect, handler)
 
 
 @dataclass
