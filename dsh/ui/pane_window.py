@@ -1,13 +1,15 @@
-"""The window a pane's terminal is drawn in: prompt_toolkit's Window, with its rows copied from a cache.
+"""The windows drawn from made-once cells: a pane's terminal (PaneWindow) and the chrome's one-line
+windows (LineWindow: the tab bar, the status line, a pane's header).
 
-A frame copies every visible row of every pane into prompt_toolkit's screen, a character at a time
+A frame copies every visible row of every window into prompt_toolkit's screen, a character at a time
 (`Window._copy_body`): about a third of a keystroke's frame with two panes of text at 140x40
 (bench/frame.py --profile), although a keystroke changes one row at most. Here each row's cells are
 made once per distinct row (its style fragments are the key) and copied with one `dict.update`. The
-cursor's row (and the menu's) still goes through prompt_toolkit's own copy, so the cursor, the key
-processor's echo and the menu are placed by its code; lines it would wrap, scroll sideways, prefix,
-or align, and a window marking its cursor's line or column or colour columns, are drawn entirely its
-way. tests/test_pane_window.py holds the screens to be the same.
+cursor's row of the focused window (and the menu's) still goes through prompt_toolkit's own copy, so
+the cursor, the key processor's echo and the menu are placed by its code; lines it would wrap, scroll
+sideways, prefix, or align, and a window marking its cursor's line or column or colour columns, are
+drawn entirely its way. tests/test_pane_window.py holds the screens (and the maps of where each
+character went) to be the same.
 """
 
 from __future__ import annotations
