@@ -1,5 +1,5 @@
 """What a new session's host leaves until after its first frame (start-up), and that it is there when
-needed: the agents' code, prompt_toolkit's default key bindings."""
+needed: the agents' code, prompt_toolkit's default key bindings and package __init__, asyncio's TLS."""
 
 from __future__ import annotations
 
@@ -7,13 +7,14 @@ import json
 import subprocess
 import sys
 
-# A new session, its shell pane and its view on pipe input, in a fresh interpreter, as a host runs them.
-# At the first frame it notes the agent modules loaded, the dataclasses made (all of them, from the
-# first import) and whether the default key bindings are built;
+# A new session, its shell pane and its view on pipe input, in a fresh interpreter, as a host runs them
+# (the view imported by dsh.ui.host_import). At the first frame it notes the agent modules loaded, the
+# dataclasses made (all of them, from the first import), whether the default key bindings are built and
+# which of the modules a host leaves out are loaded;
 # `typed` is sent before that frame, and the prompt's text read 0.3 s after it. (The session's ticks,
 # which look for agents, are stopped: they come after the first frame.)
 SCRIPT = """
-import asyncio, dataclasses, json, os, sys, tempfile
+import dataclasses, json, os, sys, tempfile
 made = []
 process_class = dataclasses._process_class
 def note(cls, *args, **kwargs):
@@ -21,6 +22,9 @@ def note(cls, *args, **kwargs):
     return process_class(cls, *args, **kwargs)
 dataclasses._process_class = note
 os.environ.update(DSH_HOME=tempfile.mkdtemp(), SHELL='/bin/sh')
+from dsh.ui import host_import
+host_import.import_view()
+import asyncio
 from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
@@ -38,6 +42,7 @@ def at_first_frame(_app):
         report['agents'] = sorted(m for m in sys.modules if m.startswith('dsh.agents.') or m == 'uuid')
         report['bindings_built'] = bool(application._shared_defaults)
         report['dataclasses'] = made
+        report['left_out'] = sorted(m for m in ('ssl', 'prompt_toolkit.shortcuts') if m in sys.modules)
 
 async def main():
     config = load_config(); store = Store(config); cwd = tempfile.mkdtemp()
@@ -53,6 +58,9 @@ async def main():
         await asyncio.sleep(0.3)
         report['bindings_built_after'] = bool(application._shared_defaults)
         report['prompt'] = view.prompt_buffer.text
+        report['bare_after'] = host_import.bare_packages()
+        from prompt_toolkit import PromptSession
+        report['prompt_session'] = PromptSession.__module__
         report['pane_running'] = session.active_pane is not None and session.active_pane.running
         session.quit(); await task; await session.reap_panes(0.5)
 
@@ -82,6 +90,16 @@ def test_the_default_key_bindings_are_built_after_the_first_frame_and_serve_the_
     assert report["bindings_built"] is False
     assert report["bindings_built_after"] is True
     assert report["prompt"] == "echo hi"
+
+
+def test_a_host_s_first_frame_comes_without_ssl_and_prompt_toolkit_s_shortcuts_which_follow_it() -> None:
+    # asyncio's ssl import (7-14 ms) serves nothing in a host; prompt_toolkit's package __init__ imports its
+    # shortcuts (PromptSession, dialogs, widgets: 25 M instructions), which dsh does not use, and is run
+    # just after the first frame, so that the package is then as any import makes it.
+    report = first_frame()
+    assert report["left_out"] == []
+    assert report["bare_after"] == []
+    assert report["prompt_session"] == "prompt_toolkit.shortcuts.prompt"
 
 
 def test_the_way_to_the_first_frame_makes_no_dataclass_outside_the_records_and_the_view() -> None:
