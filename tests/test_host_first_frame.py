@@ -36,12 +36,20 @@ from dsh.ui.app import DshApp, ViewOptions
 
 Session._tick = lambda self: None
 report = {}
+from dsh.persist import scheduler
+writes = []
+write_pending = scheduler.SnapshotScheduler._write_pending
+def note_write(self):
+    writes.append(1)
+    return write_pending(self)
+scheduler.SnapshotScheduler._write_pending = note_write
 
 def at_first_frame(_app):
     if 'agents' not in report:
         report['agents'] = sorted(m for m in sys.modules if m.startswith('dsh.agents.') or m == 'uuid')
         report['bindings_built'] = bool(application._shared_defaults)
         report['dataclasses'] = made
+        report['snapshot_writes'] = len(writes)
         report['left_out'] = sorted(m for m in ('ssl', 'prompt_toolkit.shortcuts') if m in sys.modules)
 
 async def main():
@@ -59,6 +67,11 @@ async def main():
         report['bindings_built_after'] = bool(application._shared_defaults)
         report['prompt'] = view.prompt_buffer.text
         report['bare_after'] = host_import.bare_packages()
+        session.scheduler.release()  # what the first tick does (ticks are stopped here)
+        await asyncio.sleep(0.1)
+        report['snapshot_writes_after'] = len(writes)
+        from dsh.persist.snapshot import load_snapshot
+        report['snapshot_on_disk'] = load_snapshot(session.log.id) is not None
         from prompt_toolkit import PromptSession
         report['prompt_session'] = PromptSession.__module__
         report['pane_running'] = session.active_pane is not None and session.active_pane.running
@@ -100,6 +113,15 @@ def test_a_host_s_first_frame_comes_without_ssl_and_prompt_toolkit_s_shortcuts_w
     assert report["left_out"] == []
     assert report["bare_after"] == []
     assert report["prompt_session"] == "prompt_toolkit.shortcuts.prompt"
+
+
+def test_a_new_session_s_snapshot_is_written_once_after_the_first_frame_not_three_times_before_it() -> None:
+    # Its tab, its pane and its start() each asked for a write at once: three snapshots built (and
+    # written by a thread contending for the interpreter) before the first frame.
+    report = first_frame()
+    assert report["snapshot_writes"] == 0
+    assert report["snapshot_writes_after"] == 1
+    assert report["snapshot_on_disk"] is True
 
 
 def test_the_way_to_the_first_frame_makes_no_dataclass_outside_the_records_and_the_view() -> None:
