@@ -50,6 +50,7 @@ def at_first_frame(_app):
         report['bindings_built'] = bool(application._shared_defaults)
         report['dataclasses'] = made
         report['snapshot_writes'] = len(writes)
+        report['index_at_first_frame'] = sorted(m for m in ('sqlite3', 'dsh.store.index') if m in sys.modules)
         report['left_out'] = sorted(m for m in ('ssl', 'prompt_toolkit.shortcuts') if m in sys.modules)
 
 async def main():
@@ -72,6 +73,13 @@ async def main():
         report['snapshot_writes_after'] = len(writes)
         from dsh.persist.snapshot import load_snapshot
         report['snapshot_on_disk'] = load_snapshot(session.log.id) is not None
+        from dsh.store.index import SessionIndex
+        for _ in range(100):  # the refresh runs on the session's worker thread
+            listed = [row.id for row in SessionIndex(session.store.index.db_path, store.root).summaries()]
+            if listed:
+                break
+            await asyncio.sleep(0.05)
+        report['index_lists_the_session'] = listed == [session.log.id]
         from prompt_toolkit import PromptSession
         report['prompt_session'] = PromptSession.__module__
         report['pane_running'] = session.active_pane is not None and session.active_pane.running
@@ -122,6 +130,14 @@ def test_a_new_session_s_snapshot_is_written_once_after_the_first_frame_not_thre
     assert report["snapshot_writes"] == 0
     assert report["snapshot_writes_after"] == 1
     assert report["snapshot_on_disk"] is True
+
+
+def test_the_index_for_resume_is_refreshed_after_the_first_frame_not_before_it() -> None:
+    # Its import (sqlite3 and the listing's code) and its refresh on the worker thread, contending for the
+    # interpreter, were 19 M instructions of the way to the first frame.
+    report = first_frame()
+    assert report["index_at_first_frame"] == []
+    assert report["index_lists_the_session"] is True
 
 
 def test_the_way_to_the_first_frame_makes_no_dataclass_outside_the_records_and_the_view() -> None:

@@ -119,6 +119,7 @@ class DshApp:
         self.result = ViewResult("")  # running; whatever ends the view says why
         self._ended = False
         self._exit_requested = False
+        self._index_warmed = False  # the index refresh for /resume, started after the first frame
         self._on_switch = options.on_switch
         self._last_search: tuple[str, bool] | None = None  # copy mode's last search, and whether forward
 
@@ -721,6 +722,13 @@ class DshApp:
     def refresh_index_in_background(self) -> None:
         self.resume.refresh_index_in_background()
 
+    def _refresh_index_after_first_frame(self, _app: object) -> None:
+        # Left registered (taking a handler out while the event fires would skip the next one); on the
+        # loop's next turn, not inside the render.
+        if not self._index_warmed:
+            self._index_warmed = True
+            self.loop.call_soon(self.refresh_index_in_background)
+
     def switch_to(self, switch: Switch, otherwise: str) -> None:
         """Ask the client to move to another session; without a client (an app run without one), say
         what to do instead."""
@@ -755,9 +763,10 @@ class DshApp:
         """Draw the session until it ends, or this client detaches or moves elsewhere."""
         session = self.session
         session.attach(self)
-        # History first (suggestions want it at once), then the index, warmed for /resume.
+        # History first (suggestions want it at once), then the index, warmed for /resume once the first
+        # frame is out: its import and its refresh on the worker thread held that frame back.
         self._history_task = asyncio.ensure_future(self._load_history())
-        self.refresh_index_in_background()
+        self.application.after_render += self._refresh_index_after_first_frame
 
         def pre_run() -> None:
             session.apply_read_budgets()
