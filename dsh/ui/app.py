@@ -6,7 +6,6 @@ import asyncio
 import base64
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from prompt_toolkit.buffer import Buffer
@@ -48,6 +47,7 @@ from dsh.ui.split import ViewHSplit
 from dsh.ui.state import WORK_MODES, Mode
 from dsh.ui.terminal_control import TerminalControl
 from dsh.ui.window import ViewWindow
+from dsh.values import Value
 
 # Panes other than the active one redraw at most this often (tmux also paces busy panes); within
 # TYPING_SECONDS of a key, at most every BACKGROUND_FRAME_SECONDS_TYPING: a flooding pane's frame (every
@@ -65,38 +65,59 @@ MESSAGE_SECONDS = 5.0
 MESSAGE_ERROR_SECONDS = 10.0
 
 
-@dataclass
-class Announcement:
+class Announcement(Value, fields=("text", "error")):
     text: str
-    error: bool = False
+    error: bool
+
+    def __init__(self, text: str, error: bool = False) -> None:
+        self.text = text
+        self.error = error
 
 
-@dataclass
-class Switch:
+class Switch(Value, fields=("session_id", "cwd", "first_argv")):
     """What the client should do after the view ended: attach another session (a /resume), or, with no
     id, start a new session in `cwd` whose first pane runs `first_argv` (an agent conversation)."""
 
     session_id: str | None
     cwd: str
-    first_argv: list[str] | None = None
+    first_argv: list[str] | None
+
+    def __init__(self, session_id: str | None, cwd: str, first_argv: list[str] | None = None) -> None:
+        self.session_id = session_id
+        self.cwd = cwd
+        self.first_argv = first_argv
 
 
-@dataclass
-class ViewResult:
+class ViewResult(Value, fields=("reason", "switch")):
     """Why the view ended: the session ended, the client detached, or the client moves to `switch`."""
 
     # ended | detached | switch | taken (by another client) | gone (client lost); "" while running
-    reason: str = "ended"
-    switch: Switch | None = None
+    reason: str
+    switch: Switch | None
+
+    def __init__(self, reason: str = "ended", switch: Switch | None = None) -> None:
+        self.reason = reason
+        self.switch = switch
 
 
-@dataclass
-class ViewOptions:
-    announcements: list[Announcement] = field(default_factory=list)
-    open_picker: bool = False
-    color_depth: ColorDepth | None = None
+class ViewOptions(Value, fields=("announcements", "open_picker", "color_depth", "on_switch")):
+    announcements: list[Announcement]
+    open_picker: bool
+    color_depth: ColorDepth | None
     # Ask the client to leave for another session; None where there is no client to ask (tests).
-    on_switch: Callable[[Switch], None] | None = None
+    on_switch: Callable[[Switch], None] | None
+
+    def __init__(
+        self,
+        announcements: list[Announcement] | None = None,
+        open_picker: bool = False,
+        color_depth: ColorDepth | None = None,
+        on_switch: Callable[[Switch], None] | None = None,
+    ) -> None:
+        self.announcements = [] if announcements is None else announcements
+        self.open_picker = open_picker
+        self.color_depth = color_depth
+        self.on_switch = on_switch
 
 
 class DshApp:
