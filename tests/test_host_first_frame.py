@@ -51,6 +51,8 @@ def at_first_frame(_app):
         report['dataclasses'] = made
         report['snapshot_writes'] = len(writes)
         report['index_at_first_frame'] = sorted(m for m in ('sqlite3', 'dsh.store.index') if m in sys.modules)
+        keyword = _app._merged_style.get_attrs_for_style_str('class:pygments.keyword')
+        report['pygments_keyword_bold'] = bool(keyword.bold)
         report['resources'] = sorted(m for m in ('importlib.resources', 'zipfile') if m in sys.modules)
         report['left_out'] = sorted(m for m in ('ssl', 'prompt_toolkit.shortcuts') if m in sys.modules)
 
@@ -145,6 +147,11 @@ def test_the_shipped_files_are_found_without_importlib_resources() -> None:
     # The base config and the shell integration are read from dsh.share's folder; importlib.resources
     # (with zipfile) was 15 M instructions of the way to the first frame.
     assert first_frame()["resources"] == []
+
+
+def test_the_view_s_style_leaves_out_prompt_toolkit_s_pygments_defaults() -> None:
+    # No lexer draws in dsh; parsing and merging those 60-odd rules was part of the first frame.
+    assert first_frame()["pygments_keyword_bold"] is False
 
 
 def test_the_way_to_the_first_frame_makes_no_dataclass_outside_the_records() -> None:

@@ -178,6 +178,8 @@ class DshApp:
             # Dynamic: /reload swaps in bindings built from the new keymap.
             key_bindings=DynamicKeyBindings(lambda: self._bindings),
             style=chrome.STYLE,
+            # No pygments lexer draws here: its default style would be parsed and merged for nothing.
+            include_default_pygments_style=False,
             full_screen=True,
             mouse_support=Condition(lambda: bool(self.config.get("ui.mouse", True))),
             min_redraw_interval=None,
