@@ -36,6 +36,7 @@ from dsh.ui.app import DshApp, ViewOptions
 
 Session._tick = lambda self: None
 report = {}
+views = []
 from dsh.persist import scheduler
 writes = []
 write_pending = scheduler.SnapshotScheduler._write_pending
@@ -48,6 +49,7 @@ def at_first_frame(_app):
     if 'agents' not in report:
         report['agents'] = sorted(m for m in sys.modules if m.startswith('dsh.agents.') or m == 'uuid')
         report['bindings_built'] = bool(application._shared_defaults)
+        report['own_bindings_built'] = views[0]._bindings is not None
         report['dataclasses'] = made
         report['snapshot_writes'] = len(writes)
         report['index_at_first_frame'] = sorted(m for m in ('sqlite3', 'dsh.store.index') if m in sys.modules)
@@ -63,6 +65,7 @@ async def main():
         session = Session(config=config, store=store, log=store.create_session(cwd), cwd=cwd)
         session.start()
         view = DshApp(session, ViewOptions())
+        views.append(view)
         view.application.after_render += at_first_frame
         pipe.send_text(sys.argv[1])
         task = asyncio.ensure_future(view.run_async())
@@ -70,6 +73,7 @@ async def main():
             await asyncio.sleep(0.005)
         await asyncio.sleep(0.3)
         report['bindings_built_after'] = bool(application._shared_defaults)
+        report['own_bindings_built_after'] = view._bindings is not None
         report['prompt'] = view.prompt_buffer.text
         report['bare_after'] = host_import.bare_packages()
         session.scheduler.release()  # what the first tick does (ticks are stopped here)
@@ -115,6 +119,18 @@ def test_the_default_key_bindings_are_built_after_the_first_frame_and_serve_the_
     assert report["bindings_built"] is False
     assert report["bindings_built_after"] is True
     assert report["prompt"] == "echo hi"
+
+
+def test_the_view_s_own_key_bindings_are_built_after_the_first_frame_or_for_a_key_before_it() -> None:
+    # Every mode's bindings, merged: 8 M instructions of the way to the first frame.
+    idle = first_frame()
+    assert idle["own_bindings_built"] is False
+    assert idle["own_bindings_built_after"] is True
+    # A key typed before the first frame builds them: C-] (the escape key, dsh's own binding) is typed
+    # first, so what follows goes to the pane, not the prompt.
+    typed = first_frame("\x1decho hi")
+    assert typed["prompt"] == ""
+    assert typed["own_bindings_built_after"] is True
 
 
 def test_a_host_s_first_frame_comes_without_ssl_and_prompt_toolkit_s_shortcuts_which_follow_it() -> None:

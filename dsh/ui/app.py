@@ -11,7 +11,7 @@ from typing import Any
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
-from prompt_toolkit.key_binding import DynamicKeyBindings
+from prompt_toolkit.key_binding import DynamicKeyBindings, KeyBindingsBase
 from prompt_toolkit.layout import ConditionalContainer, Layout
 from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.layout.dimension import Dimension
@@ -140,7 +140,7 @@ class DshApp:
         self.result = ViewResult("")  # running; whatever ends the view says why
         self._ended = False
         self._exit_requested = False
-        self._index_warmed = False  # the index refresh for /resume, started after the first frame
+        self._first_frame_out = False  # the bindings and the index refresh for /resume wait for it
         self._on_switch = options.on_switch
         self._last_search: tuple[str, bool] | None = None  # copy mode's last search, and whether forward
 
@@ -169,14 +169,16 @@ class DshApp:
         for pane in session.panes.values():
             self.register_slot(pane)
         self._build_layout()
-        from dsh.ui.bindings import build_key_bindings
+        from dsh.ui.bindings import prepare_modes
 
-        self._bindings = build_key_bindings(self)
+        prepare_modes(self)
+        # Built for the first key, or on the loop's turn after the first frame (drawing asks nothing of
+        # them); /reload swaps in bindings built from the new keymap.
+        self._bindings: KeyBindingsBase | None = None
         depth = options.color_depth
         self.application: ViewApplication[ViewResult] = ViewApplication(
             layout=self.layout,
-            # Dynamic: /reload swaps in bindings built from the new keymap.
-            key_bindings=DynamicKeyBindings(lambda: self._bindings),
+            key_bindings=DynamicKeyBindings(self._current_bindings),
             style=chrome.STYLE,
             # No pygments lexer draws here: its default style would be parsed and merged for nothing.
             include_default_pygments_style=False,
@@ -745,11 +747,19 @@ class DshApp:
     def refresh_index_in_background(self) -> None:
         self.resume.refresh_index_in_background()
 
-    def _refresh_index_after_first_frame(self, _app: object) -> None:
+    def _current_bindings(self) -> KeyBindingsBase:
+        if self._bindings is None:
+            from dsh.ui.bindings import mode_bindings
+
+            self._bindings = mode_bindings(self, self.modes)
+        return self._bindings
+
+    def _after_first_frame(self, _app: object) -> None:
         # Left registered (taking a handler out while the event fires would skip the next one); on the
-        # loop's next turn, not inside the render.
-        if not self._index_warmed:
-            self._index_warmed = True
+        # loop's next turns, not inside the render.
+        if not self._first_frame_out:
+            self._first_frame_out = True
+            self.loop.call_soon(self._current_bindings)
             self.loop.call_soon(self.refresh_index_in_background)
 
     def switch_to(self, switch: Switch, otherwise: str) -> None:
@@ -789,7 +799,7 @@ class DshApp:
         # History first (suggestions want it at once), then the index, warmed for /resume once the first
         # frame is out: its import and its refresh on the worker thread held that frame back.
         self._history_task = asyncio.ensure_future(self._load_history())
-        self.application.after_render += self._refresh_index_after_first_frame
+        self.application.after_render += self._after_first_frame
 
         def pre_run() -> None:
             session.apply_read_budgets()
