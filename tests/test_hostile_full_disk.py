@@ -87,8 +87,11 @@ def test_a_full_disk_is_a_message_and_the_prompt_keeps_working(
         async with running_app(work) as h:
             h.type_line("echo one")
             await h.wait_output(h.pane, "one")
-            # The view's start-up reads (history, the index refresh) finish first: a refresh still
-            # writing when the disk fills gives its pages back when it fails, and the disk is not full.
+            # The view's start-up reads (history, the index refresh) and the first snapshot (written on
+            # the session's first tick) finish first: a write still going when the disk fills gives its
+            # pages back when it fails, and the disk is not full.
+            snapshot = home_on_disk / "state" / h.session.log.id / "snapshot.json"
+            await h.wait(snapshot.exists, "the first snapshot")
             await asyncio.wrap_future(h.session.worker.submit(lambda: None))
             disk.fill()
             h.type_line(two)

@@ -135,6 +135,50 @@ def test_structural_change_resets_the_debounce() -> None:
     assert rec.numbers == [1, 2]
 
 
+def test_held_changes_are_built_and_written_once_on_release() -> None:
+    # A session's start-up: its tab, its pane and its start() are three structural changes, and its
+    # shell's first output a content change, all before the first frame.
+    rec, clock = Recorder(), Clock()
+    sched = make(rec, clock)
+    sched.hold()
+    sched.structural_change()
+    sched.structural_change()
+    sched.mark_dirty()
+    sched.structural_change()
+    clock.now += 10
+    assert sched.tick() is False
+    assert rec.built == 0 and rec.written == []
+    sched.release()
+    assert rec.numbers == [1] and not sched.dirty
+    sched.release()
+    sched.structural_change()  # released: at once again
+    assert rec.numbers == [1, 2]
+
+
+def test_a_content_change_held_is_written_on_release_and_nothing_when_none_was() -> None:
+    rec, clock = Recorder(), Clock()
+    sched = make(rec, clock)
+    sched.hold()
+    sched.release()
+    assert rec.built == 0
+    sched.hold()
+    sched.mark_dirty()
+    assert rec.built == 0 and sched.dirty
+    sched.release()
+    assert rec.numbers == [1]
+
+
+def test_flush_writes_while_held_and_clears_the_held_change() -> None:
+    rec, clock = Recorder(), Clock()
+    sched = make(rec, clock)
+    sched.hold()
+    sched.structural_change()
+    sched.flush()
+    assert rec.numbers == [1]
+    sched.release()
+    assert rec.numbers == [1]  # nothing changed since the flush
+
+
 def test_flush_writes_synchronously_on_the_callers_thread() -> None:
     rec, clock, runner = Recorder(), Clock(), ManualRunner()
     sched = make(rec, clock, runner)

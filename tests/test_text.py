@@ -56,3 +56,22 @@ def test_every_format_character_of_this_python_is_covered() -> None:
     missed = [f"U+{ord(c):04X}" for c in cf if c not in kept and strip_format(c) != ""]
     assert missed == []
     assert [c for c in kept if strip_format(c) != c] == []
+
+
+def test_ascii_text_is_sanitized_as_the_full_class_would_without_compiling_it() -> None:
+    # The full classes (charsets over the whole BMP) cost ~2.5 ms to compile on every start; ASCII text
+    # takes a small class that must agree with them on each of the 128 characters.
+    import subprocess
+    import sys
+
+    code = (
+        "from dsh import text\n"
+        "ascii = ''.join(map(chr, range(128)))\n"
+        "fast = [text.sanitize(ch) for ch in ascii], text.sanitize(ascii), text.strip_format(ascii)\n"
+        "print(text._unsafe.cache_info().currsize, text._format_only.cache_info().currsize)\n"
+        "full = [text._unsafe().sub(text._escape, ch) for ch in ascii], text._unsafe().sub(text._escape, ascii)\n"
+        "print(fast[:2] == full, fast[2] == text._format_only().sub('', ascii))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["0", "0", "True", "True"]

@@ -252,6 +252,9 @@ def _host_entry(spec, ready):  # type: ignore[no-untyped-def]
     # spawner, so that no later full collection walks them again.
     gc.disable()
     try:
+        from dsh.ui.host_import import import_view
+
+        import_view()
         from dsh.ui.remote import serve
     finally:
         gc.freeze()
@@ -268,6 +271,10 @@ def _spawner_entry(listener, path):  # type: ignore[no-untyped-def]
 
 def _warm_up() -> None:
     """Run by the spawner once it is a daemon (its starter is not kept waiting for the imports)."""
+    from dsh.ui.host_import import complete, import_view
+
+    import_view()
+    complete()  # the spawner has the time: its hosts start with the package whole
     from dsh.ui.remote import warm_up
 
     warm_up()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.resources
 import os
 import re
 import tomllib
@@ -26,7 +25,9 @@ _AT_END = re.compile(r"\s*\(at end of document\)\s*$")
 
 def base_config_text() -> tuple[str, str]:
     """(text, where) of the shipped base config."""
-    resource = importlib.resources.files("dsh.share") / "config.toml"
+    from dsh.share import folder
+
+    resource = folder() / "config.toml"
     return resource.read_text(encoding="utf-8"), str(resource)
 
 

@@ -7,8 +7,6 @@ import os
 import stat
 from pathlib import Path
 
-import tomli_w
-
 from dsh.config.keys import ConfigError, join_key, parse_value, split_key
 from dsh.config.load import base_default, parse_toml_file, personal_config_path
 from dsh.config.schema import fit_value
@@ -50,6 +48,8 @@ def set_personal(key: str, value: str) -> Path:
     if isinstance(node.get(parts[-1]), dict):
         raise ConfigError(f"{path}: {join_key(parts)} is a table; set one of its keys instead")
     node[parts[-1]] = fitted
+    import tomli_w  # only `dsh config set` writes: a host's start-up has no use for it
+
     try:
         atomic_write(path, tomli_w.dumps(doc).encode("utf-8"), tmp_prefix=".config-")
     except OSError as exc:

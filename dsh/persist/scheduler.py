@@ -84,6 +84,11 @@ class SnapshotScheduler:
         self._seq = 0
         self._written = 0
         self._closed = False
+        # While held, changes wait (coalesced) for release(): a session's start-up is several structural
+        # changes (its tab, its pane, its start), written once after its first frame instead of three
+        # times before it.
+        self._held = False
+        self._held_change = False
         self.last_error: Exception | None = None
 
     @property
@@ -112,7 +117,25 @@ class SnapshotScheduler:
 
     def structural_change(self) -> None:
         """Tabs or panes were added, closed or rearranged: write now, still off the caller's thread."""
+        if self._held:
+            self._held_change = True
+            return
         self._schedule()
+
+    def hold(self) -> None:
+        """Write nothing until release() (flush() still writes)."""
+        self._held = True
+
+    def release(self) -> None:
+        """Write what changed while held: at once for a structural change, debounced for content."""
+        if not self._held:
+            return
+        self._held = False
+        if self._held_change:
+            self._held_change = False
+            self._schedule()
+        else:
+            self._write_if_due()
 
     def flush(self) -> None:
         """Write the current state synchronously (on /quit, SIGTERM, SIGHUP). Raises when the write fails."""
@@ -122,6 +145,7 @@ class SnapshotScheduler:
             seq = self._seq
             self._pending = None  # anything queued is older than this
             self._dirty = False
+            self._held_change = False
             self._last_write = self._clock()
         with self._write_lock:
             try:
@@ -141,7 +165,7 @@ class SnapshotScheduler:
             self._worker = None
 
     def _write_if_due(self) -> bool:
-        if not self._dirty:
+        if not self._dirty or self._held:
             return False
         now = self._clock()
         if self._last_write is not None and now - self._last_write < self._interval:

@@ -129,6 +129,9 @@ class Session:
             # From the writer thread: the view's status line shows (or stops showing) scheduler.failure.
             on_error=lambda _exc: self.loop.call_soon_threadsafe(lambda: self.observer.on_changed()),
         )
+        # The start-up's snapshot (three structural changes: the tab, its pane, start()) is written once,
+        # on the first tick after start(), after the first frame rather than three times before it.
+        self.scheduler.hold()
         if loaded is not None and loaded.snapshot is not None:
             saving.restore(self, loaded)
         if not self.panes or first_argv:
@@ -670,6 +673,7 @@ class Session:
     def _tick(self) -> None:
         if self.closing:
             return
+        self.scheduler.release()
         # Imported on the first tick, after the first frame: the host's start-up needs no agent code.
         from dsh.session import agents
 

@@ -3,7 +3,6 @@ for bash, zsh and fish, each reading the user's own startup files first."""
 
 from __future__ import annotations
 
-import importlib.resources
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -12,9 +11,10 @@ from pathlib import Path
 def integration_dir() -> Path | None:
     """Where the integration scripts are installed (with the package), or None if they are not."""
     try:
-        folder = Path(os.fspath(importlib.resources.files("dsh.share").joinpath("shell")))
-    except (ModuleNotFoundError, TypeError):
+        from dsh.share import folder as share_folder
+    except ModuleNotFoundError:
         return None
+    folder = share_folder() / "shell"
     return folder if folder.is_dir() else None
 
 

@@ -8,9 +8,12 @@ from dsh.config import Config, session_root
 from dsh.home import check_home, dsh_home, dsh_home_path
 from dsh.safefile import nearest_existing
 from dsh.store.ids import validate_session_id
-from dsh.store.index import SessionIndex
 from dsh.store.log import LOG_SUFFIX, SessionLog
-from dsh.store.summary import Summary
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from dsh.store.index import SessionIndex
+    from dsh.store.summary import Summary
 
 INDEX_NAME = "session-query.db"
 LEGACY_DIR = ".sessions"
@@ -22,9 +25,20 @@ class Store:
     def __init__(self, config: Config, *, index_path: Path | None = None) -> None:
         self.config = config
         self.root = session_root(config)
-        self.index = SessionIndex(index_path or dsh_home_path(INDEX_NAME), self.root)
+        self._index_path = index_path or dsh_home_path(INDEX_NAME)
+        self._index: SessionIndex | None = None
         # Warnings met by refreshes (a bad log line, a rebuilt index); callers show them as they see fit.
         self.warnings: list[str] = []
+
+    @property
+    def index(self) -> SessionIndex:
+        """The SQLite index, opened on first use: a new session's host has no use for it (nor for the
+        sqlite3 module and the listing code) before its first frame."""
+        if self._index is None:
+            from dsh.store.index import SessionIndex
+
+            self._index = SessionIndex(self._index_path, self.root)
+        return self._index
 
     def refresh(self) -> list[str]:
         # A listing does not wait for the transcript search's indexing; the app's workers do it.
@@ -71,7 +85,8 @@ class Store:
         return None
 
     def close(self) -> None:
-        self.index.close()
+        if self._index is not None:
+            self._index.close()
 
 
 def open_store(config: Config) -> Store:

@@ -6,13 +6,12 @@ import asyncio
 import base64
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
-from prompt_toolkit.key_binding import DynamicKeyBindings
+from prompt_toolkit.key_binding import DynamicKeyBindings, KeyBindingsBase
 from prompt_toolkit.layout import ConditionalContainer, Layout
 from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.layout.dimension import Dimension
@@ -48,6 +47,7 @@ from dsh.ui.split import ViewHSplit
 from dsh.ui.state import WORK_MODES, Mode
 from dsh.ui.terminal_control import TerminalControl
 from dsh.ui.window import ViewWindow
+from dsh.values import Value
 
 # Panes other than the active one redraw at most this often (tmux also paces busy panes); within
 # TYPING_SECONDS of a key, at most every BACKGROUND_FRAME_SECONDS_TYPING: a flooding pane's frame (every
@@ -65,38 +65,59 @@ MESSAGE_SECONDS = 5.0
 MESSAGE_ERROR_SECONDS = 10.0
 
 
-@dataclass
-class Announcement:
+class Announcement(Value, fields=("text", "error")):
     text: str
-    error: bool = False
+    error: bool
+
+    def __init__(self, text: str, error: bool = False) -> None:
+        self.text = text
+        self.error = error
 
 
-@dataclass
-class Switch:
+class Switch(Value, fields=("session_id", "cwd", "first_argv")):
     """What the client should do after the view ended: attach another session (a /resume), or, with no
     id, start a new session in `cwd` whose first pane runs `first_argv` (an agent conversation)."""
 
     session_id: str | None
     cwd: str
-    first_argv: list[str] | None = None
+    first_argv: list[str] | None
+
+    def __init__(self, session_id: str | None, cwd: str, first_argv: list[str] | None = None) -> None:
+        self.session_id = session_id
+        self.cwd = cwd
+        self.first_argv = first_argv
 
 
-@dataclass
-class ViewResult:
+class ViewResult(Value, fields=("reason", "switch")):
     """Why the view ended: the session ended, the client detached, or the client moves to `switch`."""
 
     # ended | detached | switch | taken (by another client) | gone (client lost); "" while running
-    reason: str = "ended"
-    switch: Switch | None = None
+    reason: str
+    switch: Switch | None
+
+    def __init__(self, reason: str = "ended", switch: Switch | None = None) -> None:
+        self.reason = reason
+        self.switch = switch
 
 
-@dataclass
-class ViewOptions:
-    announcements: list[Announcement] = field(default_factory=list)
-    open_picker: bool = False
-    color_depth: ColorDepth | None = None
+class ViewOptions(Value, fields=("announcements", "open_picker", "color_depth", "on_switch")):
+    announcements: list[Announcement]
+    open_picker: bool
+    color_depth: ColorDepth | None
     # Ask the client to leave for another session; None where there is no client to ask (tests).
-    on_switch: Callable[[Switch], None] | None = None
+    on_switch: Callable[[Switch], None] | None
+
+    def __init__(
+        self,
+        announcements: list[Announcement] | None = None,
+        open_picker: bool = False,
+        color_depth: ColorDepth | None = None,
+        on_switch: Callable[[Switch], None] | None = None,
+    ) -> None:
+        self.announcements = [] if announcements is None else announcements
+        self.open_picker = open_picker
+        self.color_depth = color_depth
+        self.on_switch = on_switch
 
 
 class DshApp:
@@ -119,6 +140,7 @@ class DshApp:
         self.result = ViewResult("")  # running; whatever ends the view says why
         self._ended = False
         self._exit_requested = False
+        self._first_frame_out = False  # the bindings and the index refresh for /resume wait for it
         self._on_switch = options.on_switch
         self._last_search: tuple[str, bool] | None = None  # copy mode's last search, and whether forward
 
@@ -147,15 +169,19 @@ class DshApp:
         for pane in session.panes.values():
             self.register_slot(pane)
         self._build_layout()
-        from dsh.ui.bindings import build_key_bindings
+        from dsh.ui.bindings import prepare_modes
 
-        self._bindings = build_key_bindings(self)
+        prepare_modes(self)
+        # Built for the first key, or on the loop's turn after the first frame (drawing asks nothing of
+        # them); /reload swaps in bindings built from the new keymap.
+        self._bindings: KeyBindingsBase | None = None
         depth = options.color_depth
         self.application: ViewApplication[ViewResult] = ViewApplication(
             layout=self.layout,
-            # Dynamic: /reload swaps in bindings built from the new keymap.
-            key_bindings=DynamicKeyBindings(lambda: self._bindings),
+            key_bindings=DynamicKeyBindings(self._current_bindings),
             style=chrome.STYLE,
+            # No pygments lexer draws here: its default style would be parsed and merged for nothing.
+            include_default_pygments_style=False,
             full_screen=True,
             mouse_support=Condition(lambda: bool(self.config.get("ui.mouse", True))),
             min_redraw_interval=None,
@@ -721,6 +747,21 @@ class DshApp:
     def refresh_index_in_background(self) -> None:
         self.resume.refresh_index_in_background()
 
+    def _current_bindings(self) -> KeyBindingsBase:
+        if self._bindings is None:
+            from dsh.ui.bindings import mode_bindings
+
+            self._bindings = mode_bindings(self, self.modes)
+        return self._bindings
+
+    def _after_first_frame(self, _app: object) -> None:
+        # Left registered (taking a handler out while the event fires would skip the next one); on the
+        # loop's next turns, not inside the render.
+        if not self._first_frame_out:
+            self._first_frame_out = True
+            self.loop.call_soon(self._current_bindings)
+            self.loop.call_soon(self.refresh_index_in_background)
+
     def switch_to(self, switch: Switch, otherwise: str) -> None:
         """Ask the client to move to another session; without a client (an app run without one), say
         what to do instead."""
@@ -755,9 +796,10 @@ class DshApp:
         """Draw the session until it ends, or this client detaches or moves elsewhere."""
         session = self.session
         session.attach(self)
-        # History first (suggestions want it at once), then the index, warmed for /resume.
+        # History first (suggestions want it at once), then the index, warmed for /resume once the first
+        # frame is out: its import and its refresh on the worker thread held that frame back.
         self._history_task = asyncio.ensure_future(self._load_history())
-        self.refresh_index_in_background()
+        self.application.after_render += self._after_first_frame
 
         def pre_run() -> None:
             session.apply_read_budgets()

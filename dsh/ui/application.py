@@ -12,7 +12,7 @@ from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.key_binding import DynamicKeyBindings, KeyBindingsBase
 from prompt_toolkit.key_binding.defaults import load_key_bindings
 
-from dsh.ui import screen_diff
+from dsh.ui import host_import, screen_diff
 
 _R = TypeVar("_R")
 
@@ -43,8 +43,8 @@ class ViewApplication(Application[_R]):
             pt_application.load_key_bindings = stock
         self.after_render += _collect_young
         screen_diff.install()
-        if not _shared_defaults:
-            self.after_render += _build_defaults_soon
+        if not _shared_defaults or host_import.bare_packages():
+            self.after_render += _finish_start_soon
 
     @property
     def current_buffer(self) -> Buffer:
@@ -74,11 +74,15 @@ def _default_bindings_when_asked() -> KeyBindingsBase:
     return _deferred_defaults[0]
 
 
-def _build_defaults_soon(_app: object) -> None:
-    """After a frame, while the defaults are not built: build them on the loop's next turn, before a key
-    needs them (left registered: taking a handler out while the event fires would skip the next)."""
+def _finish_start_soon(_app: object) -> None:
+    """After a frame, while start-up left work for later (the default key bindings; prompt_toolkit's
+    package __init__, see host_import): do it on the loop's next turn, before a key needs it (left
+    registered: taking a handler out while the event fires would skip the next)."""
+    loop = asyncio.get_running_loop()
     if not _shared_defaults:
-        asyncio.get_running_loop().call_soon(shared_default_bindings)
+        loop.call_soon(shared_default_bindings)
+    if host_import.bare_packages():
+        loop.call_soon(host_import.complete)
 
 
 def _collect_young(_app: object) -> None:

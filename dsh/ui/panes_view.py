@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +15,7 @@ from prompt_toolkit.layout.screen import Char, Screen, WritePosition
 from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
 
 from dsh.layout.geometry import Border, Layout, Rect
+from dsh.values import Value
 
 if TYPE_CHECKING:
     from prompt_toolkit.key_binding.key_bindings import NotImplementedOrNone
@@ -94,14 +94,19 @@ def _set_handler(handlers: MouseHandlers, rect: Rect, handler: MouseHandler) -> 
     rows.add(rect, handler)
 
 
-@dataclass
-class PaneSlot:
+class PaneSlot(Value, fields=("pane_id", "header", "body", "control")):
     """What the view needs of one pane: its header window and its body window."""
 
     pane_id: str
     header: Window
     body: Window
-    control: Any = None  # the TerminalControl in `body`: which terminal this slot draws
+    control: Any  # the TerminalControl in `body`: which terminal this slot draws
+
+    def __init__(self, pane_id: str, header: Window, body: Window, control: Any = None) -> None:
+        self.pane_id = pane_id
+        self.header = header
+        self.body = body
+        self.control = control
 
 
 class PanesContainer(Container):

@@ -37,8 +37,6 @@ _HOST_MODULES = (
     "dsh.session.agents",
     "dsh.config",
     "dsh.share",
-    "importlib.resources.readers",
-    "zipfile",
     "dsh.host.main",
     "dsh.host.server",
     "dsh.persist.snapshot",

@@ -20,8 +20,20 @@ if TYPE_CHECKING:
 
 
 def build_key_bindings(app: DshApp) -> KeyBindingsBase:
+    """The view's bindings from its keymap and escape key as they are now (its modes made anew)."""
+    return mode_bindings(app, prepare_modes(app))
+
+
+def prepare_modes(app: DshApp) -> Modes:
+    """What the view needs before its bindings are built: the escape key, checked (an unusable one is
+    announced, in the first frame), and the modes' conditions."""
     app.escape_key = checked_escape_key(app)
     modes = app.modes = Modes(app)
+    return modes
+
+
+def mode_bindings(app: DshApp, modes: Modes) -> KeyBindingsBase:
+    """Every mode's bindings, merged."""
     return merge_key_bindings(
         [
             # Right, C-f and C-e take the grey suggestion (as fish; prompt_toolkit's own, for the prompt).
