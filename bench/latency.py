@@ -7,7 +7,11 @@ pane; cold, with no dsh process running, and warm, beside another session whose 
 new host with its imports done), from `dsh attach` to a running host's first full frame, and from
 Enter in the /resume picker to the resumed session's first frame in the other workspace. The
 reference, measured in the same run, is the same echo through a bare PTY running `cat` (what the
-kernel and Python's reading cost, without dsh).
+kernel and Python's reading cost, without dsh). A second reference shows the machine's own stalls,
+which that echo is too short to meet: a computation of about a frame's length (a few ms of Python),
+timed as often and as far apart as the echoes. On a shared virtual machine a computation sometimes
+runs several times slower for tens of milliseconds, every few seconds, with nothing else running;
+an echo that falls there is slow whatever dsh does.
 
     python bench/latency.py [--samples N] [--dsh PATH]
 """
@@ -129,6 +133,20 @@ def end(proc: ptyprocess.PtyProcess) -> None:
     close_pty(proc)
 
 
+def computation_times(samples: int) -> list[float]:
+    """Seconds taken by a fixed piece of Python work about as long as a keystroke's frame, `samples`
+    times, 10 ms apart as the echoes are (the process sleeps between, as dsh's host does)."""
+    times: list[float] = []
+    for _ in range(samples):
+        time.sleep(0.01)
+        start = time.perf_counter()
+        total = 0
+        for i in range(20_000):
+            total += i * i
+        times.append(time.perf_counter() - start)
+    return times
+
+
 def summary(times: list[float]) -> tuple[float, float]:
     ms = sorted(t * 1000 for t in times)
     if not ms:
@@ -181,6 +199,7 @@ def main() -> int:
     ref_times = echo_latencies(ref, args.samples, erase=b"\n")
     end(ref)
     ref_p50, ref_p99 = summary(ref_times)
+    work_p50, work_p99 = summary(computation_times(args.samples * 2))
 
     # Start-up: spawn to the first frame (the status line), in a fresh workspace each time. Cold: no
     # dsh process of this user is running (the client starts the spawner, which imports everything).
@@ -293,6 +312,10 @@ def main() -> int:
     shutil.rmtree(work, ignore_errors=True)
 
     print(f"reference (bare PTY + cat) echo: p50 {ref_p50:.2f} ms  p99 {ref_p99:.2f} ms")
+    print(
+        f"reference, the machine's stalls: a fixed Python computation p50 {work_p50:.2f} ms  p99 {work_p99:.2f} ms"
+        f" ({work_p99 / work_p50:.1f}x its median)"
+    )
     print(f"start-up to first frame, cold (no dsh running): {start_ms:.0f} ms (target <= {TARGET_START_MS:.0f} ms)")
     print(
         f"start-up to first frame, warm (another session running): {warm_ms:.0f} ms "
