@@ -16,13 +16,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import cProfile
 import os
 import pstats
 import statistics
 import tempfile
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import prompt_toolkit.renderer as pt_renderer
 from prompt_toolkit.application import Application, create_app_session
@@ -65,15 +68,10 @@ def time_frames(app: Application, frames: int, change: object, profile: cProfile
     return statistics.median(took) * 1000
 
 
-async def dsh_frames(
-    frames: int,
-    rounds: int,
-    workdir: Path,
-    *,
-    flood: bool = False,
-    stock_diff: bool = False,
-    profile: cProfile.Profile | None = None,
-) -> list[float]:
+@contextlib.asynccontextmanager
+async def two_panes(workdir: Path) -> AsyncIterator[tuple[Any, Any, list[Any]]]:
+    """A running view of a new session with two panes side by side, each showing a screenful of
+    coloured text: (session, view, panes), the first pane active; ended and reaped on the way out."""
     from dsh.config import load_config
     from dsh.session.session import Session
     from dsh.store.store import Store
@@ -90,15 +88,32 @@ async def dsh_frames(
         task = asyncio.ensure_future(view.run_async())
         while not (view.application.is_running and view.active_pane is not None):
             await asyncio.sleep(0.01)
-        first = view.active_pane
         session.split("row", None)
         await asyncio.sleep(0.3)
-        for n, pane in enumerate(session.panes.values()):
+        panes = list(session.panes.values())
+        for n, pane in enumerate(panes):
             pane.terminal.feed(text_lines(n))
-        assert first is not None
+        try:
+            yield session, view, panes
+        finally:
+            session.quit()
+            await asyncio.wait_for(task, 5)
+            await session.reap_panes(0.5)
+
+
+async def dsh_frames(
+    frames: int,
+    rounds: int,
+    workdir: Path,
+    *,
+    flood: bool = False,
+    stock_diff: bool = False,
+    profile: cProfile.Profile | None = None,
+) -> list[float]:
+    async with two_panes(workdir) as (_session, view, panes):
         buffer = view.prompt_buffer
         typed = iter("echo the quick brown fox jumps over the lazy dog " * 1000)
-        flooded = list(session.panes.values())[-1]
+        flooded = panes[-1]
         fed = iter(range(1 << 30))
 
         def type_one() -> None:
@@ -113,13 +128,12 @@ async def dsh_frames(
             pt_renderer._output_screen_diff = screen_diff._STOCK
 
         results = []
-        for _ in range(rounds):
-            buffer.text = ""
-            results.append(time_frames(view.application, frames, type_one, profile))
-        pt_renderer._output_screen_diff = ours
-        session.quit()
-        await asyncio.wait_for(task, 5)
-        await session.reap_panes(0.5)
+        try:
+            for _ in range(rounds):
+                buffer.text = ""
+                results.append(time_frames(view.application, frames, type_one, profile))
+        finally:
+            pt_renderer._output_screen_diff = ours
     return results
 
 

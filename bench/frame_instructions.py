@@ -29,33 +29,8 @@ MODES = ("prompt", "pane", "flood")
 
 
 async def _view_frames(mode: str, count: int, workdir: Path) -> None:
-    from prompt_toolkit.application import create_app_session
-    from prompt_toolkit.input import create_pipe_input
-
-    from dsh.config import load_config
-    from dsh.session.session import Session
-    from dsh.store.store import Store
-    from dsh.ui.app import DshApp, ViewOptions
-
-    os.environ.update(SHELL="/bin/sh", ENV="", PS1="$ ")
-    config = load_config()
-    store = Store(config)
-    log = store.create_session(str(workdir))
-    with create_pipe_input() as pipe, create_app_session(input=pipe, output=frame.output_to_nowhere()):
-        session = Session(config=config, store=store, log=log, cwd=str(workdir))
-        session.start()
-        view = DshApp(session, ViewOptions())
-        task = asyncio.ensure_future(view.run_async())
-        while not (view.application.is_running and view.active_pane is not None):
-            await asyncio.sleep(0.01)
-        first = view.active_pane
-        assert first is not None
-        session.split("row", None)
-        await asyncio.sleep(0.3)
-        panes = list(session.panes.values())
-        for n, pane in enumerate(panes):
-            pane.terminal.feed(frame.text_lines(n))
-        flooded = panes[-1]
+    async with frame.two_panes(workdir) as (_session, view, panes):
+        first, flooded = panes[0], panes[-1]
         if mode == "pane":
             view.enter_pane()
         if mode == "flood":  # every frame draws the flooded pane, as one in three does when it is due
@@ -72,9 +47,6 @@ async def _view_frames(mode: str, count: int, workdir: Path) -> None:
                 if mode == "flood":
                     flooded.terminal.feed(frame.text_lines(n))
             app.renderer.render(app, app.layout)
-        session.quit()
-        await asyncio.wait_for(task, 5)
-        await session.reap_panes(0.5)
 
 
 def child(mode: str, count: int) -> None:
