@@ -111,12 +111,12 @@ def character_columns(fragments: StyleAndTextTuples, width: int) -> list[tuple[i
     prompt_toolkit's copy maps them for its window's mouse handler (a combining mark at its base's)."""
     out: list[tuple[int, int]] = []
     index = x = 0
-    for _style, text, *_ in fragments:
+    for style, text, *_ in fragments:
         for c in text:
             if x < width:
                 out.append((index, x))
             index += 1
-            x += _chars[c, _style].width
+            x += _chars[c, style].width
     return out
 
 
