@@ -34,7 +34,7 @@ from dsh.session.pane import Pane
 from dsh.session.session import Session
 from dsh.term.copymode import CopyMode
 from dsh.text import sanitize
-from dsh.ui import chrome, turns
+from dsh.ui import chrome
 from dsh.ui.application import ViewApplication
 from dsh.ui.completion import RegistryCompleter
 from dsh.ui.pane_window import LineWindow, PaneWindow
@@ -759,8 +759,8 @@ class DshApp:
         # loop's next turns, not inside the render.
         if not self._first_frame_out:
             self._first_frame_out = True
-            turns.one_per_turn(self.loop, self._current_bindings)
-            turns.one_per_turn(self.loop, self.refresh_index_in_background)
+            self.loop.call_soon(self._current_bindings)
+            self.loop.call_soon(self.refresh_index_in_background)
 
     def switch_to(self, switch: Switch, otherwise: str) -> None:
         """Ask the client to move to another session; without a client (an app run without one), say

@@ -12,7 +12,7 @@ from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.key_binding import DynamicKeyBindings, KeyBindingsBase
 from prompt_toolkit.key_binding.defaults import load_key_bindings
 
-from dsh.ui import host_import, screen_diff, turns
+from dsh.ui import host_import, screen_diff
 
 _R = TypeVar("_R")
 
@@ -80,9 +80,9 @@ def _finish_start_soon(_app: object) -> None:
     registered: taking a handler out while the event fires would skip the next)."""
     loop = asyncio.get_running_loop()
     if not _shared_defaults:
-        turns.one_per_turn(loop, shared_default_bindings)
+        loop.call_soon(shared_default_bindings)
     if host_import.bare_packages():
-        turns.one_per_turn(loop, host_import.complete)
+        loop.call_soon(host_import.complete)
 
 
 def _collect_young(_app: object) -> None:
