@@ -66,7 +66,10 @@ def running(home: Path, cmdline: str) -> list[int]:
 
 def wait_saved(home: Path, *needles: bytes, timeout: float = 15.0) -> None:
     """Wait until the session's snapshot (and its tails) hold every one of `needles`: what a restore
-    will find, whatever the load on the machine (a fixed sleep past the debounce is not enough)."""
+    will find, whatever the load on the machine (a fixed sleep past the debounce is not enough). A write
+    puts the tails first and snapshot.json last, so the write is whole only once snapshot.json is there
+    and no older than its tails: a new session writes its first snapshot at its first tick, and a host
+    killed between the two left no snapshot.json to restore from."""
     deadline = time.monotonic() + timeout
     while True:
         saved = b""
@@ -74,12 +77,25 @@ def wait_saved(home: Path, *needles: bytes, timeout: float = 15.0) -> None:
             saved += _read(path)
         for path in (home / "state").glob("*/history/*.tail"):
             saved += _read(path)
-        if all(needle in saved for needle in needles):
+        if all(needle in saved for needle in needles) and _writes_whole(home):
             return
         if time.monotonic() > deadline:
             missing = [n for n in needles if n not in saved]
             raise AssertionError(f"the snapshot never held {missing!r}")
         time.sleep(0.1)
+
+
+def _writes_whole(home: Path) -> bool:
+    """Every state folder with tails has a snapshot.json written after them."""
+    for folder in (home / "state").glob("*"):
+        try:
+            tails = [path.stat().st_mtime_ns for path in folder.glob("history/*.tail")]
+            written = (folder / "snapshot.json").stat().st_mtime_ns if tails else 0
+        except OSError:  # a tail replaced while looked at, or no snapshot.json yet
+            return False
+        if tails and written < max(tails):
+            return False
+    return True
 
 
 def wait_pane_cwd_saved(home: Path, cwd: str, timeout: float = 15.0) -> None:
