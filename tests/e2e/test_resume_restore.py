@@ -362,6 +362,23 @@ def codex_with_a_new_thread(
     return d, first, second
 
 
+def crash_and_resume_codex(
+    run, agent_env: dict[str, str], dsh_home: Path, tmp_path: Path, d: PtyDriver, thread: str, work: Path
+) -> PtyDriver:
+    """Kill the session's host as a crash would, resume the session, and Enter on its Codex pane: the real
+    resume command must run for `thread`, in `work`. The resumed session's driver."""
+    session_id = only_session_id(dsh_home)
+    kill_host(dsh_home)
+    d.wait_exit()
+    r = run(f"--resume={session_id}", cwd=tmp_path, env=agent_env, cols=140)
+    r.wait_for("Enter: resume codex")
+    r.send("\r")
+    r.wait_for(f"fake-codex resumed {thread}")
+    resumed = invocations(agent_env)[-1]
+    assert resumed["argv"] == [str(FAKES / "codex"), "resume", thread] and resumed["cwd"] == str(work)
+    return r
+
+
 def test_a_codex_that_began_a_new_thread_resumes_the_new_one(run, agent_env, dsh_home: Path, tmp_path: Path) -> None:
     """`/new` inside Codex begins another conversation in the same process: the pane follows it, a restore
     resumes it, and the conversation before it is a row of its own in the picker."""
@@ -369,16 +386,7 @@ def test_a_codex_that_began_a_new_thread_resumes_the_new_one(run, agent_env, dsh
     d, _first, second = codex_with_a_new_thread(
         run, agent_env, dsh_home, work, "the conversation before new", "the conversation after new"
     )
-    session_id = only_session_id(dsh_home)
-    kill_host(dsh_home)
-    d.wait_exit()
-
-    r = run(f"--resume={session_id}", cwd=tmp_path, env=agent_env, cols=140)
-    r.wait_for("Enter: resume codex")
-    r.send("\r")
-    r.wait_for(f"fake-codex resumed {second}")
-    resumed = invocations(agent_env)[-1]
-    assert resumed["argv"] == [str(FAKES / "codex"), "resume", second] and resumed["cwd"] == str(work)
+    r = crash_and_resume_codex(run, agent_env, dsh_home, tmp_path, d, second, work)
     r.send("\x1d")  # back to the prompt
     r.wait_for("PROMPT")
     r.type_line("/resume")
@@ -405,16 +413,7 @@ def test_a_codex_that_went_back_to_an_older_thread_resumes_that_one(
     d.send("back in the first thread\r")
     d.wait_for("codex> back in the first thread")
     wait_saved(dsh_home, f'"session_id": "{first}"'.encode(), timeout=20)
-    session_id = only_session_id(dsh_home)
-    kill_host(dsh_home)
-    d.wait_exit()
-
-    r = run(f"--resume={session_id}", cwd=tmp_path, env=agent_env, cols=140)
-    r.wait_for("Enter: resume codex")
-    r.send("\r")
-    r.wait_for(f"fake-codex resumed {first}")
-    resumed = invocations(agent_env)[-1]
-    assert resumed["argv"] == [str(FAKES / "codex"), "resume", first] and resumed["cwd"] == str(work)
+    crash_and_resume_codex(run, agent_env, dsh_home, tmp_path, d, first, work)
 
 
 def two_agent_panes(run, env: dict[str, str], work: Path, name: str) -> tuple[PtyDriver, str]:
