@@ -87,12 +87,18 @@ def row_cells(fragments: StyleAndTextTuples, width: int) -> list[Char] | None:
     return cells
 
 
-def _cached_cells(fragments: StyleAndTextTuples, width: int, *, by_text: bool = False) -> list[Char] | None:
-    """The cells of a row, made once per distinct row. `by_text`: keyed by style and text alone, for
-    fragments that carry a mouse handler made anew at each frame (a tab bar's), which the cells do not
-    depend on."""
+def text_key(fragments: StyleAndTextTuples) -> tuple[tuple[str, str], ...]:
+    """A line's style and text alone: what its cells and its characters' places depend on, without the
+    mouse handlers a tab bar's fragments carry (made anew at each frame)."""
+    return tuple((f[0], f[1]) for f in fragments)
+
+
+def _cached_cells(
+    fragments: StyleAndTextTuples, width: int, *, by_text: tuple[tuple[str, str], ...] | None = None
+) -> list[Char] | None:
+    """The cells of a row, made once per distinct row; keyed by `by_text` (the line's text_key) when given."""
     try:
-        key = (width, tuple((f[0], f[1]) for f in fragments) if by_text else tuple(fragments))
+        key = (width, by_text if by_text is not None else tuple(fragments))
         cells = _rows.get(key)
     except TypeError:  # a fragment that is not hashable: made each time
         return row_cells(fragments, width)
@@ -124,11 +130,11 @@ _maps: dict[tuple[object, ...], dict[tuple[int, int], tuple[int, int]]] = {}
 
 
 def _character_map(
-    fragments: StyleAndTextTuples, width: int, lineno: int, y: int, x0: int
+    fragments: StyleAndTextTuples, key_text: tuple[tuple[str, str], ...], width: int, lineno: int, y: int, x0: int
 ) -> dict[tuple[int, int], tuple[int, int]]:
     """prompt_toolkit's map of a line's characters to the screen cells they were drawn at, made once per
-    line and place (the chrome's lines keep theirs from frame to frame)."""
-    key = (width, tuple((f[0], f[1]) for f in fragments), lineno, y, x0)
+    line (`key_text`, its text_key) and place (the chrome's lines keep theirs from frame to frame)."""
+    key = (width, key_text, lineno, y, x0)
     found = _maps.get(key)
     if found is None:
         if len(_maps) >= ROWS_KEPT:
@@ -191,15 +197,20 @@ class PaneWindow(ViewWindow):
         own = {point.y for point in (cursor, ui_content.menu_position) if point is not None}
         shown = range(vertical_scroll, min(ui_content.line_count, vertical_scroll + write_position.height))
         cells_by_line: dict[int, list[Char]] = {}
-        by_text = self.maps_characters
+        # A chrome line's text_key, made once for both its cells and its characters' map.
+        mapped: dict[int, tuple[StyleAndTextTuples, tuple[tuple[str, str], ...]]] = {}
         for lineno in shown:
             if lineno in own:
                 continue
-            cells = _cached_cells(ui_content.get_line(lineno), width, by_text=by_text)
+            line = ui_content.get_line(lineno)
+            key_text = text_key(line) if self.maps_characters else None
+            cells = _cached_cells(line, width, by_text=key_text)
             if cells is None:
                 own.add(lineno)
             else:
                 cells_by_line[lineno] = cells
+                if key_text is not None:
+                    mapped[lineno] = (line, key_text)
         get_line = ui_content.get_line
         lone = next(iter(own)) if len(own) == 1 else None
         menu = ui_content.menu_position
@@ -246,10 +257,8 @@ class PaneWindow(ViewWindow):
         for lineno, cells in cells_by_line.items():
             if cells:
                 buffer[ypos + lineno].update(zip(range(xpos, xpos + len(cells)), cells, strict=True))
-        if by_text:
-            rowcol_to_yx = result[1]
-            for lineno in cells_by_line:
-                rowcol_to_yx.update(_character_map(get_line(lineno), width, lineno, ypos + lineno, xpos))
+        for lineno, (line, key_text) in mapped.items():
+            result[1].update(_character_map(line, key_text, width, lineno, ypos + lineno, xpos))
         return result
 
     def _highlights(self) -> bool:
