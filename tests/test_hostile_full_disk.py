@@ -93,6 +93,9 @@ def test_a_full_disk_is_a_message_and_the_prompt_keeps_working(
             snapshot = home_on_disk / "state" / h.session.log.id / "snapshot.json"
             await h.wait(snapshot.exists, "the first snapshot")
             await asyncio.wrap_future(h.session.worker.submit(lambda: None))
+            # A snapshot write the output of "echo one" queued may still be going: flush waits for it,
+            # then writes, and the next background write is a debounce interval away.
+            h.session.scheduler.flush()
             disk.fill()
             h.type_line(two)
             await h.wait(lambda: "No space left on device" in h.message, "a message about the full disk")
