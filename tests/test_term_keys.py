@@ -53,6 +53,8 @@ TABLE: list[tuple[str, str, bool, bytes | None]] = [
     (Keys.Any, "a", False, b"a"),
     (Keys.Any, "é", False, "é".encode()),
     (Keys.Any, "", False, None),
+    ("<", "<", False, b"<"),  # the `<` key is named "<", not a "<...>" event
+    (">", ">", False, b">"),
     (Keys.ScrollUp, "", False, None),
     (Keys.CPRResponse, "\x1b[1;1R", False, None),
     ("c-1", "", False, None),

@@ -116,8 +116,10 @@ def key_to_bytes(key: str, data: str = "", *, app_cursor: bool = False, app_keyp
         return f"\x1b[{code}~".encode() if modifier == 1 else f"\x1b[{code};{modifier}~".encode()
     if base.startswith("f") and base[1:].isdigit():
         return _function_key(int(base[1:]), modifier)
-    if key.startswith("<"):
-        return None  # mouse events, CPR responses, scroll: not keys for the child
+    if len(key) > 1 and key.startswith("<"):
+        # Mouse events, CPR responses, scroll: not keys for the child. The `<` key itself is
+        # named "<" and is typed text like any other.
+        return None
     return typed_bytes(data) if data else None
 
 

@@ -165,6 +165,19 @@ class TerminalControl(UIControl):
             spans, mark = {}, None
         reverse = term.screen.reverse_video
 
+        if mark is not None:
+            position = Point(x=cursor_column(lines[mark[1]], mark[0], columns), y=mark[1])
+            show = True
+        else:
+            cursor = term.cursor_in_view(height)
+            if cursor is None:
+                position = Point(x=0, y=height - 1)
+                show = False
+            else:
+                x, y = cursor
+                position = Point(x=cursor_column(lines[y], x, columns), y=y)
+                show = term.scroll_offset == 0 and term.screen.cursor_visible and copy is None
+
         drawn: dict[int, list[tuple[str, str]]] = {}  # prompt_toolkit may ask for a line twice
 
         def get_line(i: int) -> list[tuple[str, str]]:
@@ -186,21 +199,16 @@ class TerminalControl(UIControl):
                 if mark is not None and mark[1] == i:
                     at = cursor_column(line, mark[0], columns)
                     fragments = marked(fragments, at, at + 1, "class:copy.cursor")
+                if i == position.y:
+                    # prompt_toolkit puts a cursor only on a character of the row's fragments (else
+                    # at the window's top-left), and a row stops at its last character: pad the
+                    # cursor's row up to the cursor.
+                    length = sum(len(text) for _, text, *_ in fragments)
+                    if position.x >= length:
+                        fragments = [*fragments, ("", " " * (position.x - length + 1))]
                 drawn[i] = fragments
             return fragments
 
-        if mark is not None:
-            position = Point(x=cursor_column(lines[mark[1]], mark[0], columns), y=mark[1])
-            show = True
-        else:
-            cursor = term.cursor_in_view(height)
-            if cursor is None:
-                position = Point(x=0, y=height - 1)
-                show = False
-            else:
-                x, y = cursor
-                position = Point(x=cursor_column(lines[y], x, columns), y=y)
-                show = term.scroll_offset == 0 and term.screen.cursor_visible and copy is None
         if frozen:
             # A reused frame must not change under prompt_toolkit as the screen's rows move on.
             for i in range(len(lines)):
