@@ -145,6 +145,7 @@ async def _main(
 
     loop = asyncio.get_running_loop()
     loop.set_exception_handler(_log_loop_exception)
+    path = socket_path(opened.log.id)  # type: ignore[attr-defined]
     session = Session(
         config=config,  # type: ignore[arg-type]
         store=store,  # type: ignore[arg-type]
@@ -156,10 +157,9 @@ async def _main(
         env=dict(os.environ),
         first_argv=spec.first_argv,
         options=spec.options,
+        socket=str(path),
     )
-    server = HostServer(
-        session, socket_path(session.log.id), run_view, announcements=opened.announcements, open_picker=spec.open_picker
-    )
+    server = HostServer(session, path, run_view, announcements=opened.announcements, open_picker=spec.open_picker)
     try:
         await server.start()
     except OSError as exc:

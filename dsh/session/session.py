@@ -83,8 +83,10 @@ class Session:
         env: dict[str, str] | None = None,
         first_argv: list[str] | None = None,
         options: list[str] | None = None,
+        socket: str | None = None,
     ) -> None:
         self.config = config
+        self.socket = socket  # the host's socket: DSH_SOCKET in every pane, for `dsh send` and hooks
         self.options = list(options or [])  # the -o flags the session started with (kept on /reload)
         self.store = store
         self.log = log
@@ -321,6 +323,10 @@ class Session:
         env["COLORTERM"] = "truecolor"  # the pane's screen keeps 24-bit colour; a view maps it down
         env["DSH_SESSION_ID"] = self.log.id
         env["DSH_PANE_ID"] = pane_id
+        if self.socket:
+            env["DSH_SOCKET"] = self.socket
+        else:
+            env.pop("DSH_SOCKET", None)  # an outer session's, from the host's own environment
         return env
 
     def estimate_size(self) -> tuple[int, int]:
