@@ -23,7 +23,8 @@ from dsh.store.store import Store
 from dsh.ui import chrome
 from dsh.ui.app import DshApp, ViewOptions
 
-WAIT = 5.0  # generous: a condition that never comes fails the test with a description, not a hang
+WAIT = 15.0  # generous (CI runs two workers on a loaded machine): a condition that never comes fails
+# the test with a description, not a hang
 
 # Key bytes as a terminal sends them.
 C_B = "\x02"
