@@ -65,13 +65,19 @@ def _fitting(path: Path) -> Path:
     if len(os.fsencode(str(path))) <= SOCKET_PATH_MAX:
         return path
     import hashlib
-    import tempfile
 
     # Keep homes apart even here: the short name is a hash of the long path.
     short = hashlib.sha256(os.fsencode(str(path))).hexdigest()[:24]
+    return temp_private_dir() / f"{short}{path.suffix}"
+
+
+def temp_private_dir() -> Path:
+    """A short private folder in the system temp folder (`/tmp/dsh-UID`), for sockets whose path in
+    the run directory would be too long."""
+    import tempfile
+
     temp = Path(tempfile.gettempdir())
-    fallback = _private_dir(temp / f"dsh-{os.getuid()}", temp)
-    return fallback / f"{short}{path.suffix}"
+    return _private_dir(temp / f"dsh-{os.getuid()}", temp)
 
 
 def host_log_path(session_id: str) -> Path:

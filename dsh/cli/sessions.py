@@ -30,11 +30,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="list agent conversations (Claude Code, Codex, opencode) instead, as /resume shows them",
     )
+    from dsh.cli.machines_cmd import add_listing_flags
+
+    add_listing_flags(p)
     add_option_flag(p)
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.machine or args.machines:
+        from dsh.cli.machines_cmd import run_remote_sessions
+
+        return run_remote_sessions(args)
     # Imported here: the parser is built on every dsh start, and this path must stay light.
     from dsh.cli.output import fail, say
     from dsh.config import load_config

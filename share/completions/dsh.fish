@@ -24,6 +24,8 @@ complete -c dsh -n "__fish_seen_subcommand_from sessions" -l all -d 'List every 
 complete -c dsh -n "__fish_seen_subcommand_from sessions" -l json -d 'Print a JSON array'
 complete -c dsh -n "__fish_seen_subcommand_from sessions" -l archived -d 'Include archived sessions'
 complete -c dsh -n "__fish_seen_subcommand_from sessions" -l agents -d 'List agent conversations instead'
+complete -c dsh -n "__fish_seen_subcommand_from sessions" -l machine -x -d "List machine NAME's sessions"
+complete -c dsh -n "__fish_seen_subcommand_from sessions" -l machines -d "List every configured machine's sessions"
 
 complete -c dsh -n "__fish_seen_subcommand_from config; and not __fish_seen_subcommand_from get set" -l show-origin -d 'Name the layer of each value'
 complete -c dsh -n "__fish_seen_subcommand_from config; and not __fish_seen_subcommand_from get set" -a 'get set'

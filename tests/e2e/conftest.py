@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.machines_fixture import box  # noqa: F401  (the other machine, for tests/e2e/test_machines*.py)
 from tests.e2e.ptydriver import PtyDriver
 
 Launch = Callable[..., PtyDriver]

@@ -1,0 +1,96 @@
+"""The machines in config: `[machines.NAME]` tables, and the ssh program and time limit that reach them."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Any
+
+from dsh.values import Value
+
+_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+# Keys of `[machines]` itself; every other key there is a machine's table.
+SETTINGS = ("ssh_command", "timeout_seconds")
+DEFAULT_TIMEOUT = 10.0
+
+
+class Machine(Value, fields=("name", "ssh", "dsh", "attention_seconds"), frozen=True):
+    """One machine: `ssh` is what `ssh` is given as its destination (`user@host`, a Host alias);
+    `dsh` the command line that runs dsh there (a path, or a wrapper); `attention_seconds` how often
+    its agents are polled for the status line (0: never)."""
+
+    name: str
+    ssh: str
+    dsh: str
+    attention_seconds: float
+
+    def __init__(self, name: str, ssh: str, dsh: str = "dsh", attention_seconds: float = 0.0) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "ssh", ssh)
+        object.__setattr__(self, "dsh", dsh)
+        object.__setattr__(self, "attention_seconds", attention_seconds)
+
+
+class MachineConfig(Value, fields=("machines", "ssh_command", "timeout", "warnings")):
+    machines: list[Machine]
+    ssh_command: list[str]
+    timeout: float
+    warnings: list[str]
+
+    def __init__(self, machines: list[Machine], ssh_command: list[str], timeout: float, warnings: list[str]) -> None:
+        self.machines = machines
+        self.ssh_command = ssh_command
+        self.timeout = timeout
+        self.warnings = warnings
+
+    def find(self, name: str) -> Machine | None:
+        return next((m for m in self.machines if m.name == name), None)
+
+
+def read_machines(config: Any) -> MachineConfig:
+    """The `[machines]` table of a loaded config, checked: a bad entry is left out with a warning."""
+    table = config.get("machines")
+    warnings: list[str] = []
+    if not isinstance(table, dict):
+        table = {}
+    command_text = table.get("ssh_command", "ssh")
+    try:
+        ssh_command = shlex.split(command_text) if isinstance(command_text, str) else []
+    except ValueError as exc:
+        ssh_command = []
+        warnings.append(f"machines.ssh_command: {exc}")
+    if not ssh_command:
+        warnings.append("machines.ssh_command is empty or not text; using ssh")
+        ssh_command = ["ssh"]
+    timeout = table.get("timeout_seconds", DEFAULT_TIMEOUT)
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0.5 <= timeout <= 600:
+        warnings.append(f"machines.timeout_seconds must be a number from 0.5 to 600; using {DEFAULT_TIMEOUT:g}")
+        timeout = DEFAULT_TIMEOUT
+    machines: list[Machine] = []
+    for name, entry in table.items():
+        if name in SETTINGS:
+            continue
+        machine, why = _machine(name, entry)
+        if machine is None:
+            warnings.append(f"machines.{name}: {why}; left out")
+        else:
+            machines.append(machine)
+    return MachineConfig(machines, ssh_command, float(timeout), warnings)
+
+
+def _machine(name: object, entry: object) -> tuple[Machine | None, str]:
+    if not isinstance(name, str) or _NAME_RE.fullmatch(name) is None:
+        return None, "a machine's name is letters, digits, '.', '_' and '-'"
+    if not isinstance(entry, dict):
+        return None, "must be a table with ssh = \"user@host\""
+    ssh = entry.get("ssh")
+    if not isinstance(ssh, str) or not ssh.strip() or ssh.startswith("-") or any(c.isspace() for c in ssh):
+        # A destination that starts with '-' would be read by ssh as an option.
+        return None, "ssh must be a destination such as \"user@host\" or a Host alias, without spaces"
+    dsh = entry.get("dsh", "dsh")
+    if not isinstance(dsh, str) or not dsh.strip():
+        return None, "dsh must be the command line that runs dsh there"
+    seconds = entry.get("attention_seconds", 0)
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not (seconds == 0 or 2 <= seconds <= 3600):
+        return None, "attention_seconds must be 0 (off) or from 2 to 3600"
+    return Machine(name, ssh, dsh, float(seconds)), ""

@@ -1,0 +1,170 @@
+"""Listing another machine's sessions (or agent conversations, or its version) over ssh: one process
+per machine, all at once, each with its own time limit; a machine that fails is one line saying why."""
+
+from __future__ import annotations
+
+import os
+import selectors
+import subprocess
+import time
+from typing import Any
+
+from dsh import __version__
+from dsh.machines.config import Machine, MachineConfig
+from dsh.machines.rows import RowReader
+from dsh.machines.ssh import batch_argv, explain, remote_command
+
+
+class Listing:
+    """What one machine answered: its rows, its dsh version, and `error` when it failed (one line)."""
+
+    def __init__(self, machine: Machine) -> None:
+        self.machine = machine
+        self.rows: list[dict[str, Any]] = []
+        self.version: str | None = None
+        self.error: str | None = None
+        self.bad = 0
+        self.seconds = 0.0
+
+
+def listing_words(*, agents: bool) -> list[str]:
+    return ["sessions", "--all", "--json", *(["--agents"] if agents else [])]
+
+
+def listing_argv(config: MachineConfig, machine: Machine, *, agents: bool) -> list[str]:
+    """ssh running `dsh --version && dsh sessions --all --json` there: the version comes first, so a
+    dsh too old for the listing is still named."""
+    argv = batch_argv(config.ssh_command, machine, ["--version"], timeout=config.timeout)
+    argv[-1] = f"{argv[-1]} && {remote_command(machine, listing_words(agents=agents))}"
+    return argv
+
+
+def version_argv(config: MachineConfig, machine: Machine) -> list[str]:
+    return batch_argv(config.ssh_command, machine, ["--version"], timeout=config.timeout)
+
+
+def _quiet_env() -> dict[str, str]:
+    # No terminal for ssh to ask on: with BatchMode it never asks, and SSH_ASKPASS must not pop up either.
+    env = dict(os.environ)
+    env.pop("SSH_ASKPASS", None)
+    env["SSH_ASKPASS_REQUIRE"] = "never"
+    return env
+
+
+def run_listings(config: MachineConfig, machines: list[Machine], *, agents: bool = False) -> list[Listing]:
+    """Every machine's listing, their ssh processes run side by side; each stops at the time limit."""
+    return _run(config, machines, lambda m: listing_argv(config, m, agents=agents), agents=agents)
+
+
+def run_versions(config: MachineConfig, machines: list[Machine]) -> list[Listing]:
+    """Each machine's `dsh --version` (its `version`, or its `error`)."""
+    return _run(config, machines, lambda m: version_argv(config, m), agents=False)
+
+
+def _run(config: MachineConfig, machines: list[Machine], argv_for: Any, *, agents: bool) -> list[Listing]:
+    started = time.monotonic()
+    deadline = started + config.timeout
+    results = [Listing(machine) for machine in machines]
+    selector = selectors.DefaultSelector()
+    running: dict[int, tuple[Listing, subprocess.Popen[bytes], RowReader, bytearray, bytearray]] = {}
+    for listing in results:
+        try:
+            proc = subprocess.Popen(
+                argv_for(listing.machine),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=_quiet_env(),
+                start_new_session=True,  # no terminal: ssh cannot open /dev/tty to ask anything
+            )
+        except OSError as exc:
+            listing.error = f"{listing.machine.name}: cannot run {config.ssh_command[0]}: {exc.strerror or exc}"
+            continue
+        reader = RowReader(listing.machine.name, agents=agents)
+        assert proc.stdout is not None and proc.stderr is not None
+        state = (listing, proc, reader, bytearray(), bytearray())
+        for stream in (proc.stdout, proc.stderr):
+            os.set_blocking(stream.fileno(), False)
+            selector.register(stream, selectors.EVENT_READ, state)
+            running[stream.fileno()] = state
+    while selector.get_map():
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        for key, _ in selector.select(timeout=left):
+            listing, proc, reader, out, err = key.data
+            try:
+                chunk = os.read(key.fd, 65536)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                selector.unregister(key.fileobj)
+                continue
+            if proc.stdout is not None and key.fd == proc.stdout.fileno():
+                out += chunk
+                *lines, rest = out.split(b"\n")
+                out[:] = rest
+                for line in lines:
+                    reader.feed(line)
+            elif len(err) < 65536:
+                err += chunk
+    for fd in list(selector.get_map()):
+        selector.unregister(fd)
+    selector.close()
+    done: set[int] = set()
+    for listing, proc, reader, out, err in running.values():
+        if id(listing) in done:
+            continue
+        done.add(id(listing))
+        if out:
+            reader.feed(bytes(out))
+        status = _finish(proc, deadline)
+        listing.seconds = time.monotonic() - started
+        listing.version = reader.version_number()
+        listing.rows = reader.take()
+        listing.bad = reader.bad
+        stderr = err.decode("utf-8", "replace")
+        if status is None:
+            listing.error = explain(listing.machine, None, stderr)
+        elif reader.too_big:
+            listing.error = f"{listing.machine.name} sent more than 64 MB; the rest was not read"
+        elif status != 0:
+            listing.error = _skew(listing, stderr) or explain(listing.machine, status, stderr)
+        elif reader.version is not None and listing.version is None:
+            listing.error = f"{listing.machine.name}: `{listing.machine.dsh} --version` did not print dsh's version"
+    return results
+
+
+def _finish(proc: subprocess.Popen[bytes], deadline: float) -> int | None:
+    """The exit status, or None after killing an ssh still running at the deadline."""
+    try:
+        return proc.wait(timeout=max(0.0, deadline - time.monotonic()) + 0.05)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        return None
+    finally:
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
+
+
+def _skew(listing: Listing, stderr: str) -> str | None:
+    """When the listing failed on a dsh of another version: say which to upgrade."""
+    theirs = listing.version
+    if theirs is None or theirs == __version__:
+        return None
+    if "unrecognized arguments" in stderr or "invalid choice" in stderr or "usage:" in stderr:
+        which = "there" if _older(theirs, __version__) else "here"
+        return (
+            f"{listing.machine.name} runs dsh {theirs}, this is dsh {__version__}: "
+            f"it cannot list for this one; upgrade dsh {which}"
+        )
+    return None
+
+
+def _older(a: str, b: str) -> bool:
+    def parts(v: str) -> tuple[int, ...]:
+        return tuple(int(p) if p.isdigit() else 0 for p in v.split("."))
+
+    return parts(a) < parts(b)

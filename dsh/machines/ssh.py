@@ -1,0 +1,95 @@
+"""The ssh command lines dsh runs: a batch one per listing, through one ControlMaster per machine, and
+the foreground one that attaches there; and what a failed ssh means, said as what to do."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import zlib
+from pathlib import Path
+
+from dsh.machines.config import Machine
+
+# ssh makes its master's socket as ControlPath plus a 17-character temporary suffix before renaming it,
+# and a socket's path holds 107 bytes.
+_CONTROL_PATH_MAX = 107 - 17
+CONTROL_PERSIST = "300"  # seconds a master outlives its last listing: a second listing needs no handshake
+
+
+def control_path(machine: Machine) -> Path:
+    """The ControlMaster socket for `machine`: in the run directory, or a short private folder in the
+    system temp folder when that path is too long for a socket."""
+    from dsh.rundir import run_dir
+
+    tag = f"ssh-{zlib.crc32(machine.ssh.encode('utf-8', 'surrogateescape')):08x}"
+    path = run_dir() / tag
+    if len(os.fsencode(str(path))) <= _CONTROL_PATH_MAX:
+        return path
+    from dsh.rundir import temp_private_dir
+
+    home_tag = zlib.crc32(os.fsencode(str(run_dir())))
+    folder = temp_private_dir()
+    return folder / f"{home_tag:08x}-{tag}"
+
+
+def remote_command(machine: Machine, words: list[str]) -> str:
+    """The command line for the other machine's shell: its dsh command (a wrapper may come with its own
+    words) and `words`, each quoted."""
+    return " ".join([machine.dsh, *(shlex.quote(word) for word in words)])
+
+
+def batch_argv(ssh_command: list[str], machine: Machine, words: list[str], *, timeout: float) -> list[str]:
+    """ssh for a background listing: never a prompt (BatchMode), no terminal, through the master."""
+    return [
+        *ssh_command,
+        "-T",
+        "-o",
+        "BatchMode=yes",
+        "-o",
+        f"ConnectTimeout={max(1, int(timeout))}",
+        *master_options(machine),
+        machine.ssh,
+        remote_command(machine, words),
+    ]
+
+
+def attach_argv(ssh_command: list[str], machine: Machine, words: list[str]) -> list[str]:
+    """ssh in the foreground with a terminal: its own prompts (a password, a host key) work."""
+    return [*ssh_command, "-t", *master_options(machine), machine.ssh, remote_command(machine, words)]
+
+
+def master_options(machine: Machine) -> list[str]:
+    return [
+        "-o",
+        "ControlMaster=auto",
+        "-o",
+        f"ControlPath={control_path(machine)}",
+        "-o",
+        f"ControlPersist={CONTROL_PERSIST}",
+    ]
+
+
+def explain(machine: Machine, status: int | None, stderr: str) -> str:
+    """One line saying why ssh to `machine` failed and what to do (`status` None: it timed out)."""
+    name = machine.name
+    text = stderr.lower()
+    if status is None:
+        return f"{name} did not answer in time (ssh {machine.ssh}); is it up? [machines] timeout_seconds sets the wait"
+    if "host key verification failed" in text or "no matching host key" in text:
+        return f"{name}: its host key is not known; run `ssh {machine.ssh}` once to check and accept it"
+    if "permission denied" in text or "too many authentication failures" in text:
+        return (
+            f"{name}: ssh {machine.ssh} wants a password or a key it was not given; listings never ask"
+            " (BatchMode): add your key there (ssh-copy-id) or load it into ssh-agent"
+        )
+    if "could not resolve" in text or "name or service not known" in text:
+        return f"{name}: no such host {machine.ssh}; check [machines.{name}] ssh or ~/.ssh/config"
+    if "connection refused" in text or "timed out" in text or "no route" in text or "unreachable" in text:
+        return f"{name} does not answer on ssh ({machine.ssh}): is it up, and sshd running?"
+    if status == 127 or "command not found" in text or "no such file" in text:
+        return (
+            f"{name} has no dsh at `{machine.dsh}`: install dsh there,"
+            f' or set [machines.{name}] dsh = "/path/to/dsh"'
+        )
+    last = next((line for line in reversed(stderr.strip().splitlines()) if line.strip()), "")
+    return f"{name}: ssh {machine.ssh} failed (exit {status})" + (f": {last[:200]}" if last else "")

@@ -1,0 +1,88 @@
+"""The machines in config and what a machine sends, as pure models: checked, bounded, sanitized."""
+
+from __future__ import annotations
+
+import json
+
+from dsh.config.model import Config
+from dsh.machines.config import read_machines
+from dsh.machines.rows import RowReader, session_row
+from dsh.machines.ssh import batch_argv, explain, remote_command
+
+
+def config(table: dict) -> Config:
+    return Config(data={"machines": table})
+
+
+def test_machines_are_read_and_bad_entries_left_out_with_a_reason() -> None:
+    got = read_machines(
+        config(
+            {
+                "ssh_command": "ssh -F /tmp/cfg",
+                "devbox": {"ssh": "me@devbox", "dsh": "~/bin/dsh", "attention_seconds": 30},
+                "laptop": {"ssh": "laptop"},
+                "evil": {"ssh": "-oProxyCommand=touch /tmp/x"},
+                "spaced": {"ssh": "a b"},
+                "fast": {"ssh": "x", "attention_seconds": 0.5},
+                "notatable": "me@host",
+            }
+        )
+    )
+    assert [m.name for m in got.machines] == ["devbox", "laptop"]
+    assert got.machines[1].dsh == "dsh" and got.machines[1].attention_seconds == 0
+    assert got.ssh_command == ["ssh", "-F", "/tmp/cfg"]
+    assert len(got.warnings) == 4
+    assert any("machines.evil" in w and "destination" in w for w in got.warnings)
+    assert any("machines.fast" in w and "attention_seconds" in w for w in got.warnings)
+
+
+def test_a_listing_runs_in_batch_mode_with_words_quoted() -> None:
+    machine = read_machines(config({"box": {"ssh": "box", "dsh": "env A=1 dsh"}})).machines[0]
+    argv = batch_argv(["ssh"], machine, ["sessions", "--json", "it's"], timeout=5)
+    assert argv[:4] == ["ssh", "-T", "-o", "BatchMode=yes"]
+    assert "ControlMaster=auto" in argv and argv[-2] == "box"
+    expected = "env A=1 dsh sessions --json 'it'\"'\"'s'"
+    assert argv[-1] == remote_command(machine, ["sessions", "--json", "it's"]) == expected
+
+
+def test_a_failure_is_said_as_what_to_do() -> None:
+    machine = read_machines(config({"box": {"ssh": "me@box"}})).machines[0]
+    assert "run `ssh me@box` once" in explain(machine, 255, "Host key verification failed.\r\n")
+    assert "ssh-copy-id" in explain(machine, 255, "me@box: Permission denied (publickey).")
+    assert "has no dsh" in explain(machine, 127, "sh: 1: dsh: not found")
+    assert "did not answer in time" in explain(machine, None, "")
+
+
+def test_rows_from_a_machine_are_checked_and_sanitized() -> None:
+    reader = RowReader("box")
+    lines = [
+        "dsh 0.2.0",
+        "[",
+        json.dumps({"id": "20260101T000000Z-aaaaaa", "state": "detached", "title": "a\x1b[2Jb", "pane_count": 3}) + ",",
+        json.dumps({"id": "../x", "state": "closed"}) + ",",
+        json.dumps({"id": "20260101T000000Z-bbbbbb", "state": "closed", "pane_count": "many", "preview": "x"}) + ",",
+        "{broken",
+        json.dumps([1, 2]),
+        "]",
+    ]
+    for line in lines:
+        reader.feed(line.encode())
+    assert reader.version_number() == "0.2.0"
+    rows = reader.take()
+    assert [r["id"] for r in rows] == ["20260101T000000Z-aaaaaa", "20260101T000000Z-bbbbbb"]
+    assert rows[0]["title"] == "a^[[2Jb" and rows[0]["machine"] == "box" and rows[0]["pane_count"] == 3
+    assert rows[1]["pane_count"] == 0 and rows[1]["preview"] == [] and rows[1]["title"] == rows[1]["id"]
+    assert reader.bad == 3
+    assert session_row({"id": "20260101T000000Z-cccccc", "state": "gone"}, "box") is None
+
+
+def test_a_huge_listing_stops_being_read() -> None:
+    reader = RowReader("box")
+    reader.feed("dsh 0.2.0")
+    line = json.dumps({"id": "20260101T000000Z-aaaaaa", "state": "closed", "title": "x" * 1000}) + ","
+    for _ in range(70_000):
+        reader.feed(line)
+        if reader.too_big:
+            break
+    assert reader.too_big
+    assert len(reader.take()) < 70_000
