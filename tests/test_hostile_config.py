@@ -23,6 +23,8 @@ BAD = {
     "snapshot.debounce_seconds": ("-1", "must be from 0.5 to 3600"),
     "term.term": ('"xterm\\u001b[31m"', "must be a terminal type name"),
     "store.root": ('""', "must name a folder"),
+    "layout.main_pane_height": ('"lots"', "must be a number of cells or a percentage"),
+    "layout.main_pane_width": ('"140%"', "must be a number of cells or a percentage"),
 }
 DEFAULTS = {
     "ui.prefix": "c-b",
@@ -33,6 +35,8 @@ DEFAULTS = {
     "snapshot.debounce_seconds": 2.0,
     "term.term": "xterm-256color",
     "store.root": "sessions",
+    "layout.main_pane_height": "24",
+    "layout.main_pane_width": "80",
 }
 
 

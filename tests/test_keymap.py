@@ -34,6 +34,10 @@ KNOWN = [
     "quit",
     "detach",
     "sync",
+    "layout",
+    "break",
+    "kill-tab",
+    "start-all",
 ]
 SOURCE = "/home/u/.dsh/config.toml"
 
@@ -75,6 +79,8 @@ def test_defaults_are_tmux_familiar() -> None:
     assert p[","] == "tab rename" and p["["] == "copy" and p["]"] == "paste" and p["?"] == "help keys"
     assert p["c-up"] == "resize up 5" and p["{"] == "swap prev" and p["}"] == "swap next"
     assert keymap.direct_bindings["escape left"] == "focus left"
+    assert p["space"] == "layout next" and p["escape 3"] == "layout main-horizontal" and p["E"] == "layout spread"
+    assert p["!"] == "break" and p["&"] == "kill-tab"
     assert keymap.commands_used() <= set(KNOWN)
 
 

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from dsh.keynames import VALID_KEY_NAMES as VALID_KEY_NAMES  # re-exported: tests and help use it
 from dsh.keynames import normalize_key, single_key_problem
+from dsh.layout.presets import LAYOUT_NAMES
 from dsh.text import sanitize
 from dsh.values import Value
 
@@ -62,6 +63,12 @@ DEFAULT_PREFIX_BINDINGS: dict[str, str] = {
     "}": "swap next",
     "d": "detach",
     "S": "sync toggle",
+    "space": "layout next",
+    **{f"escape {n}": f"layout {name}" for n, name in enumerate(LAYOUT_NAMES, start=1)},
+    "E": "layout spread",
+    "!": "break",
+    "&": "kill-tab",
+    "c-r": "start-all",
 }
 
 DEFAULT_DIRECT_BINDINGS: dict[str, str] = {

@@ -55,6 +55,17 @@ def _one_of(*choices: str) -> Check:
     return check
 
 
+_CELLS_OR_PERCENT = re.compile(r"(\d{1,4})|(\d{1,3})%")
+
+
+def _cells_or_percent(value: str) -> str | None:
+    # As dsh.layout.presets.size_option reads it (not imported here: the client reads config too).
+    found = _CELLS_OR_PERCENT.fullmatch(value.strip())
+    if found is None or (found.group(2) is not None and int(found.group(2)) > 100):
+        return 'must be a number of cells or a percentage, e.g. "24" or "60%"'
+    return None
+
+
 # The bounds of each key whose type the base config gives. Anything outside is reported with its
 # file (or variable, or flag) and key, and the value from the layers below is kept.
 BOUNDS: dict[tuple[str, ...], Check] = {
@@ -68,6 +79,8 @@ BOUNDS: dict[tuple[str, ...], Check] = {
     ("ui", "prefix"): _one_key,
     ("ui", "escape_key"): _one_key,
     ("ui", "copy_keys"): _one_of("vi", "emacs"),
+    ("layout", "main_pane_height"): _cells_or_percent,
+    ("layout", "main_pane_width"): _cells_or_percent,
     # Below half a second the snapshot would be rewritten many times a second.
     ("snapshot", "debounce_seconds"): _number_range(0.5, 3600),
 }

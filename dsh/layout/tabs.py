@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from dsh.layout import tree
+from dsh.layout import presets, tree
 from dsh.layout.errors import LayoutError
 from dsh.layout.geometry import (
     DIRECTIONS,
@@ -32,15 +32,20 @@ MAX_TITLE = 200
 
 
 class Tab(Value, fields=("id", "title", "root", "active_pane", "zoomed", "last_active")):
-    """One tab: a split tree, its active pane, zoom, and the panes active before (most recent first)."""
+    """One tab: a split tree, its active pane, zoom, and the panes active before (most recent first).
 
-    __slots__ = ("active_pane", "id", "last_active", "root", "title", "zoomed")
+    `last_layout` is the preset last applied (an index into `presets.LAYOUT_NAMES`, -1 for none), so
+    the next-layout key goes on from it as tmux's does.
+    """
+
+    __slots__ = ("active_pane", "id", "last_active", "last_layout", "root", "title", "zoomed")
     id: str
     title: str | None
     root: Node
     active_pane: str
     zoomed: bool
     last_active: list[str]
+    last_layout: int
 
     def __init__(
         self,
@@ -57,6 +62,7 @@ class Tab(Value, fields=("id", "title", "root", "active_pane", "zoomed", "last_a
         self.active_pane = active_pane
         self.zoomed = zoomed
         self.last_active = [] if last_active is None else last_active
+        self.last_layout = -1
 
     def pane_ids(self) -> list[str]:
         """This tab's panes in reading order."""
@@ -413,6 +419,129 @@ class TabSet:
             return None
         split, border, sizes, at = found[0]
         return at + self._shift(split, border, sizes, to - at)
+
+    # --- moving panes between tabs (tmux's break-pane, join-pane, kill-window) --------------------
+
+    def find_tab(self, target: str) -> int:
+        """The index of the tab `target` names: its number as the tab bar shows it, its id, or its title
+        (or a unique prefix of a title)."""
+        text = target.strip()
+        if text.isascii() and text.isdigit():
+            index = int(text)
+            if index < len(self.tabs):
+                return index
+            raise LayoutError(f"no tab {index} (there are {len(self.tabs)})")
+        for index, tab in enumerate(self.tabs):
+            if tab.id == text:
+                return index
+        titled = [i for i, tab in enumerate(self.tabs) if tab.title and tab.title == text]
+        if not titled:
+            titled = [i for i, tab in enumerate(self.tabs) if tab.title and tab.title.startswith(text)]
+        if len(titled) == 1:
+            return titled[0]
+        if titled:
+            names = ", ".join(f"{i}:{self.tabs[i].title}" for i in titled)
+            raise LayoutError(f"tab {sanitize(text, 40)!r} could be {names}")
+        raise LayoutError(f"no tab {sanitize(text, 40)!r}")
+
+    def previous_tab_index(self) -> int | None:
+        """The index of the tab shown before this one (else the one before it), None with one tab."""
+        ids = self.tab_ids()
+        for tab_id in self._tab_history:
+            if tab_id in ids and ids.index(tab_id) != self.active_index:
+                return ids.index(tab_id)
+        if len(self.tabs) < 2:
+            return None
+        return (self.active_index - 1) % len(self.tabs)
+
+    def break_pane(self, pane_id: str | None = None) -> Tab:
+        """Move a pane (default: the active one) to a new tab of its own after the last, and show it."""
+        pane_id = pane_id or self.active_pane
+        tab = self._require_tab(pane_id)
+        if isinstance(tab.root, Leaf):
+            raise LayoutError("the pane is alone in its tab already")
+        self.close_pane(pane_id)
+        new = Tab(next_id("t", self.tab_ids()), None, Leaf(pane_id), pane_id)
+        self.tabs.append(new)
+        self._switch_to(len(self.tabs) - 1)
+        return new
+
+    def move_pane(self, index: int, orientation: Orientation = "column", pane_id: str | None = None) -> Tab:
+        """Move a pane (default: the active one) into the tab at `index`, splitting that tab's active
+        pane, and show it there focused. A pane alone in its tab takes the tab with it (tmux closes the
+        window a join empties)."""
+        pane_id = pane_id or self.active_pane
+        source = self._require_tab(pane_id)
+        if not 0 <= index < len(self.tabs):
+            raise LayoutError(f"no tab {index} (there are {len(self.tabs)})")
+        target = self.tabs[index]
+        if target is source:
+            raise LayoutError("the pane is in that tab already")
+        if isinstance(source.root, Leaf):
+            self._close_tab(source)
+        else:
+            self.close_pane(pane_id)
+        target.root = tree.split_pane(target.root, target.active_pane, pane_id, orientation)
+        target.zoomed = False
+        target.activate(pane_id)
+        self._switch_to(self.tabs.index(target))
+        return target
+
+    def close_tab(self, index: int | None = None) -> tuple[list[str], CloseResult]:
+        """Remove a whole tab (default: the active one): its panes, and what closing it did."""
+        if index is None:
+            index = self.active_index
+        if not 0 <= index < len(self.tabs):
+            raise LayoutError(f"no tab {index} (there are {len(self.tabs)})")
+        tab = self.tabs[index]
+        return tab.pane_ids(), self._close_tab(tab)
+
+    # --- preset layouts (tmux's select-layout) ---------------------------------------------------
+
+    def select_layout(self, name: str, area: Rect, *, main_pane_height: str = "24", main_pane_width: str = "80") -> str:
+        """Lay the active tab out as preset `name` (or a unique prefix of it) for `area`; its full name."""
+        full = presets.lookup(name)
+        tab = self.active_tab
+        tab.root = presets.build(
+            full,
+            tab.pane_ids(),
+            area.width,
+            area.height,
+            main_pane_height=main_pane_height,
+            main_pane_width=main_pane_width,
+        )
+        tab.zoomed = False
+        tab.last_layout = presets.LAYOUT_NAMES.index(full)
+        return full
+
+    def next_layout_name(self, step: int = 1) -> str:
+        """The preset after (or before, `step` -1) the one the active tab had last, as tmux's C-b Space."""
+        last = self.active_tab.last_layout
+        count = len(presets.LAYOUT_NAMES)
+        if last < 0:
+            return presets.LAYOUT_NAMES[0 if step > 0 else count - 1]
+        return presets.LAYOUT_NAMES[(last + step) % count]
+
+    def spread_evenly(self, area: Rect) -> bool:
+        """Give the active pane and its siblings the same size (tmux's select-layout -E): the nearest split
+        holding the active pane whose children are not even already; False when all are."""
+        tab = self.active_tab
+        path = tree.find_path(tab.root, tab.active_pane) or []
+        sizes_of: dict[int, tuple[int, list[int]]] = {}
+
+        def record(node: Split, rect: Rect, sizes: list[int], _mins: list[int]) -> None:
+            sizes_of[id(node)] = (rect.width if node.orientation == "row" else rect.height, sizes)
+
+        layout_rects(tab.root, area, min_width=self.min_width, min_height=self.min_height, on_split=record)
+        for split, _index in reversed(path):
+            along, sizes = sizes_of[id(split)]
+            even = presets.spread(along, len(split.children))
+            if even is None or even == sizes:
+                continue
+            split.weights = [float(size) for size in even]
+            tab.zoomed = False
+            return True
+        return False
 
     # --- drawing -----------------------------------------------------------------------------------
 

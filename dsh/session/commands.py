@@ -330,6 +330,9 @@ def build_registry() -> Registry:
         """
         ctx.enter_pane()
 
+    from dsh.session import tab_commands
+
+    tab_commands.register(registry)
     return registry
 
 

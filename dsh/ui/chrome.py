@@ -21,6 +21,9 @@ if TYPE_CHECKING:
 MIN_COLS = 20
 # Runs a restored pane's saved command again (in a fresh shell in its directory).
 RERUN_KEY = "escape r"
+# Starts every pane a restore left waiting (/start-all), while there is one.
+START_ALL_KEY = "escape R"
+_WAITING = (PaneState.RESTORED, PaneState.RESUMABLE)
 MIN_ROWS = 8
 
 STYLE = Style.from_dict(
@@ -99,6 +102,8 @@ def pane_header(app: ViewState, pane_id: str) -> Callable[[], StyleAndTextTuples
             out.append((style, " "))
             out.append(("class:pane.status.ok" if ok else "class:pane.status.failed", " ✓ " if ok else f" ✗ {status} "))
         hint = pane_hint(pane)
+        if hint and pane.state in _WAITING and _waiting_panes(app) > 1:
+            hint += f" · {key_display(START_ALL_KEY)}: start all"
         if hint:
             out.append((style, f"  {hint}"))
         if pane.attention:
@@ -116,6 +121,10 @@ def command_status(pane: Pane) -> int | None:
     (only a shell with dsh's integration says it)."""
     shell = pane.terminal.screen.shell
     return shell.status if pane.running and shell.state in ("prompt", "command") else None
+
+
+def _waiting_panes(app: ViewState) -> int:
+    return sum(1 for pane in app.session.panes.values() if pane.state in _WAITING)
 
 
 def pane_state_label(pane: Pane) -> str:

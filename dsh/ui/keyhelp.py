@@ -26,7 +26,6 @@ CONFIRM_COMMANDS = frozenset({"close"})
 # after the prefix and the keymap leaves it unbound.
 TMUX_HINTS = {
     ":": "commands go on the prompt line: type /help there",
-    "&": "close panes one by one with /close; the last one closes the tab",
     "l": "tabs: n and p for the next and previous, 0…9 for a number",
     "w": "tabs are listed in the tab bar; n, p and 0…9 switch",
     "s": "/sessions lists the sessions to resume",

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 
 from dsh.commands.keymap import key_sequence
-from dsh.ui.chrome import RERUN_KEY
+from dsh.persist.states import PaneState
+from dsh.ui.chrome import RERUN_KEY, START_ALL_KEY
 
 if TYPE_CHECKING:
     from prompt_toolkit.key_binding.key_bindings import NotImplementedOrNone
@@ -30,6 +32,14 @@ def pane_bindings(app: DshApp, m: Modes) -> KeyBindings:
     @kb.add(*key_sequence(RERUN_KEY), filter=m.in_work & m.no_prefix & m.pane_has_saved_command)
     def _rerun(event: KeyPressEvent) -> None:
         app.rerun_saved_command()
+
+    waiting = Condition(
+        lambda: any(p.state in (PaneState.RESTORED, PaneState.RESUMABLE) for p in app.session.panes.values())
+    )
+
+    @kb.add(*key_sequence(START_ALL_KEY), filter=m.in_work & m.no_prefix & waiting)
+    def _start_all(event: KeyPressEvent) -> None:
+        app.run_command_line("start-all")
 
     @kb.add(Keys.Any, filter=m.in_pane & m.no_prefix)
     def _to_pane(event: KeyPressEvent) -> NotImplementedOrNone:
