@@ -81,3 +81,12 @@ def test_pre_commit_runs_the_ruff_the_test_extra_pins() -> None:
     extra = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]["test"]
     pinned = [spec.split("==", 1)[1] for spec in extra if spec.startswith("ruff==")]
     assert pinned == [rev.group(1)], f"pre-commit runs ruff {rev.group(1)}, the test extra pins {extra}"
+
+
+def test_the_man_page_names_every_state_a_json_listing_gives() -> None:
+    from dsh.store import summary
+
+    page = (REPO / "man" / "dsh.1").read_text()
+    entry = page[page.index(".B state\n") : page.index(".B agents\n")]
+    named = set(re.findall(r"^\.B (\w+)$", entry, re.M)) - {"state", "dsh"}
+    assert named == {summary.ATTACHED, summary.DETACHED, summary.CLOSED, summary.CRASHED}
