@@ -1,4 +1,4 @@
-"""Ranking many rows: the bulk search must agree with scoring each row by itself."""
+"""Ranking many rows in tiers: the bulk search must agree with tiering each row by itself."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from dsh.resume.fuzzy import match
-from dsh.resume.search import FuzzyIndex
+from dsh.resume.fuzzy import fold
+from dsh.resume.search import SUBSTRING, WHOLE_PHRASE, WHOLE_WORDS, WORD_STARTS, FuzzyIndex, Query
 
 WORDS = "fix login bug parser test resume picker store index pane agent claude codex refactor docs".split()
 
@@ -17,17 +17,19 @@ def _rows(n: int, seed: int = 7) -> list[str]:
     rows = []
     for i in range(n):
         title = " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 4)))
-        rows.append(f"{title} pytest tests/test_{rng.choice(WORDS)}.py s{i:05x} ~/src/proj{i % 37}")
+        rows.append(f"{title} · pytest tests/test_{rng.choice(WORDS)}.py · s{i:05x} · ~/src/proj{i % 37}")
     return rows
 
 
 def _brute(query: str, texts: list[str]) -> list[int]:
-    scored = []
+    """Each row tiered by itself: tier, then score (tier 4 only), then newest (row order) first."""
+    q = Query(query)
+    ranked = []
     for row, text in enumerate(texts):
-        found = match(query, text)
+        found = q.tier(text, fold(text))
         if found is not None:
-            scored.append((-found.score, len(text), row))
-    return [row for *_, row in sorted(scored)]
+            ranked.append((found[0], -found[1], row))
+    return [row for *_, row in sorted(ranked)]
 
 
 def _finish(index: FuzzyIndex, query: str) -> list[int]:
@@ -38,10 +40,10 @@ def _finish(index: FuzzyIndex, query: str) -> list[int]:
     return ranking.rows()
 
 
-QUERIES = ["fix", "fx", "proj1", "log fix", "pars tst", "/src", "Fix", "s0a", "zzz", "-"]
+QUERIES = ["fix", "fx", "proj1", "log fix", "pars tst", "/src", "Fix", "s0a", "zzz", "-", "fix login", "tst_pk"]
 
 
-def test_full_ranking_matches_brute_force() -> None:
+def test_full_ranking_matches_tiering_each_row() -> None:
     texts = _rows(600)
     index = FuzzyIndex(texts)
     for query in QUERIES:
@@ -61,16 +63,54 @@ def test_narrowing_while_typing_gives_the_same_result() -> None:
         assert ranking.rows() == _brute(query, texts), query
 
 
-def test_leading_rows_make_an_exact_head_without_scoring() -> None:
+def test_an_exact_phrase_leads_fuzzy_noise_and_substrings() -> None:
+    texts = [
+        "now · and · dad a test target",  # scattered letters only (newest)
+        "snow adder a testing targets",  # every term a substring, no whole word
+        "add a test · now target",  # every term a whole word, not as a phrase
+        "codex · now add a test target · older",  # the phrase, word for word (oldest)
+    ]
+    index = FuzzyIndex(texts)
+    q = Query("now add a test target")
+    assert [q.tier(t, t.lower())[0] for t in texts[1:]] == [SUBSTRING, WHOLE_WORDS, WHOLE_PHRASE]
+    assert _finish(index, "now add a test target")[:3] == [3, 2, 1]
+
+
+def test_scattered_letters_are_below_the_floor() -> None:
+    # `lazy` once matched rows with no `z` but an id ending in Z: letters spread over a row never count.
+    texts = ["20261129T101500Z-a1b2 · fix login · claude", "a lazy afternoon", "l a z y scattered", "lazily"]
+    index = FuzzyIndex(texts)
+    # The whole word, then word starts, then a sub-sequence in two runs ("laz" "y"); the id row not at all.
+    assert _finish(index, "lazy") == [1, 2, 3]
+    assert Query("lazy").tier(texts[0], texts[0].lower()) is None
+    flaky = "the flaky test"
+    assert Query("flky").tier(flaky, flaky) is not None  # two runs of two letters: kept
+
+
+def test_word_starts_rank_above_a_plain_subsequence() -> None:
+    texts = ["the flamingos etc", "flamingo checkout race"]  # the first: "c" in the middle of a word
+    q = Query("flamingoc")
+    assert q.tier(texts[1], texts[1])[0] == WORD_STARTS
+    assert _finish(FuzzyIndex(texts), "flamingoc")[0] == 1
+
+
+def test_ties_go_newest_first_whatever_the_length() -> None:
+    texts = ["fix it · a longer first line typed", "fix it", "fix it · mid"]  # newest first
+    assert _finish(FuzzyIndex(texts), "fix") == [0, 1, 2]
+
+
+def test_whole_phrase_rows_make_an_exact_head_without_scanning(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dsh.resume import search as search_mod
+
+    monkeypatch.setattr(search_mod, "_QUICK_ROWS", 0)  # the joined text is searched first at any size
     texts = _rows(2000, seed=5)
     index = FuzzyIndex(texts)
     ranking = index.search("fix", want=20)
     assert ranking.exact(20)
-    assert ranking.known() == 20  # the leading rows found, nothing scored yet
     assert ranking.head(20) == _brute("fix", texts)[:20]
 
 
-def test_sparse_leading_rows_leave_the_head_provisional_until_refined() -> None:
+def test_a_head_without_enough_whole_words_is_exact_once_refined() -> None:
     texts = _rows(2000, seed=5)
     index = FuzzyIndex(texts)
     ranking = index.search("fxlg", want=20)
@@ -81,6 +121,17 @@ def test_sparse_leading_rows_leave_the_head_provisional_until_refined() -> None:
     assert ranking.head(20) == _brute("fxlg", texts)[:20]
 
 
+def test_boosted_rows_take_their_better_tier() -> None:
+    texts = ["alpha beta", "gamma", "alphabet soup"]
+    index = FuzzyIndex(texts)
+    ranking = index.search("alpha")
+    while ranking.refine(1.0):
+        pass
+    assert ranking.rows() == [0, 2]
+    ranking.boost({1: WHOLE_PHRASE, 2: WHOLE_PHRASE})  # their typed lines hold the word whole
+    assert ranking.rows() == [0, 1, 2]
+
+
 def test_empty_query_lists_rows_in_given_order() -> None:
     index = FuzzyIndex(["b", "a", "c"])
     ranking = index.search("  ")
@@ -88,32 +139,10 @@ def test_empty_query_lists_rows_in_given_order() -> None:
     assert ranking.rows() == [0, 1, 2]
 
 
-def test_ties_prefer_shorter_then_newer() -> None:
-    texts = ["fix it now", "fix it", "fix it"]  # newest first
-    index = FuzzyIndex(texts)
-    assert _finish(index, "fix") == [1, 2, 0]
-
-
-def test_match_for_highlighting_uses_callers_row_numbers() -> None:
-    texts = ["zzz long long text", "ab"]
-    index = FuzzyIndex(texts)
-    found = index.match("ab", 1)
-    assert found is not None and found.positions == (0, 1)
-    assert index.match("ab", 0) is None
-
-
-def test_provisional_head_keeps_leading_rows_found_ahead_of_the_scan() -> None:
-    # Short rows that match weakly come first in tie-break order; the strong (leading) rows are long.
-    texts = [f"xlxoxg {i}" for i in range(300)] + [f"log entry number {i} " + "pad " * 10 for i in range(8)]
-    index = FuzzyIndex(texts)
-    ranking = index.search("log", want=5)
-    assert ranking.exact(5) and not ranking.exact(12)
-    ranking.refine(0.0)  # one chunk: none of the long rows reached yet
-    head = ranking.head(12)
-    assert head[:5] == _brute("log", texts)[:5]
-    while ranking.refine(1.0):
-        pass
-    assert ranking.head(12) == _brute("log", texts)[:12]
+def test_highlight_marks_what_put_the_row_in_its_tier() -> None:
+    text = "tests for the test target"
+    assert Query("test").positions(text) == tuple(range(14, 18))  # the whole word, not the prefix of "tests"
+    assert Query("for the").positions(text) == tuple(range(6, 13))
 
 
 @pytest.mark.parametrize("slice_rows", [1, 3, 7, 100_000])
@@ -129,12 +158,11 @@ def test_the_index_built_in_slices_equals_the_index_built_whole(
     whole = FuzzyIndex(texts)
     monkeypatch.setattr(search_mod, "_BUILD_SLICE", slice_rows)
     sliced = FuzzyIndex(texts)
-    assert sliced._lower == whole._lower
-    assert sliced._spaced_lower == whole._spaced_lower
-    assert sliced._joined_lower.text == whole._joined_lower.text
-    assert sliced._joined_lower.starts == whole._joined_lower.starts
+    assert sliced.lower == whole.lower
+    assert sliced._joined.text == whole._joined.text
+    assert sliced._joined.starts == whole._joined.starts
     for query in ("a", "b a", "é", "ss", "Σ1"):
-        assert sliced.search(query).rows() == whole.search(query).rows()
+        assert _finish(sliced, query) == _finish(whole, query) == _brute(query, texts), query
 
 
 @pytest.mark.parametrize("odd", ["line\nbreak", "İstanbul"])
@@ -146,5 +174,5 @@ def test_rows_that_cannot_be_joined_take_the_row_by_row_way_in_any_slice(
     texts = [f"row {i}" for i in range(10)] + [odd] + [f"more {i}" for i in range(10)]
     monkeypatch.setattr(search_mod, "_BUILD_SLICE", 4)
     index = FuzzyIndex(texts)
-    assert len(index._lower) == len(index._spaced_lower) == len(texts)
-    assert index.search(odd.split()[0][:4]).rows() != []
+    assert len(index.lower) == len(texts)
+    assert _finish(index, odd.split()[0][:4]) != []

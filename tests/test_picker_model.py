@@ -112,7 +112,7 @@ def test_search_covers_title_first_input_and_id() -> None:
     assert ids(m.visible) == ["zeta9"]
 
 
-def test_fuzzy_ranking_boundaries_then_shorter_then_newer() -> None:
+def test_ranking_whole_word_then_substring_ties_newest_first() -> None:
     cands = [
         cand("n1", HERE, "xfixturex", "2026-11-29T20:59:00.000Z"),
         cand("n2", HERE, "fix it later", "2026-11-29T20:00:00.000Z"),
@@ -121,7 +121,8 @@ def test_fuzzy_ranking_boundaries_then_shorter_then_newer() -> None:
     ]
     m = model(cands)
     m.set_query("fix")
-    assert ids(m.visible) == ["n4", "n3", "n2", "n1"]
+    # The whole word first, newest first whatever the length; the substring after.
+    assert ids(m.visible) == ["n2", "n4", "n3", "n1"]
     positions = m.match_positions(m.visible[0])
     assert positions["title"] == (0, 1, 2)
 
@@ -245,7 +246,6 @@ def test_now_may_be_epoch_seconds() -> None:
 
 def test_large_lists_rank_in_steps_and_end_exact(monkeypatch: pytest.MonkeyPatch) -> None:
     from dsh.resume import picker as picker_mod
-    from dsh.resume.fuzzy import match
 
     monkeypatch.setattr(picker_mod, "KEYSTROKE_BUDGET", 0.0)  # one chunk per keystroke, whatever the machine
     words = ["parser", "fixture", "login", "export", "flaky", "render"]
@@ -260,7 +260,7 @@ def test_large_lists_rank_in_steps_and_end_exact(monkeypatch: pytest.MonkeyPatch
     ]
     m = model(cands, cwd="/w/0")
     m.toggle_scope()
-    m.set_query("fxrn")
+    m.set_query("fixrend")
     assert m.pending
     while len(m.visible) < 3 and m.refine(0.0):
         pass
@@ -268,13 +268,17 @@ def test_large_lists_rank_in_steps_and_end_exact(monkeypatch: pytest.MonkeyPatch
     while m.refine(0.0):
         assert m.selected is not None
     assert not m.pending
-    expected = sorted(
-        (c for c in m.visible),
-        key=lambda c: (-match("fxrn", m._scopes[ALL].text(c)).score, len(m._scopes[ALL].text(c))),
-    )
-    assert [c.id for c in m.visible] == [c.id for c in expected]
-    brute = [c for c in cands if match("fxrn", m._scopes[ALL].text(c))]
-    assert len(m.visible) == len(brute)
+    texts = [" · ".join(m._scopes[ALL].fields(c)) for c in m._scopes[ALL].rows]
+    assert [c.id for c in m.visible] == [m._scopes[ALL].rows[i].id for i in _brute_tiers("fixrend", texts)]
+    assert len(m.visible) == 250  # "fixture render" rows: one in six
+
+
+def _brute_tiers(query: str, texts: list[str]) -> list[int]:
+    from dsh.resume.search import Query
+
+    q = Query(query)
+    found = [(t, -s, i) for i, text in enumerate(texts) if (hit := q.tier(text, text.lower())) for t, s in [hit]]
+    return [i for *_, i in sorted(found)]
 
 
 def test_rows_found_ahead_of_ranking_can_be_moved_to_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -309,3 +313,19 @@ def test_matches_in_id_and_first_input_are_highlighted_in_the_preview() -> None:
     m.set_query("deploy")
     lines = m.frame(80, 20)
     assert any(("class:picker.match bold fg:ansiyellow", "deploy") in line for line in lines)
+
+
+def test_a_prompt_holding_the_whole_phrase_leads_and_shows_in_its_row() -> None:
+    cands = [
+        cand("noise", HERE, "snow adder a testing targets", "2026-11-29T20:59:00.000Z"),
+        cand("thread", HERE, "add a makefile", "2026-11-20T10:00:00.000Z"),
+    ]
+    m = model(cands)
+    query = "now add a test target"
+    m.set_query(query)
+    assert ids(m.visible) == ["noise"]  # the title alone: every term a substring
+    assert m.set_transcript_hits(query, {cands[1].owner: "now add a test target"})
+    assert ids(m.visible) == ["thread", "noise"]  # the prompt holds the phrase word for word
+    text = render_text(m.frame(100, 20))
+    assert "add a makefile  › now add a test target" in text
+    assert m.row_match(cands[0]) is None  # matched in its title: nothing beside it

@@ -209,11 +209,11 @@ def test_ranking_left_after_a_key_is_finished_in_the_background(monkeypatch: Any
         app: Application[None] = Application(
             layout=Layout(view.container), key_bindings=extra, input=pipe, output=DummyOutput()
         )
-        pipe.send_text("fxrn" + QUIT)
+        pipe.send_text("fixrend" + QUIT)
         app.run()
     assert seen["pending_after_keys"]
     assert not model.pending
-    assert len(model.visible) == 500  # "fixture render" rows: every sixth
+    assert len(model.visible) == 500, model.query  # "fixture render" rows: every sixth
 
 
 def test_tab_before_every_row_arrives_then_the_rows_come_and_enter_resumes() -> None:

@@ -11,9 +11,8 @@ from operator import attrgetter
 from typing import NamedTuple
 
 from dsh.resume.candidates import Candidate, clean
-from dsh.resume.fuzzy import match
 from dsh.resume.picker_draw import Line, age, cells, draw, render_text, rows_height
-from dsh.resume.search import FuzzyIndex, Ranking
+from dsh.resume.search import SUBSEQUENCE, FuzzyIndex, Ranking, compiled
 
 WORKSPACE = "workspace"
 ALL = "all"
@@ -56,11 +55,16 @@ def in_workspace(c: Candidate, here: str, workspace: str | None) -> bool:
     return workspace is not None and c.workspace == workspace
 
 
+# Between a row's searched texts: not whitespace, not a word character, so no phrase or word runs across two.
+SEPARATOR = " · "
+_FIELDS = ("title", "first_input", "id", "label")
+
+
 def search_texts(rows: Sequence[Candidate], with_label: bool) -> list[str]:
     """What a search of a scope matches, one text per row (the workspace label only in `all`)."""
     if with_label:
-        return [f"{c.title} {c.first_input} {c.id} {c.workspace_label}" for c in rows]
-    return [f"{c.title} {c.first_input} {c.id}" for c in rows]
+        return [f"{c.title} · {c.first_input} · {c.id} · {c.workspace_label}" for c in rows]
+    return [f"{c.title} · {c.first_input} · {c.id}" for c in rows]
 
 
 class AllRows(NamedTuple):
@@ -100,11 +104,11 @@ class _Scope:
         self._index: FuzzyIndex | None = None
         self.ranking: Ranking | None = None
 
-    def text(self, c: Candidate) -> str:
+    def fields(self, c: Candidate) -> list[str]:
         parts = [c.title, c.first_input, c.id]
         if self.with_label:
             parts.append(c.workspace_label)
-        return " ".join(parts)
+        return parts
 
     @property
     def index(self) -> FuzzyIndex:
@@ -370,15 +374,24 @@ class PickerModel:
         return True
 
     def _extra_rows(self) -> list[int]:
-        if not self._hits or self._hits_query != self.query or not self.query.split():
-            return []
+        """Rows the transcript search found, each ranked by the tier its matched line earns (a prompt
+        that holds the whole query leads like a title that does)."""
         scope = self._scopes[self.scope]
-        extra: list[int] = []
-        for owner in self._hits:
+        if not self._hits or self._hits_query != self.query or not self.query.split():
+            if scope.ranking is not None:
+                scope.ranking.boost({})
+            return []
+        query = compiled(self.query)
+        boosts: dict[int, int] = {}
+        for owner, line in self._hits.items():
             row = scope.row_of(owner)
-            if row is not None and scope.index.match(self.query, row) is None:
-                extra.append(row)
-        return extra
+            if row is None:
+                continue
+            found = query.tier(line, line.lower())
+            boosts[row] = found[0] if found is not None else SUBSEQUENCE
+        if scope.ranking is not None:
+            scope.ranking.boost(boosts)
+        return list(boosts)
 
     def search_owners(self) -> frozenset[str] | None:
         """Whose lines a transcript search of the active scope may return (None: anyone's)."""
@@ -399,15 +412,12 @@ class PickerModel:
         scope = self._scopes[self.scope]
         if scope.ranking is None:
             return scope.rows[:n]
-        head = [scope.rows[i] for i in scope.ranking.head(n)]
-        if len(head) < n and self._extra:
-            head += [scope.rows[i] for i in self._extra[: n - len(head)]]
-        return head
+        return [scope.rows[i] for i in scope.ranking.head(n)]
 
     def count(self) -> int:
         """Rows of the active scope that match the query (known so far)."""
         scope = self._scopes[self.scope]
-        return len(scope.rows) if scope.ranking is None else scope.ranking.known() + len(self._extra)
+        return len(scope.rows) if scope.ranking is None else scope.ranking.known()
 
     @property
     def visible(self) -> list[Candidate]:
@@ -415,7 +425,7 @@ class PickerModel:
         scope = self._scopes[self.scope]
         if scope.ranking is None:
             return list(scope.rows)
-        return [scope.rows[i] for i in [*scope.ranking.rows(), *self._extra]]
+        return [scope.rows[i] for i in scope.ranking.rows()]
 
     @property
     def selected(self) -> Candidate | None:
@@ -446,27 +456,41 @@ class PickerModel:
 
     def match_positions(self, c: Candidate) -> dict[str, tuple[int, ...]]:
         """Matched character positions per field (`title`, `first_input`, `id`, `label`) of one row."""
-        fields = {"title": (), "first_input": (), "id": (), "label": ()}
+        out: dict[str, list[int]] = {name: [] for name in _FIELDS}
         if not self.query.split():
-            return fields
+            return {name: () for name in _FIELDS}
         scope = self._scopes[self.scope]
-        found = match(self.query, scope.text(c))
-        if found is None:
-            return fields
-        names = ["title", "first_input", "id"] + (["label"] if scope.with_label else [])
-        values = [c.title, c.first_input, c.id, c.workspace_label]
+        values = scope.fields(c)
         start = 0
-        out: dict[str, list[int]] = {name: [] for name in fields}
         bounds = []
-        for name, value in zip(names, values, strict=False):
+        for name, value in zip(_FIELDS, values, strict=False):
             bounds.append((name, start, start + len(value)))
-            start += len(value) + 1
-        for pos in found.positions:
+            start += len(value) + len(SEPARATOR)
+        for pos in compiled(self.query).positions(SEPARATOR.join(values)):
             for name, lo, hi in bounds:
                 if lo <= pos < hi:
                     out[name].append(pos - lo)
                     break
         return {name: tuple(v) for name, v in out.items()}
+
+    def row_match(self, c: Candidate) -> tuple[str, tuple[int, ...]] | None:
+        """What a row shows beside its title when the query met it elsewhere: the matched typed line or
+        prompt (or the first line typed), with the characters to highlight; None when the title shows it."""
+        if not self.query.split():
+            return None
+        query = compiled(self.query)
+        line = self.transcript_line(c)
+        marks = self.match_positions(c)
+        title_tier = query.tier(c.title, c.title.lower())
+        if line is not None:
+            line_tier = query.tier(line, line.lower())
+            if line_tier is not None and (title_tier is None or line_tier[0] < title_tier[0]):
+                return line, query.positions(line)
+        if marks["title"] and title_tier is not None:
+            return None
+        if marks["first_input"] and c.first_input != c.title:
+            return c.first_input, marks["first_input"]
+        return None
 
     # -- moving ------------------------------------------------------------------------------------
 

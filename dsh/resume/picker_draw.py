@@ -228,6 +228,12 @@ def _row_lines(model: PickerModel, c: Candidate, selected: bool, width: int) -> 
     meta = [(merge(style, sel), text) for style, text in row_meta(c, model.now)]
     left: Line = [(merge(base, sel), "▸ " if selected else "  ")]
     left += [(merge(s, sel), t) for s, t in highlight(c.title, marks["title"], base, match_style)]
+    elsewhere = model.row_match(c)
+    if elsewhere is not None:
+        # Why the row is listed, in the row: the typed line or prompt the query met.
+        text, positions = elsewhere
+        left.append((merge(S_META, sel), "  › "))
+        left += [(merge(s, sel), t) for s, t in highlight(text, positions, S_META, match_style)]
     if c.unresumable_reason:
         left.append((merge(S_DISABLED, sel), f"  — {c.unresumable_reason}"))
     elif c.live_pid is not None:

@@ -1,38 +1,38 @@
-"""Fuzzy search over many rows at once: cheap prefilter, narrowing, and ranking refined in bounded steps.
+"""Ranking many rows at once in tiers: whole phrase, whole words, substring, word starts, sub-sequence.
 
-Scoring every row exactly is far too slow in Python at 100,000 rows, so a search is split:
-- rows where every term occurs whole right after whitespace score the most any row can score, so they lead,
-  in tie-break order, without being scored; they are found with `str.find` over one joined string, and
-  when there are enough of them the visible head is exact at once;
-- the other rows are filtered and scored in steps bounded by a time budget (`Ranking.refine`), so a
-  keystroke never waits for all of them; until the last step their order is provisional.
-Rows are kept internally in tie-break order (shorter, then newer), so every list of row numbers is
-ascending, a stable sort on score alone breaks ties right, and scans walk memory in order.
+A row's tier says how the query met it, best first:
+0. the whole query (its terms in order, whitespace between) as whole words;
+1. every term as a whole word, anywhere;
+2. every term as a substring;
+3. every term as a sub-sequence whose every run starts a word (`flamc` in "flamingo checkout");
+4. every term as a sub-sequence above a quality floor (runs two characters long on average, or at most
+   one run in four characters inside a word, so letters scattered across a row never count), ordered by
+   an fzf-like score.
+Ties go newest first: rows are given newest first and every tier keeps that order.
+
+Scoring every row in Python at 100,000 rows takes too long for a keystroke, so a search is split: the first
+tier-0 rows are found at once with C-speed `str.find` over every row joined in one string (when there are
+enough, the visible head is exact at once); the rest is filtered (a sub-sequence pattern per term) and
+tiered in steps bounded by a time budget (`Ranking.refine`), so a keystroke never waits for all of them.
 """
 
 from __future__ import annotations
 
 import bisect
-import heapq
+import functools
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from itertools import accumulate
 
-from dsh.resume.fuzzy import (
-    NON_WORD,
-    Match,
-    char_class,
-    fold,
-    is_case_sensitive,
-    score_term,
-    split_terms,
-)
+from dsh.resume.fuzzy import BONUS_CAMEL, bonus_at, fold, is_case_sensitive, score_term, split_terms
 
-_SPACE = re.compile(r"\s")
-_SPACE_NOT_NEWLINE = re.compile(r"[^\S\n]")
-_CHUNK = 128
+WHOLE_PHRASE, WHOLE_WORDS, SUBSTRING, WORD_STARTS, SUBSEQUENCE = range(5)
+_CHUNK = 256
+_QUICK_ROWS = 8192  # rows a ranking must have left to look at before the joined text is searched first
 _BUILD_SLICE = 4096
+_WORD = re.compile(r"\w")
+_SPACE_NOT_NEWLINE = re.compile(r"[^\S\n]")
 
 
 def _subsequence_pattern(term: str) -> re.Pattern[str]:
@@ -44,90 +44,196 @@ def _subsequence_pattern(term: str) -> re.Pattern[str]:
     return re.compile("".join(parts))
 
 
-def _spaced(text: str) -> str:
-    # The text's start counts as whitespace, and so does every whitespace character.
-    if text.isprintable():
-        return " " + text
-    return " " + _SPACE.sub(" ", text)
+def _is_word(ch: str) -> bool:
+    return _WORD.match(ch) is not None
+
+
+def _bounded(pattern: str, first: str, last: str) -> str:
+    """`pattern` that must start and end a word where its first and last characters are word characters."""
+    head = r"(?<!\w)" if first and _is_word(first[0]) else ""
+    tail = r"(?!\w)" if last and _is_word(last[-1]) else ""
+    return head + pattern + tail
+
+
+@functools.lru_cache(maxsize=8)
+def compiled(text: str) -> Query:
+    """The Query for `text`, kept for the few queries in use (every drawn row asks for its highlight)."""
+    return Query(text)
+
+
+class Query:
+    """One picker query, compiled: its terms (smart case each) and the patterns its tiers are tested with."""
+
+    def __init__(self, text: str) -> None:
+        raw = split_terms(text)
+        self.sensitive = [is_case_sensitive(t) for t in raw]
+        self.terms = [t if cs else fold(t) for t, cs in zip(raw, self.sensitive, strict=True)]
+        self.any_sensitive = any(self.sensitive)
+        # Whole-word and phrase patterns: a word boundary at each end that is a word character.
+        self._words = [re.compile(_bounded(re.escape(t), t, t)).search for t in self.terms]
+        joined = r"[^\S\n]+".join(
+            re.escape(t) if cs else f"(?i:{re.escape(t)})" for t, cs in zip(self.terms, self.sensitive, strict=True)
+        )
+        if self.terms:
+            self.phrase_in = re.compile(_bounded(joined, self.terms[0], self.terms[-1])).search
+            # For the scan over every row joined: the same without its leading boundary, matched at a place
+            # `str.find` found (a lookbehind first would cost the regex engine its literal-prefix search).
+            self.phrase_at = re.compile(_bounded(joined, "", self.terms[-1])).match
+        self._searches = [None if len(t) == 1 else _subsequence_pattern(t).search for t in self.terms]
+
+    def __bool__(self) -> bool:
+        return bool(self.terms)
+
+    def _hay(self, i: int, text: str, low: str) -> str:
+        return text if self.sensitive[i] else low
+
+    def tier(self, text: str, low: str) -> tuple[int, int] | None:
+        """(tier, score) of one text (`low` is `fold(text)`), or None when it does not match."""
+        terms = self.terms
+        if all(t in self._hay(i, text, low) for i, t in enumerate(terms)):
+            if self.phrase_in(text) is not None:
+                return WHOLE_PHRASE, 0
+            if len(terms) > 1 and all(whole(self._hay(i, text, low)) for i, whole in enumerate(self._words)):
+                return WHOLE_WORDS, 0
+            return SUBSTRING, 0
+        return self._fuzzy(text, low)
+
+    def _fuzzy(self, text: str, low: str) -> tuple[int, int] | None:
+        total = 0
+        word_starts = True
+        for i, term in enumerate(self.terms):
+            found = score_term(term, text, self._hay(i, text, low))
+            if found is None:
+                return None
+            score, positions = found
+            runs = [p for n, p in enumerate(positions) if n == 0 or positions[n - 1] != p - 1]
+            inside = sum(bonus_at(text, p) < BONUS_CAMEL for p in runs)  # runs that do not start a word
+            if inside:
+                word_starts = False
+                if len(runs) > (len(term) + 1) // 2 and inside > len(term) // 4:
+                    return None  # single letters scattered over the row: below the floor
+            total += score
+        return (WORD_STARTS, 0) if word_starts else (SUBSEQUENCE, total)
+
+    def positions(self, text: str) -> tuple[int, ...]:
+        """The characters of `text` to highlight: what put the row in its tier."""
+        if not self.terms:
+            return ()
+        low = fold(text)
+        phrase = self.phrase_in(text)
+        if phrase is not None:
+            return tuple(range(phrase.start(), phrase.end()))
+        marked: set[int] = set()
+        for i, term in enumerate(self.terms):
+            hay = self._hay(i, text, low)
+            whole = self._words[i](hay)
+            if whole is not None:
+                marked.update(range(whole.start(), whole.end()))
+                continue
+            at = hay.find(term)
+            if at >= 0:
+                marked.update(range(at, at + len(term)))
+                continue
+            found = score_term(term, text, hay)
+            if found is None:
+                return ()
+            marked.update(found[1])
+        return tuple(sorted(marked))
 
 
 class _Joined:
-    """All rows' spaced texts in one string, to find a needle across rows with C-speed `str.find`."""
+    """All rows' lowercase texts in one string, to find a needle across rows with C-speed `str.find`."""
 
-    def __init__(self, spaced: list[str], text: str | None = None) -> None:
-        self.text = "\n".join(spaced) if text is None else text
+    def __init__(self, rows: list[str], text: str | None = None) -> None:
+        self.text = "\n".join(rows) if text is None else text
         # Row i starts after the i rows before it and their i newlines.
-        ends = accumulate(map(len, spaced), initial=0)
-        self.starts = [end + i for i, end in enumerate(ends)][: len(spaced)]
+        ends = accumulate(map(len, rows), initial=0)
+        self.starts = [end + i for i, end in enumerate(ends)][: len(rows)]
 
     def row_at(self, pos: int) -> int:
         return bisect.bisect_right(self.starts, pos) - 1
 
 
 class Ranking:
-    """The ranked rows of one query; `head(n)` is exact once `exact(n)` holds."""
+    """The ranked rows of one query; `head(n)` is exact once `exact(n)` holds.
 
-    def __init__(self, index: FuzzyIndex, terms: list[str], base: list[int], want: int) -> None:
+    `boosts` (row -> tier) are rows another search found (a typed line or prompt that matched): such a row
+    takes the better of its two tiers, and one the index does not match at all joins at its boost's tier.
+    """
+
+    def __init__(self, index: FuzzyIndex, query: Query, base: list[int], want: int) -> None:
         self._index = index
-        self._terms = terms
+        self._query = query
         self._base = base
         self._cursor = 0
-        self._leading: list[int] = []  # leading rows met by `refine` so far
-        self._scored: list[tuple[int, int]] = []  # (-score, row), in base order
+        self._tiers: list[list[int]] = [[] for _ in range(SUBSEQUENCE)]  # rows of tiers 0-3, in base order
+        self._scored: list[tuple[int, int]] = []  # (-score, row) of tier 4, in base order
         self._survivors: list[int] = []
         self._order: list[int] | None = None
-        # The first leading rows of the whole base, found at once: an exact head.
-        self._known_leading: list[int] = []
-        # A term that starts with a non-word character earns less than the maximum even after a space,
-        # so for such queries every row is ranked by score.
-        self._shortcut = not any(char_class(t[0]) == NON_WORD for t in terms)
-        if self._shortcut:
-            self._known_leading = index.leading_rows(terms, want)
-        self._patterns = [
-            (index.hays(t), t, None) if len(t) == 1 else (index.hays(t), None, _subsequence_pattern(t).search)
-            for t in terms
-        ]
+        self._boosts: dict[int, int] = {}
+        # The first whole-phrase rows of every row, found at once: an exact head.
+        # Only worth it over many rows, and for a first term longer than a letter (a word of one letter
+        # is rare, and its every occurrence would be looked at).
+        quick = not query.any_sensitive and len(base) > _QUICK_ROWS and len(query.terms[0]) > 1
+        self._known_top = index.phrase_rows(query, want) if quick else []
 
     @property
     def complete(self) -> bool:
         return self._cursor >= len(self._base)
 
+    def boost(self, boosts: Mapping[int, int]) -> None:
+        self._boosts = dict(boosts)
+        self._order = None
+
     def exact(self, n: int) -> bool:
         """Whether the first `n` rows of `head` are final."""
-        return self.complete or len(self._leading_so_far()) >= n
+        return self.complete or (not self._boosts and len(self._top_so_far()) >= n)
 
     def known(self) -> int:
         """How many matching rows are known now (all of them once complete)."""
-        return len(self._leading_so_far()) + len(self._scored)
+        return len(self._assemble())
 
     def head(self, n: int) -> list[int]:
-        """The best `n` rows known now (final when `exact(n)`), as the caller's row numbers."""
-        order = self._index.order
-        if n <= len(self._known_leading):
-            return [order[i] for i in self._known_leading[:n]]
-        if self.complete:
-            return self.rows()[:n]
-        leading = self._leading_so_far()
-        scored = heapq.nsmallest(max(0, n - len(leading)), self._scored)
-        return [order[i] for i in leading[:n]] + [order[i] for _, i in scored]
+        """The best `n` rows known now (final when `exact(n)`)."""
+        if not self._boosts and n <= len(self._known_top):
+            return self._known_top[:n]
+        return self._assemble()[:n]
 
-    def _leading_so_far(self) -> list[int]:
-        """Every leading row found by either scan. Each scan found all of them up to where it got, so
-        together they hold all leading rows up to the further of the two: a true prefix of the ranking."""
-        if not self._leading:
-            return self._known_leading
-        if not self._known_leading or self._known_leading[-1] <= self._leading[-1]:
-            return self._leading
-        return sorted(set(self._known_leading).union(self._leading))
+    def _top_so_far(self) -> list[int]:
+        """Every tier-0 row found by either scan. Each found all of them up to where it got, so together
+        they hold all tier-0 rows up to the further of the two: a true prefix of the ranking."""
+        scanned = self._tiers[WHOLE_PHRASE]
+        if not scanned:
+            return self._known_top
+        if not self._known_top or self._known_top[-1] <= scanned[-1]:
+            return scanned
+        return sorted(set(self._known_top).union(scanned))
+
+    def _assemble(self) -> list[int]:
+        key = (self._cursor, len(self._known_top))
+        if self._order is not None and self._order_key == key:
+            return self._order
+        tiers = [self._top_so_far(), *self._tiers[1:]]
+        scored = sorted(self._scored)  # rows were scored newest first, so ties stay newest first
+        if self._boosts:
+            tiers = [[r for r in rows if r not in self._boosts] for rows in tiers]
+            scored = [(s, r) for s, r in scored if r not in self._boosts]
+            for row, tier in self._boosts.items():
+                own = self._index.tier(self._query, row)
+                best = min(tier, own[0]) if own is not None else tier
+                if best < SUBSEQUENCE:
+                    bisect.insort(tiers[best], row)
+                else:
+                    bisect.insort(scored, (-(own[1] if own else 0), row))
+        order = [r for rows in tiers for r in rows] + [r for _, r in scored]
+        self._order, self._order_key = order, key
+        return order
+
+    _order_key: tuple[int, int] = (-1, -1)
 
     def rows(self) -> list[int]:
-        """Every row known to match, best first, as the caller's row numbers."""
-        if self._order is None or len(self._order) != self.known():
-            order = self._index.order
-            # Rows were scored in tie-break order, so sorting the pairs keeps ties shorter-then-newer.
-            scored = sorted(self._scored)
-            self._order = [order[i] for i in self._leading_so_far()] + [order[i] for _, i in scored]
-        return self._order
+        """Every row known to match, best first."""
+        return self._assemble()
 
     def narrowed(self) -> list[int]:
         """Rows that may still match a longer query: survivors so far, then the rows not yet looked at."""
@@ -136,28 +242,35 @@ class Ranking:
         return self._survivors + self._base[self._cursor :]
 
     def refine(self, budget: float) -> bool:
-        """Filter and score more rows for at most about `budget` seconds; True while work remains."""
+        """Filter and tier more rows for at most about `budget` seconds; True while work remains."""
         deadline = time.perf_counter() + budget
         base = self._base
         index = self._index
-        terms = self._terms
-        spaced = [(index.spaced(t), " " + t) for t in terms] if self._shortcut else []
+        query = self._query
+        filters = [
+            (index.hays(cs), term, search)
+            for term, cs, search in zip(query.terms, query.sensitive, query._searches, strict=True)
+        ]
+        texts, lower = index.texts, index.lower
+        tiers, scored = self._tiers, self._scored
         while self._cursor < len(base):
             chunk = base[self._cursor : self._cursor + _CHUNK]
             self._cursor += len(chunk)
-            for hays, char, search in self._patterns:
-                if char is not None:
-                    chunk = [r for r in chunk if char in hays[r]]
-                elif search is not None:
+            for hays, term, search in filters:
+                if search is None:
+                    chunk = [r for r in chunk if term in hays[r]]
+                else:
                     chunk = [r for r in chunk if search(hays[r])]
             self._survivors.extend(chunk)
             for row in chunk:
-                if spaced and all(needle in hays[row] for hays, needle in spaced):
-                    self._leading.append(row)
+                found = query.tier(texts[row], lower[row])
+                if found is None:
                     continue
-                found = index.score_internal(terms, row)
-                # The prefilter is an exact subsequence test, so `found` is only None on a bug; rank it last.
-                self._scored.append((-found.score if found else 0, row))
+                tier, score = found
+                if tier < SUBSEQUENCE:
+                    tiers[tier].append(row)
+                else:
+                    scored.append((-score, row))
             if time.perf_counter() >= deadline:
                 break
         return not self.complete
@@ -172,6 +285,9 @@ class _Everything(Ranking):
     @property
     def complete(self) -> bool:
         return True
+
+    def boost(self, boosts: Mapping[int, int]) -> None:
+        pass
 
     def exact(self, n: int) -> bool:
         return True
@@ -193,126 +309,80 @@ class _Everything(Ranking):
 
 
 class FuzzyIndex:
-    """Searchable texts of many rows, given newest first; `search(query)` ranks them fzf-like."""
+    """Searchable texts of many rows, given newest first; `search(query)` ranks them in tiers."""
 
     def __init__(self, texts: Sequence[str]) -> None:
-        lengths = list(map(len, texts))
-        # Internal row i is the caller's row order[i]: shorter first, then newer (the input order).
-        self.order = sorted(range(len(texts)), key=lengths.__getitem__)
-        self._internal: list[int] | None = None  # the inverse of `order`, made when first needed
-        self._texts = list(map(texts.__getitem__, self.order))
-        self._spaced_text: list[str] | None = None
-        self._joined_text: _Joined | None = None
+        self.texts = list(texts)
         # One pass over many rows joined beats one call per row; rows with newlines (or characters whose
         # lowercase is longer) cannot be cut apart again and take the row-by-row way. The passes go a
         # slice of rows at a time: one C call over every row would hold the GIL for tens of ms, and an
         # index built on a worker thread would hold the event loop off that long.
         lower: list[str] = []
-        spaced_lower: list[str] = []
-        spaced_parts: list[str] = []
+        parts: list[str] = []
         whole = True
-        for start in range(0, len(self._texts), _BUILD_SLICE):
-            rows = self._texts[start : start + _BUILD_SLICE]
+        for start in range(0, len(self.texts), _BUILD_SLICE):
+            rows = self.texts[start : start + _BUILD_SLICE]
             big = "\n".join(rows)
             low = big.lower()
             if len(low) != len(big) or big.count("\n") != len(rows) - 1:
                 whole = False
                 break
-            spaced = " " + low.replace("\n", "\n ")
             if not big.replace("\n", "").isprintable():
-                spaced = _SPACE_NOT_NEWLINE.sub(" ", spaced)
+                low = _SPACE_NOT_NEWLINE.sub(" ", low)
             lower += low.split("\n")
-            spaced_lower += spaced.split("\n")
-            spaced_parts.append(spaced)
+            parts.append(low)
         if whole:
-            self._lower = lower
-            self._spaced_lower = spaced_lower
-            self._joined_lower = _Joined(self._spaced_lower, "\n".join(spaced_parts))
+            self.lower = lower
+            self._joined = _Joined(lower, "\n".join(parts))
         else:
-            self._lower = [fold(t) for t in self._texts]
-            self._spaced_lower = [_spaced(t) for t in self._lower]
-            self._joined_lower = _Joined(self._spaced_lower)
-        self._all = list(range(len(texts)))
+            self.lower = [fold(t) for t in self.texts]
+            self._joined = _Joined([_SPACE_NOT_NEWLINE.sub(" ", t.replace("\n", " ")) for t in self.lower])
+        self._all = list(range(len(self.texts)))
         self._last: tuple[str, Ranking] | None = None
 
     def __len__(self) -> int:
-        return len(self._texts)
+        return len(self.texts)
 
-    def hays(self, term: str) -> list[str]:
-        return self._texts if is_case_sensitive(term) else self._lower
+    def hays(self, sensitive: bool) -> list[str]:
+        return self.texts if sensitive else self.lower
 
-    def spaced(self, term: str) -> list[str]:
-        """Texts with a space in front and whitespace as spaces: `" " + term` in one = after whitespace."""
-        if not is_case_sensitive(term):
-            return self._spaced_lower
-        if self._spaced_text is None:
-            self._spaced_text = [_spaced(t) for t in self._texts]
-        return self._spaced_text
+    def tier(self, query: Query, row: int) -> tuple[int, int] | None:
+        """(tier, score) of one row for `query`, or None when it does not match."""
+        return query.tier(self.texts[row], self.lower[row])
 
-    def _joined(self, term: str) -> _Joined:
-        if not is_case_sensitive(term):
-            return self._joined_lower
-        if self._joined_text is None:
-            self._joined_text = _Joined(self.spaced(term))
-        return self._joined_text
-
-    def match(self, query: str, row: int) -> Match | None:
-        """The exact match of `query` against one of the caller's rows (for highlighting what is drawn)."""
-        terms = [t if is_case_sensitive(t) else fold(t) for t in split_terms(query)]
-        if self._internal is None:
-            self._internal = [0] * len(self.order)
-            for i, caller_row in enumerate(self.order):
-                self._internal[caller_row] = i
-        return self.score_internal(terms, self._internal[row])
-
-    def score_internal(self, terms: list[str], row: int) -> Match | None:
-        text = self._texts[row]
-        total = 0
-        positions: set[int] = set()
-        for term in terms:
-            hay = text if is_case_sensitive(term) else self._lower[row]
-            found = score_term(term, text, hay)
-            if found is None:
-                return None
-            total += found[0]
-            positions.update(found[1])
-        return Match(total, tuple(sorted(positions)))
-
-    def search(self, query: str, want: int = 64) -> Ranking:
-        """Start ranking `query`; the first `want` rows are exact at once when enough rows lead."""
-        terms = [t if is_case_sensitive(t) else fold(t) for t in split_terms(query)]
-        if not terms:
+    def search(self, text: str, want: int = 64) -> Ranking:
+        """Start ranking `text`; the first `want` rows are exact at once when enough rows are tier 0."""
+        query = Query(text)
+        if not query:
             self._last = None
-            return _Everything(len(self._texts))
+            return _Everything(len(self.texts))
         base = self._all
         # Extending a query can only drop rows, so the previous search narrows this one.
-        if self._last is not None and query.startswith(self._last[0]):
+        if self._last is not None and text.startswith(self._last[0]):
             base = self._last[1].narrowed()
-        ranking = Ranking(self, terms, base, want)
-        self._last = (query, ranking)
+        ranking = Ranking(self, query, base, want)
+        self._last = (text, ranking)
         return ranking
 
-    def leading_rows(self, terms: list[str], want: int, checks: int = 2000) -> list[int]:
-        """The first rows (internal order, at most `want`) where every term occurs whole after whitespace.
-
-        Such rows match every query this one extends, so they are all in any narrowed base. At most
-        `checks` rows are looked at, so the answer may be shorter, but it is always a true prefix.
-        """
-        driver = max(terms, key=len)
-        others = [(self.spaced(t), " " + t) for t in terms if t is not driver]
-        joined = self._joined(driver)
+    def phrase_rows(self, query: Query, want: int, checks: int = 600) -> list[int]:
+        """The first rows (at most `want`) where the whole query occurs as whole words (case-insensitive
+        queries only). At most `checks` occurrences are looked at, so the answer may be shorter, but it
+        is always a true prefix of tier 0."""
+        joined = self._joined
         text, starts = joined.text, joined.starts
-        needle = " " + driver
+        needle = query.terms[0]
+        bounded = _is_word(needle[0])
+        at = query.phrase_at
         found: list[int] = []
         pos = text.find(needle)
         while pos >= 0 and checks > 0:
             checks -= 1
-            row = joined.row_at(pos)
-            if all(n in hays[row] for hays, n in others):
+            if (not bounded or pos == 0 or not _is_word(text[pos - 1])) and at(text, pos) is not None:
+                row = joined.row_at(pos)
                 found.append(row)
-                if len(found) >= want:
+                if len(found) >= want or row + 1 >= len(starts):
                     break
-            if row + 1 >= len(starts):
-                break
-            pos = text.find(needle, starts[row + 1])
+                pos = text.find(needle, starts[row + 1])  # the row is in: on to the next one
+            else:
+                pos = text.find(needle, pos + 1)
         return found
