@@ -19,7 +19,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         description="Attach a running session: ID, or the newest detached session of this workspace. "
         "A session attached in another terminal is taken over (that terminal's dsh exits).",
     )
-    p.add_argument("id", nargs="?", metavar="ID", help="the session to attach")
+    p.add_argument(
+        "id", nargs="?", metavar="ID", help="the session to attach: its id, a unique start of it, or its title"
+    )
     add_option_flag(p)
     p.set_defaults(handler=attach)
     s = sub.add_parser(
@@ -28,7 +30,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         description="End a running session as /quit would: save its snapshot, hang up its programs, "
         "close its log. An attached dsh leaves with a line saying so.",
     )
-    s.add_argument("id", metavar="ID", help="the session to stop")
+    s.add_argument("id", metavar="ID", help="the session to stop: its id, a unique start of it, or its title")
     add_option_flag(s)
     s.set_defaults(handler=_stop)
 
@@ -40,21 +42,31 @@ def attach(args: argparse.Namespace) -> int:
 
 
 def _stop(args: argparse.Namespace) -> int:
+    from dsh.cli.naming import NamingError, index_candidates, live_session
     from dsh.cli.output import fail, say
     from dsh.client.attach import AttachError, connect, stop_host
     from dsh.home import HomeError, check_home
     from dsh.rundir import RunDirError, socket_path
-    from dsh.store.ids import InvalidSessionId, validate_session_id
+
+    def stored() -> list:  # type: ignore[type-arg]
+        from dsh.config import load_config
+        from dsh.store.store import Store
+
+        store = Store(load_config())
+        try:
+            return index_candidates(store)
+        finally:
+            store.close()
 
     try:
         check_home()
-        session_id = validate_session_id(args.id)
+        session_id = live_session(args.id, stored)  # an id, a unique start of one, a title
         path = socket_path(session_id)
         sock = connect(path)
     except (HomeError, RunDirError, AttachError) as exc:
         return fail(str(exc), 2)
-    except InvalidSessionId as exc:
-        return fail(str(exc), 2)
+    except NamingError as exc:
+        return fail(str(exc), exc.code)
     if sock is None:
         from dsh.cli.run import _not_running
 

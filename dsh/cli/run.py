@@ -84,22 +84,14 @@ def _launch_dir() -> str:
 
 def _choose_target(args: argparse.Namespace) -> Target:
     """Which session this run attaches: from `attach`, `--resume`, `--continue`, or a new one here."""
-    from dsh.store.ids import InvalidSessionId, validate_session_id
-
     here = _launch_dir()
     command = getattr(args, "command", None)
     if command == "attach":
         if args.id:
-            try:
-                return Target(validate_session_id(args.id), here)
-            except InvalidSessionId as exc:
-                raise ClientError(str(exc), 2) from exc
+            return Target(_named_session(args, args.id, live=True), here)
         return Target(_newest_detached(args, here), here)
     if args.resume:
-        try:
-            return Target(validate_session_id(args.resume), here)
-        except InvalidSessionId as exc:
-            raise ClientError(str(exc), 2) from exc
+        return Target(_named_session(args, args.resume, live=False), here)
     if getattr(args, "open_agent", None):
         return _agent_target(args, here)
     if args.continue_:
@@ -112,6 +104,33 @@ def _choose_target(args: argparse.Namespace) -> Target:
             raise ClientError(f"no session to continue in {here} (dsh sessions --all lists every workspace)")
         return Target(newest[0].id, here)
     return Target(None, here, open_picker=args.resume == "")
+
+
+def _named_session(args: argparse.Namespace, word: str, *, live: bool) -> str:
+    """The id of the session `word` names (an id, a unique start of one, a title: dsh.cli.naming);
+    `live`: among the running ones first, as `dsh attach` means."""
+    from dsh.cli import naming
+
+    def stored() -> list:  # type: ignore[type-arg]
+        store = _store(args)
+        try:
+            return naming.index_candidates(store)
+        finally:
+            store.close()
+
+    def log_exists(session_id: str) -> bool:
+        store = _store(args)
+        try:
+            return store.find_log(session_id, Path(_launch_dir())) is not None
+        finally:
+            store.close()
+
+    try:
+        if live:
+            return naming.live_session(word, stored)
+        return naming.any_session(word, stored, log_exists)
+    except naming.NamingError as exc:
+        raise ClientError(str(exc), exc.code) from exc
 
 
 def _agent_target(args: argparse.Namespace, here: str) -> Target:
