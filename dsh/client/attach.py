@@ -30,6 +30,11 @@ FORWARDED_ENV = (
     "WAYLAND_DISPLAY",
     "SSH_AUTH_SOCK",
     "SSH_CONNECTION",
+    # Which terminal it is, for desktop notifications (dsh.attention.outward); never given to panes.
+    "TERM_PROGRAM",
+    "VTE_VERSION",
+    "KITTY_WINDOW_ID",
+    "TMUX",
 )
 _READ = 262144
 # An attachment's `later` work waits for the first frame, then for the host to pause this long (or for

@@ -81,6 +81,7 @@ BOUNDS: dict[tuple[str, ...], Check] = {
     ("ui", "copy_keys"): _one_of("vi", "emacs"),
     ("layout", "main_pane_height"): _cells_or_percent,
     ("layout", "main_pane_width"): _cells_or_percent,
+    ("attention", "notify"): _one_of("terminal", "bell", "off"),
     # Below half a second the snapshot would be rewritten many times a second.
     ("snapshot", "debounce_seconds"): _number_range(0.5, 3600),
 }

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from dsh import protocol
 from dsh.host.connection import Connection, RunView
 from dsh.host.peer import peer_allowed, peer_uid
+from dsh.session.attention import agent_rows
 
 if TYPE_CHECKING:
     from dsh.session.session import Session
@@ -150,6 +151,7 @@ class HostServer:
                     attached=self.current is not None,
                     detached_at=self.detached_at,
                     title=self.session.title,
+                    agents=agent_rows(self.session),
                 )
             )
             await _drain(writer)

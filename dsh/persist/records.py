@@ -16,6 +16,8 @@ SNAPSHOT_VERSION = 1
 MAX_NOTIFICATIONS = 200
 MAX_LAYOUT_DEPTH = 64
 LIFECYCLES = ("running", "waiting", "exited")  # waiting: restored, its process not started yet
+# An agent pane's attention state as saved (dsh.attention.states; None: the pane has none).
+AGENT_STATES = (None, "working", "blocked", "done", "idle", "exited")
 # Titles and messages come from children (escape sequences); a runaway one must not bloat every write.
 MAX_TEXT = 4096
 
@@ -217,6 +219,9 @@ class PaneRecord:
     name: str | None = None
     # The program the pane's shell ran in the foreground when saved (None: the shell itself, or an agent).
     command: list[str] | None = None
+    # Its agent's attention state (working, blocked, done, idle, exited; None: no agent) and since when.
+    agent_state: str | None = None
+    state_since: str | None = None
 
     def __post_init__(self) -> None:
         validate_id(self.id, "pane id")
@@ -246,6 +251,9 @@ class PaneRecord:
             self.name = self.name[:MAX_TEXT]
         if self.command is not None:
             self.command = _str_list(self.command, f"{where}.command") or None
+        if _str(self.agent_state, f"{where}.agent_state", optional=True) not in AGENT_STATES:
+            raise SnapshotError(f"{where}.agent_state: expected one of {', '.join(AGENT_STATES[1:])}")
+        _str(self.state_since, f"{where}.state_since", optional=True)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -265,6 +273,8 @@ class PaneRecord:
             "created_at": self.created_at,
             "name": self.name,
             "command": list(self.command) if self.command else None,
+            "agent_state": self.agent_state,
+            "state_since": self.state_since,
         }
 
     @classmethod
@@ -290,6 +300,8 @@ class PaneRecord:
             created_at=_field(obj, "created_at", where),
             name=obj.get("name"),
             command=obj.get("command"),
+            agent_state=obj.get("agent_state"),
+            state_since=obj.get("state_since"),
         )
 
 

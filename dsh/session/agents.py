@@ -37,6 +37,7 @@ def notice_typed_agents(session: Session) -> None:
                 session.agent_probes.pop(pane.id, None)
                 if had is not None and had.session_id:
                     session.note_agent(pane.id, had.kind, None)
+                session.attention.agent_left(pane)
                 session.scheduler.mark_dirty()
             continue
         pid, argv, cwd = found
@@ -47,6 +48,8 @@ def notice_typed_agents(session: Session) -> None:
             continue
         pane.agent = agent
         pane.agent_pid, pane.agent_seen_at, pane.agent_cwd = pid, now, cwd
+        if pane.agent_state is None:  # its hooks may have spoken first
+            session.attention.started(pane)
         session.agent_probes.pop(pane.id, None)
         session.scheduler.mark_dirty()
 

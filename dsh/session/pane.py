@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shlex
 
+from dsh.attention.model import Attention
 from dsh.persist.snapshot import AgentInfo
 from dsh.persist.states import PaneState
 from dsh.store.timefmt import now_iso
@@ -38,6 +39,7 @@ class Pane(
         "name",
         "foreground",
         "saved_command",
+        "agent_state",
     ),
 ):
     """One pane slot. Its terminal always exists: a tombstone's terminal holds the saved tail, unstarted."""
@@ -72,6 +74,9 @@ class Pane(
     foreground: list[str] | None
     # What a restored pane's shell was running when saved: offered to run again, never run by itself.
     saved_command: list[str] | None
+    # The agent's attention state (dsh.attention.model): working, blocked, done, idle, exited; None for
+    # a pane that has never had an agent or a hook report.
+    agent_state: Attention | None
 
     def __init__(
         self,
@@ -97,6 +102,7 @@ class Pane(
         name: str | None = None,
         foreground: list[str] | None = None,
         saved_command: list[str] | None = None,
+        agent_state: Attention | None = None,
     ) -> None:
         self.id = id
         self.argv = argv
@@ -120,6 +126,7 @@ class Pane(
         self.name = name
         self.foreground = foreground
         self.saved_command = saved_command
+        self.agent_state = agent_state
 
     @property
     def program(self) -> str:

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from dsh.attention.model import Attention
+from dsh.attention.states import DONE, EXITED
 from dsh.layout.serialize import tabset_to_dict
 from dsh.layout.tabs import TabSet
 from dsh.persist.env import filter_env
 from dsh.persist.snapshot import SNAPSHOT_VERSION, LoadedSnapshot, PaneRecord, Snapshot, TabRecord
 from dsh.persist.states import PaneState, restored_state
 from dsh.session.pane import Pane
-from dsh.store.timefmt import now_iso
+from dsh.store.timefmt import epoch_from_iso, iso_from_epoch, now_iso
 
 if TYPE_CHECKING:
     from dsh.session.session import Session
@@ -64,6 +66,8 @@ def build_snapshot(session: Session) -> tuple[Snapshot, dict[str, bytes]]:
                 created_at=pane.created_at,
                 name=pane.name,
                 command=_plain_command(pane),
+                agent_state=pane.agent_state.state if pane.agent_state is not None else None,
+                state_since=iso_from_epoch(pane.agent_state.since) if pane.agent_state is not None else None,
             )
         )
         tails[pane.id] = pane.terminal.tail()
@@ -135,6 +139,7 @@ def restore(session: Session, loaded: LoadedSnapshot) -> None:
             exit_status=record.exit_status,
             name=record.name,
             saved_command=record.command,
+            agent_state=restored_attention(record),
         )
         session.panes[pane_id] = pane
     # Drop layout leaves whose pane record is missing, so the tree only holds real panes.
@@ -157,3 +162,13 @@ def auto_resume_panes(session: Session) -> None:
             session.start_tombstone(pane)
         elif pane.rerun_line is not None:
             session.rerun_command(pane)
+
+
+def restored_attention(record: PaneRecord) -> Attention | None:
+    """A saved pane's attention: a turn that ended unseen stays done (and its notice unread); its
+    process is gone, so anything else it was doing has ended."""
+    if record.agent_state is None:
+        return None
+    since = epoch_from_iso(record.state_since or "") or 0.0
+    state = DONE if record.agent_state == DONE else EXITED
+    return Attention(state, since=since, message=record.last_message)

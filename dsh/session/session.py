@@ -19,13 +19,14 @@ from dsh.persist.snapshot import AgentInfo, LoadedSnapshot, Notification
 from dsh.persist.states import PaneState
 from dsh.safefile import open_read
 from dsh.session import saving
+from dsh.session.attention import SessionAttention
+from dsh.session.machine_agents import MachineAgents
 from dsh.session.observer import NoObserver, SessionObserver
 from dsh.session.pane import Pane
 from dsh.session.shells import shell_launch
 from dsh.store.gitinfo import git_branch
 from dsh.store.log import LogError, SessionLog, scan_log
 from dsh.store.store import Store
-from dsh.store.timefmt import now_iso
 from dsh.store.titles import TitleState
 from dsh.term.terminal import Terminal
 from dsh.text import sanitize
@@ -108,6 +109,8 @@ class Session:
         self.used = False
         self.auto_resume = False  # set by a restore in a workspace that opted in
         self.notifications: list[Notification] = []
+        self.attention = SessionAttention(self)  # agents' states, notifications in and out
+        self.machine = MachineAgents(self)  # the other live sessions' agents, as last asked
         self.agent_probes: dict[str, AgentProbe] = {}
         # The title's parts (dsh.store.titles), seeded from the log of a resumed session, and the titles
         # of this session's agent conversations as the index knows them.
@@ -347,8 +350,9 @@ class Session:
             term=self.term_name,
             on_change=lambda: self._on_pane_output(pane_id),
             on_exit=lambda status: self._on_pane_exit(pane_id, status),
-            on_title=lambda title: self.observer.on_changed(),
-            on_bell=lambda: self._on_bell(pane_id),
+            on_title=lambda title: self._on_title(pane_id, title),
+            on_bell=lambda: self.attention.bell(pane_id),
+            on_notice=lambda text: self.attention.terminal_notice(pane_id, text),
             on_alt_screen=lambda on: self.observer.on_alt_screen(pane_id, on),
         )
 
@@ -379,6 +383,7 @@ class Session:
 
     def start_pane(self, pane: Pane) -> None:
         pane.started_at = time.time()
+        self.attention.started(pane)
         pane.terminal.start()
         self.log_event("pane_opened", pane_id=pane.id, argv=pane.argv)
         if pane.agent is not None and pane.agent.session_id:
@@ -468,9 +473,8 @@ class Session:
 
     def after_focus_change(self) -> None:
         pane = self.active_pane
-        if pane is not None and pane.attention:
-            pane.attention = False
-            self._mark_notifications_read(pane.id)
+        if pane is not None and not isinstance(self.observer, NoObserver):
+            self.attention.visited(pane.id)
         self.apply_read_budgets()
         self.observer.on_focus_changed()
 
@@ -502,29 +506,20 @@ class Session:
             pane.takes_keys = takes
             self.observer.on_takes_keys(pane_id, takes)
 
-    def _on_bell(self, pane_id: str) -> None:
-        pane = self.panes.get(pane_id)
-        if pane is None:
-            return
-        if not self.observer_sees(pane_id):
-            pane.attention = True
-            self.notifications.append(
-                Notification(at=now_iso(), pane_id=pane_id, text=f"bell in {pane.title}", read_at=None)
-            )
-            del self.notifications[:-200]
-            self.scheduler.mark_dirty()
+    def _on_title(self, pane_id: str, title: str) -> None:
+        self.attention.title_changed(pane_id, title)
         self.observer.on_changed()
 
-    def observer_sees(self, pane_id: str) -> bool:
-        """True when the attached client has the keyboard in this pane (a bell there needs no flag)."""
-        sees = getattr(self.observer, "has_keyboard_in", None)
-        return bool(sees is not None and sees(pane_id))
+    def observer_looks_at(self, pane_id: str) -> bool:
+        """True when a client is attached and this is its focused pane (a notice there tells nobody)."""
+        return not isinstance(self.observer, NoObserver) and bool(self.tabs.tabs) and self.tabs.active_pane == pane_id
 
-    def _mark_notifications_read(self, pane_id: str) -> None:
-        now = now_iso()
-        for i, note in enumerate(self.notifications):
-            if note.pane_id == pane_id and note.read_at is None:
-                self.notifications[i] = Notification(note.at, note.pane_id, note.text, now)
+    def observer_shows(self, pane_id: str) -> bool:
+        """True when a client is attached and this pane is on its screen (the active tab, not zoomed away)."""
+        if isinstance(self.observer, NoObserver) or not self.tabs.tabs:
+            return False
+        tab = self.tabs.active_tab
+        return pane_id == tab.active_pane if tab.zoomed else pane_id in tab.pane_ids()
 
     def _on_pane_exit(self, pane_id: str, status: int) -> None:
         pane = self.panes.get(pane_id)
@@ -532,6 +527,7 @@ class Session:
             return
         pane.exit_status = status
         self.log_event("pane_exited", pane_id=pane_id, status=status)
+        self.attention.exited(pane_id)
         if pane.started_from is not None and status != 0 and pane.state is PaneState.LIVE:
             # A resume that failed leaves the tombstone as it was, so the user can try again.
             pane.state = pane.started_from
@@ -686,6 +682,8 @@ class Session:
         for pane in self.panes.values():
             self._poll_program(pane)
         agents.probe_agents(self)
+        if not isinstance(self.observer, NoObserver) and self.machine.due(time.monotonic()):
+            self.machine.refresh()
         if time.monotonic() >= self._agent_titles_due:
             self.refresh_agent_titles_in_background()
         try:

@@ -97,6 +97,8 @@ class Replies:
     shell: ShellMarks
     attention: bool
     bell_count: int
+    notices: list[str]
+    notice_parts: dict[str, list[str]]
     palette: Palette
     _reply: Callable[[str], None] | None
 
@@ -162,6 +164,13 @@ class Replies:
             cwd = _cwd_from_url(rest)
             if cwd is not None:
                 self.cwd = cwd
+        elif code in ("9", "777", "99"):
+            # A desktop notification (iTerm2's, VTE's, kitty's); dsh's attention takes it from here.
+            from dsh.attention.terminal import osc_notice
+
+            text = osc_notice(code, rest, self.notice_parts)
+            if text is not None and len(self.notices) < 16:
+                self.notices.append(text)
         elif code == sq.OSC_SEMANTIC_PROMPT:
             self.shell.mark(rest, self.history_pushed + self.cursor.y)
         elif code in (sq.OSC_FOREGROUND, sq.OSC_BACKGROUND, sq.OSC_CURSOR_COLOUR):

@@ -89,6 +89,8 @@ class TermScreen(Drawing, Editing, Replies):
         self.shell = ShellMarks()  # what a shell with dsh's integration says (OSC 133)
         self.attention = False
         self.bell_count = 0
+        self.notices: list[str] = []  # desktop notifications asked for since the terminal last looked
+        self.notice_parts: dict[str, list[str]] = {}  # OSC 99 chunks waiting for their last
         self.palette = Palette()
         self.allow_column_mode = False  # DECCOLM resizes (a pane's size is its layout's: off there)
         self._reply = write_process_input

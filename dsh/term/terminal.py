@@ -89,6 +89,7 @@ class Terminal(Scrollback):
         on_exit: Callable[[int], None] | None = None,
         on_title: Callable[[str], None] | None = None,
         on_bell: Callable[[], None] | None = None,
+        on_notice: Callable[[str], None] | None = None,
         on_alt_screen: Callable[[bool], None] | None = None,
     ) -> None:
         self.argv = list(argv)
@@ -103,6 +104,7 @@ class Terminal(Scrollback):
         self.on_exit = on_exit
         self.on_title = on_title
         self.on_bell = on_bell
+        self.on_notice = on_notice
         self.on_alt_screen = on_alt_screen
         self.screen = TermScreen(self.cols, self.rows, scrollback=scrollback, write_process_input=self.write)
         self.exit_status: int | None = None
@@ -564,6 +566,12 @@ class Terminal(Scrollback):
             self.cwd = screen.cwd
         if screen.title != title and self.on_title is not None:
             _notify(self.on_title, screen.title)
+        if screen.notices:
+            # Desktop notifications the program asked for (OSC 9, 777, 99), each one line already.
+            notices, screen.notices = screen.notices, []
+            if self.on_notice is not None:
+                for text in notices:
+                    _notify(self.on_notice, text)
         if screen.bell_count != bells and self.on_bell is not None:
             _notify(self.on_bell)
         if screen.alternate_screen != alt and self.on_alt_screen is not None:

@@ -100,12 +100,14 @@ class ViewResult(Value, fields=("reason", "switch")):
         self.switch = switch
 
 
-class ViewOptions(Value, fields=("announcements", "open_picker", "color_depth", "on_switch")):
+class ViewOptions(Value, fields=("announcements", "open_picker", "color_depth", "on_switch", "outward")):
     announcements: list[Announcement]
     open_picker: bool
     color_depth: ColorDepth | None
     # Ask the client to leave for another session; None where there is no client to ask (tests).
     on_switch: Callable[[Switch], None] | None
+    # A desktop notification (title, body) to the client's own terminal; None: nowhere to send it.
+    outward: Callable[[str, str], None] | None
 
     def __init__(
         self,
@@ -113,11 +115,13 @@ class ViewOptions(Value, fields=("announcements", "open_picker", "color_depth", 
         open_picker: bool = False,
         color_depth: ColorDepth | None = None,
         on_switch: Callable[[Switch], None] | None = None,
+        outward: Callable[[str, str], None] | None = None,
     ) -> None:
         self.announcements = [] if announcements is None else announcements
         self.open_picker = open_picker
         self.color_depth = color_depth
         self.on_switch = on_switch
+        self.outward = outward
 
 
 class DshApp:
@@ -142,6 +146,7 @@ class DshApp:
         self._exit_requested = False
         self._first_frame_out = False  # the bindings and the index refresh for /resume wait for it
         self._on_switch = options.on_switch
+        self.send_notification = options.outward  # the session's attention calls it (None: no client terminal)
         self._last_search: tuple[str, bool] | None = None  # copy mode's last search, and whether forward
 
         self.registry: Registry = build_registry()

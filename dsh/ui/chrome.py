@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -9,8 +10,10 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 from prompt_toolkit.styles import Style
 
+from dsh.attention.states import BLOCKED, DONE, EXITED, GLYPHS, LABELS, WORKING, age, counts_line, most_urgent
 from dsh.commands.keymap import key_display
 from dsh.persist.states import PaneState
+from dsh.session.attention import state_of
 from dsh.session.pane import Pane
 from dsh.store.workspace import workspace_label
 from dsh.text import sanitize
@@ -54,6 +57,13 @@ STYLE = Style.from_dict(
         "picker.footer": "#8a8a8a",
         "copy.selection": "reverse",
         "copy.cursor": "reverse bold",
+        "attention.blocked": "bg:#d70000 #ffffff bold",
+        "attention.done": "bg:#005f00 #ffffff bold",
+        "attention.working": "bg:#5f5f00 #ffffff",
+        "attention.idle": "#a8a8a8",
+        "attention.exited": "#8a8a8a",
+        "status.attention": "bg:#d70000 #ffffff bold",
+        "status.agents": "bg:#303030 #ffd75f",
     }
 )
 
@@ -66,11 +76,16 @@ def tabbar_fragments(app: ViewState) -> StyleAndTextTuples:
         # program), as tmux's automatic-rename names a window.
         active = app.session.panes.get(tab.active_pane)
         label = sanitize(tab.title or (tab_label(active) if active else "tab"), max_len=30)
-        attention = any(app.session.panes[p].attention for p in tab.pane_ids() if p in app.session.panes)
+        panes = [app.session.panes[p] for p in tab.pane_ids() if p in app.session.panes]
+        rolled = most_urgent([state_of(pane) for pane in panes])
+        attention = rolled is None and any(pane.attention for pane in panes)
         zoomed = " [Z]" if tab.zoomed else ""  # tmux marks a zoomed window with Z
         if tab.id in app.session.synced_tabs:
             zoomed += " [S]"  # typed input goes to every pane of it
-        out.append((style, f" {index}:{label}{zoomed}{'!' if attention else ''} ", _select_tab(app, index)))
+        handler = _select_tab(app, index)
+        if rolled is not None and rolled != EXITED:
+            out.append((f"class:attention.{rolled}", f" {GLYPHS[rolled]}", handler))
+        out.append((style, f" {index}:{label}{zoomed}{'!' if attention else ''} ", handler))
         out.append(("class:tabbar", " "))
     return out
 
@@ -93,6 +108,7 @@ def pane_header(app: ViewState, pane_id: str) -> Callable[[], StyleAndTextTuples
             style = "class:pane.header"
         marker = "▶ " if active else "  "
         out: StyleAndTextTuples = [(style, f"{marker}{pane.id} {pane.title}")]
+        out += attention_fragments(pane, style)
         state = pane_state_label(pane)
         out.append((style, "  "))
         out.append((f"class:pane.state.{state.lower().split()[0]}", f" {state} "))
@@ -114,6 +130,22 @@ def pane_header(app: ViewState, pane_id: str) -> Callable[[], StyleAndTextTuples
         return out
 
     return fragments
+
+
+def attention_fragments(pane: Pane, style: str) -> StyleAndTextTuples:
+    """A pane's agent state in its header: glyph, word and age, then its one-line message."""
+    attention = pane.agent_state
+    if attention is None:
+        return []
+    state = attention.state
+    out: StyleAndTextTuples = [
+        (style, " "),
+        (f"class:attention.{state}", f" {GLYPHS[state]} {LABELS[state]} {age(time.time() - attention.since)} "),
+    ]
+    if attention.message and state in (BLOCKED, DONE, WORKING):
+        # Already one sanitized line (dsh.attention.model.one_line).
+        out.append((style, f" {attention.message[:120]}"))
+    return out
 
 
 def command_status(pane: Pane) -> int | None:
@@ -179,8 +211,21 @@ def status_fragments(app: ViewState) -> StyleAndTextTuples:
     if failure:
         # Stays until a snapshot write succeeds (the scheduler retries): the saved layout is behind.
         out.append(("class:status.warn", f" layout not saved: {sanitize(failure, max_len=40)} "))
-    out += [("class:status.mode", f" {mode_label} "), ("class:status", text), ("class:status", f" {hint}")]
+    out.append(("class:status.mode", f" {mode_label} "))
+    # Right after the mode, so it survives an 80-column window: every live session's agents.
+    blocked, counts = agent_counts(app)
+    if counts:
+        out.append(("class:status.attention" if blocked else "class:status.agents", f" {counts} "))
+    out += [("class:status", text), ("class:status", f" {hint}")]
     return out
+
+
+def agent_counts(app: ViewState) -> tuple[bool, str]:
+    """Whether any agent on the machine needs you, and the counts line ("2 need you · 3 working"):
+    this session's panes as they are now, the other live sessions' as last asked."""
+    states = [state_of(pane) for pane in app.session.panes.values()]
+    states += app.session.machine.states()
+    return BLOCKED in states, counts_line(states)
 
 
 def key_hint(app: ViewState) -> str:

@@ -83,6 +83,7 @@ async def run_remote_view(session: Session, link: Connection) -> str:
                     open_picker=link.open_picker,
                     color_depth=color_depth_for(link.env),
                     on_switch=lambda switch: link.request_switch(switch.session_id, switch.cwd, switch.first_argv),
+                    outward=lambda title, body: _outward(session, link, title, body),
                 ),
             )
             # Keys typed at once (Up as soon as the frame shows) wait for the prompt's history.
@@ -143,6 +144,16 @@ class _Handle:
 
     def switch_failed(self, error: str) -> None:
         self._view.switch_failed(error)
+
+
+def _outward(session: Session, link: Connection, title: str, body: str) -> None:
+    """A desktop notification in the form the client's terminal takes (dsh.attention.outward)."""
+    from dsh.attention.outward import notification
+
+    mode = str(session.config.get("attention.notify", "terminal") or "terminal")
+    data = notification(title, body, link.env, mode)
+    if data:
+        link.write_output(data)
 
 
 class _LinkStdout:

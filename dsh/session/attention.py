@@ -1,0 +1,234 @@
+"""A session's agent attention: each pane's state from its hooks, its terminal and its process; the
+notifications it makes (the last 200, read on a visit) and the ones sent out to the user's terminal."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import TYPE_CHECKING
+
+from dsh.attention.model import HOOK, PROCESS, TERMINAL, Attention, Report, one_line
+from dsh.attention.states import BLOCKED, DONE, EXITED, IDLE, LABELS, WORKING
+from dsh.persist.snapshot import Notification
+from dsh.store.timefmt import now_iso
+
+if TYPE_CHECKING:
+    from dsh.attention.hooks import HookEvent
+    from dsh.session.pane import Pane
+    from dsh.session.session import Session
+
+logger = logging.getLogger("dsh.attention")
+MAX_NOTIFICATIONS = 200
+
+
+def state_of(pane: Pane) -> str | None:
+    return pane.agent_state.state if pane.agent_state is not None else None
+
+
+def attend(pane: Pane) -> Attention:
+    if pane.agent_state is None:
+        pane.agent_state = Attention(IDLE, since=time.time())
+    return pane.agent_state
+
+
+class SessionAttention:
+    """The session's side of attention; every call is on the event loop."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    # -- sources ---------------------------------------------------------------------------
+    def report(self, pane_id: str, report: Report, *, now: float | None = None) -> bool:
+        """A source's word on a pane; True when its state or message changed."""
+        pane = self.session.panes.get(pane_id)
+        if pane is None:
+            return False
+        now = time.time() if now is None else now
+        attention = attend(pane)
+        before = attention.state
+        outcome = attention.apply(report, now)
+        if outcome is None:
+            return False
+        pane.last_message = attention.message
+        if outcome and not self.session.observer_looks_at(pane_id):
+            self._notice(pane, attention.state, attention.message)
+        elif attention.state == DONE and self.session.observer_looks_at(pane_id):
+            attention.seen(now)  # turned done in front of the user: nothing to come back to
+        if before != attention.state or outcome:
+            self.session.scheduler.mark_dirty()
+        self.session.observer.on_changed()
+        return True
+
+    def hook(self, pane_id: str, event: HookEvent) -> bool:
+        """A hook's report (dsh report --hook KIND): its state, and the conversation it names."""
+        pane = self.session.panes.get(pane_id)
+        if pane is None:
+            return False
+        if event.session_id and pane.agent is not None and pane.agent.session_id != event.session_id:
+            try:
+                self._learn_id(pane, event.session_id, event.transcript)
+            except Exception:  # an id the adapter refuses is not the hook's to break anything with
+                logger.warning("pane %s: a hook named session %r, not taken", pane.id, event.session_id)
+        if event.state is None:
+            return False
+        quiet = event.state in (IDLE, EXITED) or event.event == "SessionStart"
+        return self.report(pane_id, Report(event.state, HOOK, event.message, subagent=event.subagent, quiet=quiet))
+
+    def _learn_id(self, pane: Pane, session_id: str, transcript: str | None) -> None:
+        from dataclasses import replace
+
+        from dsh.agents.registry import adapter_by_kind
+
+        agent = pane.agent
+        assert agent is not None
+        adapter = adapter_by_kind(agent.kind)
+        if adapter is None or not adapter.valid_session_id(session_id):
+            return
+        pane.agent = replace(
+            agent,
+            session_id=session_id,
+            resume_argv=adapter.resume_argv(session_id, agent.program),
+            transcript=transcript or agent.transcript,
+        )
+        self.session.note_agent(pane.id, agent.kind, session_id)
+        self.session.scheduler.structural_change()
+
+    def terminal_notice(self, pane_id: str, text: str) -> None:
+        """OSC 9/777/99 from a pane's program: a notification with its text."""
+        pane = self.session.panes.get(pane_id)
+        if pane is None:
+            return
+        if pane.agent is None:
+            self._plain_notice(pane, text)
+            return
+        self.report(pane_id, Report(DONE, TERMINAL, one_line(text)))
+
+    def bell(self, pane_id: str) -> None:
+        pane = self.session.panes.get(pane_id)
+        if pane is None:
+            return
+        if pane.agent is None:
+            self._plain_notice(pane, f"bell in {pane.title}")
+        else:
+            self.report(pane_id, Report(DONE, TERMINAL, None))
+
+    def title_changed(self, pane_id: str, title: str) -> None:
+        """Claude Code's title spins (braille) while it works; a spinner that stops is a turn's end."""
+        pane = self.session.panes.get(pane_id)
+        if pane is None or pane.agent is None:
+            return
+        from dsh.attention.terminal import title_spins
+
+        spins = title_spins(title)
+        current = state_of(pane)
+        if spins and current != WORKING:
+            self.report(pane_id, Report(WORKING, TERMINAL, None))
+        elif not spins and current == WORKING and pane.agent_state is not None:
+            if pane.agent_state.source == TERMINAL:
+                self.report(pane_id, Report(DONE, TERMINAL, None))
+
+    def started(self, pane: Pane) -> None:
+        """An agent pane's program started: idle until its first prompt."""
+        if pane.agent is not None:
+            pane.agent_state = Attention(IDLE, since=time.time(), message=pane.last_message)
+
+    def exited(self, pane_id: str) -> None:
+        pane = self.session.panes.get(pane_id)
+        if pane is not None and pane.agent_state is not None:
+            self.report(pane_id, Report(EXITED, PROCESS, None, quiet=True))
+
+    def agent_left(self, pane: Pane) -> None:
+        """A typed agent's process left its shell's foreground: the pane has no agent state now."""
+        if pane.agent_state is not None:
+            pane.agent_state = None
+            self.session.observer.on_changed()
+
+    # -- the user looks -------------------------------------------------------------------
+    def visited(self, pane_id: str) -> None:
+        """The user looks at the pane: its done is seen, its notifications read, its flag cleared."""
+        pane = self.session.panes.get(pane_id)
+        if pane is None:
+            return
+        changed = pane.attention
+        pane.attention = False
+        if pane.agent_state is not None and pane.agent_state.seen(time.time()):
+            changed = True
+        if self._mark_read(pane_id):
+            changed = True
+        if changed:
+            self.session.scheduler.mark_dirty()
+
+    def _mark_read(self, pane_id: str) -> bool:
+        now = now_iso()
+        notes = self.session.notifications
+        changed = False
+        for i, note in enumerate(notes):
+            if note.pane_id == pane_id and note.read_at is None:
+                notes[i] = Notification(note.at, note.pane_id, note.text, now)
+                changed = True
+        return changed
+
+    # -- notices --------------------------------------------------------------------------
+    def _plain_notice(self, pane: Pane, text: str) -> None:
+        if self.session.observer_looks_at(pane.id):
+            self.session.observer.on_changed()
+            return
+        pane.attention = True
+        pane.last_message = one_line(text)
+        self._record(pane, one_line(text) or "notification")
+        self._outward(pane, f"{pane.title}", one_line(text) or "")
+        self.session.scheduler.mark_dirty()
+        self.session.observer.on_changed()
+
+    def _notice(self, pane: Pane, state: str, message: str | None) -> None:
+        pane.attention = True
+        who = pane.agent.kind if pane.agent is not None else pane.title
+        text = f"{who} {LABELS.get(state, state)}" + (f": {message}" if message else "")
+        self._record(pane, one_line(text) or text)
+        title = f"{who} needs you" if state == BLOCKED else f"{who} is done"
+        self._outward(pane, title, message or pane.title)
+
+    def _record(self, pane: Pane, text: str) -> None:
+        notes = self.session.notifications
+        notes.append(Notification(at=now_iso(), pane_id=pane.id, text=text, read_at=None))
+        del notes[:-MAX_NOTIFICATIONS]
+
+    def _outward(self, pane: Pane, title: str, body: str) -> None:
+        """To the user's own terminal, unless the attached client shows this pane (or none is attached)."""
+        if self.session.observer_shows(pane.id):
+            return
+        send = getattr(self.session.observer, "send_notification", None)
+        if send is None:
+            return
+        try:
+            send(title, body)
+        except Exception:  # the client's terminal is best effort; never the session's failure
+            logger.exception("outward notification failed")
+
+
+def agent_rows(session: Session) -> list[dict[str, object]]:
+    """This session's agent panes as rows (dsh.attention.rows), for another host's or a CLI's query."""
+    from dsh.attention.rows import MAX_ROWS_PER_HOST
+
+    rows: list[dict[str, object]] = []
+    title = session.display_title
+    for pane in session.panes.values():
+        attention = pane.agent_state
+        if attention is None:
+            continue
+        rows.append(
+            {
+                "session": session.log.id,
+                "cwd": session.cwd,
+                "session_title": title,
+                "pane": pane.id,
+                "title": pane.title,
+                "kind": pane.agent.kind if pane.agent is not None else "",
+                "state": attention.state,
+                "since": attention.since,
+                "message": attention.message,
+            }
+        )
+        if len(rows) >= MAX_ROWS_PER_HOST:
+            break
+    return rows

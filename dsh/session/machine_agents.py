@@ -1,0 +1,106 @@
+"""Every live session's agents, each host asked as `dsh attach` asks them (its query handshake), on
+the event loop and all at once, so the view's keys never wait for it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import time
+from typing import TYPE_CHECKING
+
+from dsh import protocol
+from dsh.attention.rows import AgentRow
+
+if TYPE_CHECKING:
+    from dsh.session.session import Session
+
+logger = logging.getLogger("dsh.attention")
+# While a client is attached, the other sessions are asked this often (their counts in the status line).
+POLL_SECONDS = 2.0
+QUERY_TIMEOUT = 1.0
+
+
+class MachineAgents:
+    """The other live sessions' agent rows as last asked, and the asking."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.rows: list[AgentRow] = []
+        self.asked_at = 0.0
+        self._task: asyncio.Task[None] | None = None
+
+    def states(self) -> list[str | None]:
+        return [row.state for row in self.rows]
+
+    def due(self, now: float) -> bool:
+        return self._task is None and now - self.asked_at >= POLL_SECONDS
+
+    def refresh(self) -> asyncio.Task[None] | None:
+        """Ask every other host now (in the background); the task, or the one already asking."""
+        if self._task is not None:
+            return self._task
+        self._task = self.session.loop.create_task(self._refresh())
+        return self._task
+
+    async def _refresh(self) -> None:
+        try:
+            rows = await ask_hosts(exclude=self.session.log.id)
+        except Exception:
+            logger.exception("asking the other sessions for their agents failed")
+            rows = self.rows
+        finally:
+            self._task = None
+            self.asked_at = time.monotonic()
+        if rows != self.rows:
+            self.rows = rows
+            self.session.observer.on_changed()
+
+
+async def ask_hosts(exclude: str | None = None) -> list[AgentRow]:
+    """Every listening host's agent rows (but `exclude`'s), asked in parallel."""
+    from dsh.rundir import SOCKET_SUFFIX, run_dir
+
+    try:
+        directory = run_dir()
+        names = sorted(os.listdir(directory))
+    except OSError:
+        return []
+    paths = [directory / name for name in names if name.endswith(SOCKET_SUFFIX)]
+    if exclude is not None:
+        paths = [path for path in paths if path.name != f"{exclude}{SOCKET_SUFFIX}"]
+    answers = await asyncio.gather(*(ask_host(str(path)) for path in paths))
+    return [row for rows in answers for row in rows]
+
+
+async def ask_host(path: str) -> list[AgentRow]:
+    """One host's answer to a query handshake, as agent rows ([] for no host, or a bad answer)."""
+    writer = None
+    try:
+        async with asyncio.timeout(QUERY_TIMEOUT):
+            reader, writer = await asyncio.open_unix_connection(path, limit=protocol.HELLO_MAX + 1)
+            writer.write(protocol.hello(rows=1, cols=1, env={}, pid=os.getpid(), intent={"kind": "query"}))
+            line = await reader.readline()
+        answer = protocol.decode_line(line.rstrip(b"\n"))
+    except (OSError, TimeoutError, ValueError, protocol.ProtocolError):
+        return []
+    finally:
+        if writer is not None:
+            writer.close()
+            with contextlib.suppress(Exception):
+                await writer.wait_closed()
+    return rows_of(answer)
+
+
+def rows_of(answer: dict[str, object]) -> list[AgentRow]:
+    """The agent rows in a host's query answer (checked: another process wrote them)."""
+    session, cwd, agents = answer.get("session"), answer.get("cwd"), answer.get("agents")
+    if not answer.get("ok") or not isinstance(session, str) or not isinstance(cwd, str) or not isinstance(agents, list):
+        return []
+    rows = []
+    for item in agents[:64]:
+        row = AgentRow.from_dict(item, session=session, cwd=cwd)
+        if row is not None:
+            rows.append(row)
+    return rows
