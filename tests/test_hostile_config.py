@@ -25,6 +25,7 @@ BAD = {
     "store.root": ('""', "must name a folder"),
     "layout.main_pane_height": ('"lots"', "must be a number of cells or a percentage"),
     "layout.main_pane_width": ('"140%"', "must be a number of cells or a percentage"),
+    "attention.notify": ('"loud"', 'must be "terminal" or "bell" or "off"'),
 }
 DEFAULTS = {
     "ui.prefix": "c-b",
@@ -37,6 +38,7 @@ DEFAULTS = {
     "store.root": "sessions",
     "layout.main_pane_height": "24",
     "layout.main_pane_width": "80",
+    "attention.notify": "terminal",
 }
 
 
