@@ -40,7 +40,7 @@ def test_a_listing_runs_in_batch_mode_with_words_quoted() -> None:
     machine = read_machines(config({"box": {"ssh": "box", "dsh": "env A=1 dsh"}})).machines[0]
     argv = batch_argv(["ssh"], machine, ["sessions", "--json", "it's"], timeout=5)
     assert argv[:4] == ["ssh", "-T", "-o", "BatchMode=yes"]
-    assert "ControlMaster=auto" in argv and argv[-2] == "box"
+    assert "ControlMaster=no" in argv and argv[-2] == "box"
     expected = "env A=1 dsh sessions --json 'it'\"'\"'s'"
     assert argv[-1] == remote_command(machine, ["sessions", "--json", "it's"]) == expected
 

@@ -6,13 +6,14 @@ from __future__ import annotations
 import os
 import selectors
 import subprocess
+import tempfile
 import time
 from typing import Any
 
 from dsh import __version__
 from dsh.machines.config import Machine, MachineConfig
 from dsh.machines.rows import RowReader
-from dsh.machines.ssh import batch_argv, explain, remote_command
+from dsh.machines.ssh import batch_argv, check_argv, control_path, explain, master_argv, remote_command, try_master_lock
 
 
 class Listing:
@@ -43,7 +44,7 @@ def version_argv(config: MachineConfig, machine: Machine) -> list[str]:
     return batch_argv(config.ssh_command, machine, ["--version"], timeout=config.timeout)
 
 
-def _quiet_env() -> dict[str, str]:
+def quiet_env() -> dict[str, str]:
     # No terminal for ssh to ask on: with BatchMode it never asks, and SSH_ASKPASS must not pop up either.
     env = dict(os.environ)
     env.pop("SSH_ASKPASS", None)
@@ -61,20 +62,85 @@ def run_versions(config: MachineConfig, machines: list[Machine]) -> list[Listing
     return _run(config, machines, lambda m: version_argv(config, m), agents=False)
 
 
+def start_masters(config: MachineConfig, machines: list[Machine], deadline: float) -> dict[str, str]:
+    """Make sure each machine's master runs (a local check first; a login only where none runs); the
+    one-line error of each machine whose master could not start."""
+    failed: dict[str, str] = {}
+    by_path: dict[str, list[Machine]] = {}
+    for machine in machines:
+        by_path.setdefault(str(control_path(machine)), []).append(machine)
+    starting = []
+    for same in by_path.values():
+        machine = same[0]
+        lock = _lock(machine, deadline)
+        if lock is None:
+            failed.update({m.name: explain(m, None, "") for m in same})
+            continue
+        check = subprocess.Popen(
+            check_argv(config.ssh_command, machine),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        if _finish(check, deadline) == 0:
+            os.close(lock)
+            continue
+        # The master lives on in the background with the stderr it was given: a file, not a pipe.
+        errors = tempfile.TemporaryFile()
+        try:
+            proc = subprocess.Popen(
+                master_argv(config.ssh_command, machine, timeout=config.timeout),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=errors,
+                env=quiet_env(),
+                start_new_session=True,
+            )
+        except OSError as exc:
+            errors.close()
+            os.close(lock)
+            why = f"cannot run {config.ssh_command[0]}: {exc.strerror or exc}"
+            failed.update({m.name: f"{m.name}: {why}" for m in same})
+            continue
+        starting.append((same, proc, errors, lock))
+    for same, proc, errors, lock in starting:
+        status = _finish(proc, deadline)
+        os.close(lock)
+        if status != 0:
+            errors.seek(0)
+            text = errors.read(65536).decode("utf-8", "replace")
+            failed.update({m.name: explain(m, status, text) for m in same})
+        errors.close()
+    return failed
+
+
+def _lock(machine: Machine, deadline: float) -> int | None:
+    while True:
+        fd = try_master_lock(machine)
+        if fd is not None or time.monotonic() >= deadline:
+            return fd
+        time.sleep(0.02)
+
+
 def _run(config: MachineConfig, machines: list[Machine], argv_for: Any, *, agents: bool) -> list[Listing]:
     started = time.monotonic()
     deadline = started + config.timeout
     results = [Listing(machine) for machine in machines]
+    failed = start_masters(config, machines, deadline)
     selector = selectors.DefaultSelector()
     running: dict[int, tuple[Listing, subprocess.Popen[bytes], RowReader, bytearray, bytearray]] = {}
     for listing in results:
+        if listing.machine.name in failed:
+            listing.error = failed[listing.machine.name]
+            listing.seconds = time.monotonic() - started
+            continue
         try:
             proc = subprocess.Popen(
                 argv_for(listing.machine),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                env=_quiet_env(),
+                env=quiet_env(),
                 start_new_session=True,  # no terminal: ssh cannot open /dev/tty to ask anything
             )
         except OSError as exc:
@@ -129,7 +195,7 @@ def _run(config: MachineConfig, machines: list[Machine], argv_for: Any, *, agent
         elif reader.too_big:
             listing.error = f"{listing.machine.name} sent more than 64 MB; the rest was not read"
         elif status != 0:
-            listing.error = _skew(listing, stderr) or explain(listing.machine, status, stderr)
+            listing.error = skew_message(listing, stderr) or explain(listing.machine, status, stderr)
         elif reader.version is not None and listing.version is None:
             listing.error = f"{listing.machine.name}: `{listing.machine.dsh} --version` did not print dsh's version"
     return results
@@ -149,7 +215,7 @@ def _finish(proc: subprocess.Popen[bytes], deadline: float) -> int | None:
                 stream.close()
 
 
-def _skew(listing: Listing, stderr: str) -> str | None:
+def skew_message(listing: Listing, stderr: str) -> str | None:
     """When the listing failed on a dsh of another version: say which to upgrade."""
     theirs = listing.version
     if theirs is None or theirs == __version__:

@@ -32,6 +32,21 @@ def control_path(machine: Machine) -> Path:
     return folder / f"{home_tag:08x}-{tag}"
 
 
+def try_master_lock(machine: Machine) -> int | None:
+    """An fd holding the lock on starting `machine`'s master (None: another process holds it now):
+    two masters started at once on one socket would leave the second as a plain connection for good."""
+    import fcntl
+
+    path = control_path(machine).with_name(control_path(machine).name + ".lock")
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
 def remote_command(machine: Machine, words: list[str]) -> str:
     """The command line for the other machine's shell: its dsh command (a wrapper may come with its own
     words) and `words`, each quoted."""
@@ -39,15 +54,13 @@ def remote_command(machine: Machine, words: list[str]) -> str:
 
 
 def batch_argv(ssh_command: list[str], machine: Machine, words: list[str], *, timeout: float) -> list[str]:
-    """ssh for a background listing: never a prompt (BatchMode), no terminal, through the master."""
+    """ssh for a background listing: never a prompt (BatchMode), no terminal, through the machine's
+    master when it runs (a direct connection otherwise)."""
     return [
         *ssh_command,
         "-T",
-        "-o",
-        "BatchMode=yes",
-        "-o",
-        f"ConnectTimeout={max(1, int(timeout))}",
-        *master_options(machine),
+        *_batch_options(timeout),
+        *mux_options(machine),
         machine.ssh,
         remote_command(machine, words),
     ]
@@ -55,18 +68,40 @@ def batch_argv(ssh_command: list[str], machine: Machine, words: list[str], *, ti
 
 def attach_argv(ssh_command: list[str], machine: Machine, words: list[str]) -> list[str]:
     """ssh in the foreground with a terminal: its own prompts (a password, a host key) work."""
-    return [*ssh_command, "-t", *master_options(machine), machine.ssh, remote_command(machine, words)]
+    return [*ssh_command, "-t", *mux_options(machine), machine.ssh, remote_command(machine, words)]
 
 
-def master_options(machine: Machine) -> list[str]:
+def check_argv(ssh_command: list[str], machine: Machine) -> list[str]:
+    """Whether the machine's master is running (exit 0) — a local question, no connection made."""
+    return [*ssh_command, "-O", "check", "-o", f"ControlPath={control_path(machine)}", machine.ssh]
+
+
+def master_argv(ssh_command: list[str], machine: Machine, *, timeout: float) -> list[str]:
+    """Start the machine's master in the background once it has logged in (`-f -N -M`): it serves the
+    listings after it for CONTROL_PERSIST seconds. Started apart from any listing, so that it holds
+    none of a listing's pipes open while it lives."""
     return [
-        "-o",
-        "ControlMaster=auto",
+        *ssh_command,
+        "-f",
+        "-N",
+        "-M",
+        *_batch_options(timeout),
         "-o",
         f"ControlPath={control_path(machine)}",
         "-o",
         f"ControlPersist={CONTROL_PERSIST}",
+        machine.ssh,
     ]
+
+
+def _batch_options(timeout: float) -> list[str]:
+    return ["-o", "BatchMode=yes", "-o", f"ConnectTimeout={max(1, int(timeout))}"]
+
+
+def mux_options(machine: Machine) -> list[str]:
+    # ControlMaster=no: use the master when its socket is there, never become one (a listing's ssh
+    # turned master would keep the listing's pipes, and an attach's the terminal).
+    return ["-o", "ControlMaster=no", "-o", f"ControlPath={control_path(machine)}"]
 
 
 def explain(machine: Machine, status: int | None, stderr: str) -> str:

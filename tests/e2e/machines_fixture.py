@@ -54,5 +54,27 @@ def box(tmp_path: Path, dsh_home: Path) -> Iterator[Box]:
     made = Box(sshd, home)
     write_config(dsh_home, made)
     yield made
+    stop_masters()
     end_processes_of(home)
     sshd.stop()
+
+
+def stop_masters() -> None:
+    """End the ControlMasters the test's listings left running (ssh renames its process, so the DSH_HOME
+    in its environment no longer finds it)."""
+    import subprocess
+
+    from dsh.config import load_config
+    from dsh.machines.config import read_machines
+    from dsh.machines.ssh import control_path
+
+    config = read_machines(load_config(env={}))
+    for machine in config.machines:
+        path = control_path(machine)
+        if path.exists():
+            subprocess.run(
+                [*config.ssh_command, "-O", "exit", "-o", f"ControlPath={path}", machine.ssh],
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=10,
+            )
