@@ -72,7 +72,10 @@ def test_click_enters_a_pane_and_a_click_on_the_prompt_comes_back(tmp_path: Path
             h.send(C_B + "%")
             await h.wait(lambda: len(h.session.panes) == 2 and h.pane is not first, "a second pane, focused")
             h.send(click(5, 6))  # inside the left pane's body
-            await h.wait(lambda: h.pane is first and h.app.mode == "pane", "the click to enter the left pane")
+            # A focus move: the left pane is an idle shell, so the prompt (its line editor) keeps the keys.
+            await h.wait(lambda: h.pane is first and h.app.mode == "prompt", "the click to focus the left pane")
+            h.send(click(8, 7))  # a click into the pane that has the focus enters it (not a double click)
+            await h.wait(lambda: h.app.mode == "pane", "the second click to enter the left pane")
             rows = h.app.application.output.get_size().rows
             h.send(click(10, rows))  # the prompt line is the last row
             await h.wait(lambda: h.app.mode == "prompt", "a click on the prompt to bring the keyboard back")

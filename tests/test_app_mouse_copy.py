@@ -225,7 +225,7 @@ def test_a_click_on_another_pane_ends_copy_mode(tmp_path: Path) -> None:
             h.send(C_B + "[")
             await h.wait(lambda: second.terminal.copy is not None, "copy mode in the second pane")
             h.send(press(3, BODY_TOP + 2) + release(3, BODY_TOP + 2))  # the first pane, on the left
-            await h.wait(lambda: h.pane is first and h.app.mode == "pane", "the click to enter the first pane")
+            await h.wait(lambda: h.pane is first and h.app.mode == "prompt", "the click to focus the first pane")
             assert second.terminal.copy is None and first.terminal.copy is None
 
     run(body)

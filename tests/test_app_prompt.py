@@ -192,11 +192,9 @@ def test_slash_commands_work_from_inside_a_pane_via_the_prefix(tmp_path: Path) -
             await h.wait(lambda: h.app.mode == "pane", "C-] to enter the pane")
             h.send(C_B + "c")
             await h.wait(lambda: len(h.session.tabs.tabs) == 2, "C-b c from inside a pane")
-            await h.wait(
-                lambda: h.app.layout.has_focus(h.app.slots[h.pane.id].body),
-                "the keyboard to follow into the new tab's pane",
-            )
-            assert h.app.mode == "pane"
+            # The new tab's pane is an idle shell: the keyboard follows the focus there, to the prompt.
+            await h.wait(lambda: h.app.layout.has_focus(h.app.prompt_window), "the keyboard to follow the focus")
+            assert h.app.mode == "prompt"
 
     run(body)
 

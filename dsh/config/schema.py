@@ -82,6 +82,7 @@ BOUNDS: dict[tuple[str, ...], Check] = {
     ("layout", "main_pane_height"): _cells_or_percent,
     ("layout", "main_pane_width"): _cells_or_percent,
     ("attention", "notify"): _one_of("terminal", "bell", "off"),
+    ("ui", "keyboard"): _one_of("follow", "pane"),
     # Below half a second the snapshot would be rewritten many times a second.
     ("snapshot", "debounce_seconds"): _number_range(0.5, 3600),
 }

@@ -299,9 +299,7 @@ def build_registry() -> Registry:
         pane = ctx.session.active_pane
         if pane is None or not pane.startable:
             raise CommandError("the active pane is not a restored pane")
-        ctx.session.start_tombstone(pane)
-        if pane.running:
-            ctx.enter_pane()
+        ctx.session.start_tombstone(pane)  # the keyboard follows what it runs (dsh.session.keyboard)
 
     @command("agent", usage="NAME [ARGS ...]", args=_agent_names)
     def agent(ctx: Client, args: list[str]) -> None:

@@ -23,7 +23,7 @@ from dsh.session.attention import SessionAttention
 from dsh.session.machine_agents import MachineAgents
 from dsh.session.observer import NoObserver, SessionObserver
 from dsh.session.pane import Pane
-from dsh.session.shells import shell_launch
+from dsh.session.shells import runs_shell, shell_launch
 from dsh.store.gitinfo import git_branch
 from dsh.store.log import LogError, SessionLog, scan_log
 from dsh.store.store import Store
@@ -501,7 +501,7 @@ class Session:
             return
         pane.keys_polled_at = now
         self._poll_program(pane)
-        takes = pane.running and pane.terminal.program_takes_keys()
+        takes = pane.running and pane.terminal.program_takes_keys(own_counts=not runs_shell(pane.argv))
         if takes != pane.takes_keys:
             pane.takes_keys = takes
             self.observer.on_takes_keys(pane_id, takes)

@@ -7,6 +7,15 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+# Programs that are a shell: at their prompt their line editor leaves the terminal's line mode, which
+# says nothing about whether a program in the pane reads keys (what the keyboard rule asks).
+SHELL_NAMES = frozenset("sh bash zsh fish dash ksh mksh oksh pdksh tcsh csh ash yash nu elvish xonsh".split())
+
+
+def runs_shell(argv: list[str]) -> bool:
+    """True when a pane's own program is a shell (`-bash` as a login shell names itself too)."""
+    return bool(argv) and os.path.basename(argv[0]).lstrip("-") in SHELL_NAMES
+
 
 def integration_dir() -> Path | None:
     """Where the integration scripts are installed (with the package), or None if they are not."""

@@ -473,12 +473,14 @@ class Terminal(Scrollback):
             cwd = None
         return (pgid, argv, cwd) if argv else None
 
-    def program_takes_keys(self) -> bool:
+    def program_takes_keys(self, *, own_counts: bool = False) -> bool:
         """True while a program other than the pane's own shell holds the terminal's foreground and
         reads keys itself: its terminal is out of line mode (a pager, a REPL, an editor, ssh, an agent)
         or has echo off (a password prompt). A program in line mode with echo on (a build, `cat`,
         `read`) gets whole lines from the prompt instead, as the kernel's line editing would give them.
         A shell that marks its prompt (OSC 133) and is at it takes no keys, whatever its state.
+        `own_counts`: the pane's own program is not a shell (`/new python3`), so it counts as well
+        (a shell's line editor leaves line mode at every prompt, which says nothing).
 
         Two syscalls on the PTY master (tcgetpgrp, tcgetattr); never called per key.
         """
@@ -486,7 +488,7 @@ class Terminal(Scrollback):
         if fd is None or self.pid is None or self.shell_at_prompt():
             return False
         try:
-            if os.tcgetpgrp(fd) == self.pid:
+            if os.tcgetpgrp(fd) == self.pid and not own_counts:
                 return False
             lflag = termios.tcgetattr(fd)[3]
         except (OSError, termios.error):

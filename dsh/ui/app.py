@@ -30,6 +30,7 @@ from dsh.home import dsh_home_path
 from dsh.layout.geometry import Layout as PaneLayout
 from dsh.layout.geometry import Rect
 from dsh.session.commands import build_registry
+from dsh.session.keyboard import PANE, Keyboard, PaneFacts, facts_of
 from dsh.session.pane import Pane
 from dsh.session.session import Session
 from dsh.term.copymode import CopyMode
@@ -134,11 +135,9 @@ class DshApp:
         self.config = session.config
         self.slots: dict[str, PaneSlot] = {}
         self.mode = Mode.PROMPT
-        # Where the keyboard goes back to when an overlay, copy mode or a question on the prompt ends.
-        self._return_mode = Mode.PROMPT
-        self._return_auto = False
+        # Where this client's keys go (the prompt or the focused pane): one rule, and the user's choice.
+        self.keyboard = Keyboard(str(self.config.get("ui.keyboard", "follow") or "follow"))
         self.prefix_pending = False
-        self.auto_entered = False
         self.message: Announcement | None = None
         self._child_focus: str | None = None
         self.result = ViewResult("")  # running; whatever ends the view says why
@@ -222,6 +221,8 @@ class DshApp:
             table, known_commands=set(self.registry.names()), source=str(dsh_home_path("config.toml"))
         )
         self.escape_key = str(self.config.get("ui.escape_key", "c-]") or "c-]")
+        if getattr(self, "keyboard", None) is not None:
+            self.keyboard.style = str(self.config.get("ui.keyboard", "follow") or "follow")
         self.copy_keys = str(self.config.get("ui.copy_keys", "vi") or "vi")
         return warnings
 
@@ -312,29 +313,19 @@ class DshApp:
         self.invalidate()
 
     def on_pane_exited(self, pane_id: str) -> None:
-        if self.mode == Mode.PANE and pane_id == self.session.tabs.active_pane:
-            self.enter_prompt()
+        self.keyboard.forget(pane_id)  # a choice made for the program that ended is not for the next
+        if pane_id == self.session.tabs.active_pane:
+            self.follow_keyboard()
 
     def on_alt_screen(self, pane_id: str, on: bool) -> None:
-        if pane_id != self.session.tabs.active_pane:
-            return
-        pane = self.session.panes.get(pane_id)
-        if on and self.mode == Mode.PROMPT:
-            self.enter_pane(auto=True)
-        elif not on and self.mode == Mode.PANE and self.auto_entered and not (pane and pane.takes_keys):
-            self.enter_prompt()
+        if pane_id == self.session.tabs.active_pane:
+            self.follow_keyboard()
 
     def on_takes_keys(self, pane_id: str, takes: bool) -> None:
         """The keyboard follows the foreground program: into the pane when one that reads keys runs
         there (a pager, a REPL, ssh, a password prompt), back to the prompt when the shell is back."""
-        if pane_id != self.session.tabs.active_pane:
-            return
-        pane = self.session.panes.get(pane_id)
-        full_screen = bool(pane and pane.terminal.alternate_screen)
-        if takes and self.mode == Mode.PROMPT:
-            self.enter_pane(auto=True)
-        elif not takes and self.mode == Mode.PANE and self.auto_entered and not full_screen:
-            self.enter_prompt()
+        if pane_id == self.session.tabs.active_pane:
+            self.follow_keyboard()
 
     def on_structure_changed(self, new_pane: Pane | None) -> None:
         for pane_id in list(self.slots):
@@ -344,15 +335,17 @@ class DshApp:
             slot = self.slots.get(pane.id)
             if slot is None or slot.control.terminal is not pane.terminal:
                 self.register_slot(pane)
-        if new_pane is not None and new_pane.agent is not None and self.mode == Mode.PROMPT:
-            # An agent is a conversation: the keyboard goes straight to it, as if it were launched in a shell.
-            self.enter_pane()
+        if new_pane is not None:
+            self.keyboard.forget(new_pane.id)  # a pane started anew (a tombstone): its rule again
+        # A new agent pane is a conversation: the rule gives it the keyboard at once.
+        self.follow_keyboard()
         if self.mode == Mode.PANE:
             self._focus_active_body()
         self._sync_child_focus()
         self.invalidate()
 
     def on_focus_changed(self) -> None:
+        self.follow_keyboard()
         if self.mode == Mode.PANE:
             self._focus_active_body()
         self._sync_child_focus()
@@ -494,15 +487,15 @@ class DshApp:
             return
         if self.mode == Mode.COPY:
             self.leave_copy_mode()  # a click on another pane ends copy mode where it was
+        if pane_id == self.session.tabs.active_pane:
+            self.enter_pane()  # a click into the pane in focus: the user's choice, as the escape key
+            return
         self.session.tabs.focus(pane_id)
-        self.session.after_focus_change()
-        self.enter_pane()
+        self.session.after_focus_change()  # a focus move: the keyboard follows the rule there
 
     def start_tombstone(self, pane: Pane) -> None:
-        """Start a restored (or ended) pane the user chose, and give it the keyboard."""
+        """Start a restored (or ended) pane the user chose; the keyboard follows what it runs."""
         self.session.start_tombstone(pane)
-        if pane.id == self.session.tabs.active_pane and pane.running:
-            self.enter_pane()
 
     def rerun_saved_command(self) -> None:
         """The key a restored pane offers: its saved command again, in a fresh shell in its directory."""
@@ -535,28 +528,60 @@ class DshApp:
             except ValueError:
                 pass
 
-    def enter_pane(self, *, auto: bool = False) -> None:
+    def _focused_facts(self) -> PaneFacts | None:
         pane = self.active_pane
-        if pane is None:
+        return facts_of(pane) if pane is not None else None
+
+    def follow_keyboard(self, *, returning: bool = False) -> None:
+        """Put the keyboard where the rule (or the user's choice for this pane) says: called on every
+        change that may move it (focus, a program starting or ending in the focused pane, a restore),
+        never per key. Overlays, copy mode, a question or a pending prefix keep it until they end
+        (`returning`: one just ended, and this gives the keyboard back)."""
+        if not returning and (
+            self.mode not in WORK_MODES or self.prefix_pending or self._confirming() or self.line.pending_action
+        ):
             return
+        where = self.keyboard.place(self._focused_facts())
+        if where == PANE and self.active_pane is not None:
+            if self.mode != Mode.PANE or returning:
+                self._show_pane()
+        elif self.mode != Mode.PROMPT or returning:
+            self._show_prompt()
+
+    def _show_pane(self) -> None:
         self.mode = Mode.PANE
-        self.auto_entered = auto
         self._focus_active_body()
         self._sync_child_focus()
         self.invalidate()
 
-    def enter_prompt(self) -> None:
+    def _show_prompt(self) -> None:
         self.mode = Mode.PROMPT
-        self.auto_entered = False
         self.layout.focus(self.prompt_window)
         self._sync_child_focus()
         self.invalidate()
 
+    def enter_pane(self) -> None:
+        """The user put the keyboard in the focused pane (/pane, a click): it stays until focus moves."""
+        pane = self.active_pane
+        if pane is None:
+            return
+        self.keyboard.choose(pane.id, PANE)
+        self._show_pane()
+
+    def enter_prompt(self) -> None:
+        """The user put the keyboard on the prompt (/prompt, a click on it): it stays until focus moves."""
+        pane = self.active_pane
+        self.keyboard.choose(pane.id if pane is not None else None, Mode.PROMPT.value)
+        self._show_prompt()
+
     def toggle_prompt_pane(self) -> None:
-        if self.mode == Mode.PANE:
-            self.enter_prompt()
-        elif self.mode == Mode.PROMPT:
-            self.enter_pane()
+        """The escape key: the other place, chosen for the focused pane until the focus moves."""
+        if self.mode not in WORK_MODES:
+            return
+        if self.keyboard.toggled(self._focused_facts(), self.mode.value) == PANE and self.active_pane is not None:
+            self._show_pane()
+        else:
+            self._show_prompt()
 
     # While the prefix (or a y/n question) waits for its key, the keyboard focus leaves the prompt line for
     # the active pane: prompt_toolkit's line-editing bindings (Enter, Tab, C-a, arrows ...) are bound to
@@ -575,6 +600,9 @@ class DshApp:
         if self.mode == Mode.PROMPT and not self.layout.has_focus(self.prompt_window):
             self.layout.focus(self.prompt_window)
         self.invalidate()
+        # What changed while the prefix (or a question) held the keyboard applies now.
+        if not self.prefix_pending and not self._confirming():
+            self.follow_keyboard()
 
     def confirm(self, question: str, on_yes: Callable[[], object], *, declined: str = "not done") -> None:
         """A y/n question answered by one key (y does it; any other key does not), as tmux asks."""
@@ -649,7 +677,6 @@ class DshApp:
             lines.append(self.registry.help_text(topic) if topic else self.registry.help_text())
         self.help_lines = "\n".join(lines).splitlines()
         self.help_scroll = 0
-        self.remember_mode()
         self.mode = Mode.HELP
         self.layout.focus(self.help_window)
         self.invalidate()
@@ -658,23 +685,16 @@ class DshApp:
         self.picker_view = None
         self.return_keyboard()
 
-    def remember_mode(self) -> None:
-        if self.mode in WORK_MODES:
-            self._return_mode, self._return_auto = self.mode, self.auto_entered
-
     def return_keyboard(self) -> None:
-        """Give the keyboard back to the prompt or the pane it was in before an overlay or copy mode."""
-        if self._return_mode == Mode.PANE and self.active_pane is not None:
-            self.enter_pane(auto=self._return_auto)
-        else:
-            self.enter_prompt()
+        """Give the keyboard back after an overlay, copy mode or a question: to the pane the user chose,
+        else where the rule says (which is where it was, unless what the pane runs changed meanwhile)."""
+        self.follow_keyboard(returning=True)
 
     # -- copy mode ------------------------------------------------------------------------------
     def enter_copy_mode(self) -> None:
         pane = self.active_pane
         if pane is None:
             return
-        self.remember_mode()
         self.mode = Mode.COPY
         pane.terminal.copy = CopyMode(pane.terminal)
         self._focus_active_body()
@@ -808,6 +828,7 @@ class DshApp:
 
         def pre_run() -> None:
             session.apply_read_budgets()
+            self.follow_keyboard()  # an attach is a focus too: to vim or an agent running there, say
             self.prompt_buffer.load_history_if_not_yet_loaded()
             # prompt_toolkit's own task that puts the lines into the buffer (Up walks them there).
             loading = getattr(self.prompt_buffer, "_load_history_task", None)

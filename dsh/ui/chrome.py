@@ -194,6 +194,8 @@ def status_fragments(app: ViewState) -> StyleAndTextTuples:
         "help": "HELP",
         "copy": "COPY",
     }.get(app.mode, app.mode.upper())
+    if app.mode == "pane" and pane is not None:
+        mode_label = f"IN PANE {pane.id} {pane.program}"  # where the keys go, by name (the rule moves them)
     if app.prefix_pending:
         mode_label = f"{key_display(app.keymap.prefix)}…"
     title = sanitize(app.session.display_title, max_len=40)

@@ -77,10 +77,9 @@ class PromptLine:
         """Use the prompt line to ask for a value (tab rename, search)."""
         view = self._view
         self._return_mode = view.mode if view.mode in (Mode.PANE, Mode.COPY) else Mode.PROMPT
-        view.remember_mode()
         self.pending_action = action
         self.label = label
-        view.enter_prompt()
+        view._show_prompt()  # for the question only: no choice of where keys go is made
         view.prompt_buffer.set_document(Document(default, len(default)), bypass_readonly=True)
 
     def end_ask(self) -> None:
@@ -94,10 +93,8 @@ class PromptLine:
             view.mode = Mode.COPY
             view._focus_active_body()
             view.invalidate()
-        elif back == Mode.PANE:
-            view.return_keyboard()
         else:
-            view.enter_prompt()
+            view.return_keyboard()
 
     def is_path_line(self, line: str) -> bool:
         """`/usr/bin/uname -a`: a line whose first word is an existing path, not a command name."""
@@ -133,8 +130,7 @@ class PromptLine:
         if parsed.kind == "command":
             view.run_command(parsed.name, parsed.args)
             return
-        if session.send_line(parsed.text) is not None and view.mode == Mode.PANE:
-            view.enter_prompt()  # the line came from the prompt; the keyboard stays there
+        session.send_line(parsed.text)  # a program it starts that reads keys takes the keyboard (the rule)
 
     def complete_shell_line(self) -> None:
         """Tab on a shell line: candidates from the pane's directory and PATH, and the command's own

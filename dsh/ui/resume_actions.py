@@ -65,7 +65,6 @@ class ResumeActions:
             load_archived=self._load_archived,
             search_transcripts=self._search_transcripts,
         )
-        view.remember_mode()
         view.mode = Mode.PICKER
         view.layout.focus(picker_view.container)
         view.invalidate()
