@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.test_app_harness import (
     C_B,
     ESC,
@@ -58,7 +60,15 @@ def test_a_drag_copies_exactly_the_cells_it_went_over(tmp_path: Path) -> None:
     run(body)
 
 
-def test_a_double_click_copies_a_word_and_a_triple_click_the_line(tmp_path: Path) -> None:
+def test_a_double_click_copies_a_word_and_a_triple_click_the_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The clicks of a triple click must come within MULTI_CLICK_SECONDS of each other; at load 10 the
+    # wait for the double click's copy took longer than 0.4 s now and then, and the third click began anew.
+    from dsh.ui import terminal_control
+
+    monkeypatch.setattr(terminal_control, "MULTI_CLICK_SECONDS", 30.0)
+
     async def body() -> None:
         async with running_app(tmp_path) as h:
             show(h.pane, 4, "echo hello-world  done")
