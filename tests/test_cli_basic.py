@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import re
 import subprocess
 import sys
@@ -95,22 +94,6 @@ def test_man_page_documents_the_contracts() -> None:
         '"type": "session", "version": 1',
     ]:
         assert word in page, word
-
-
-def test_completions_offer_every_option_of_the_commands() -> None:
-    from dsh.cli import build_parser
-
-    parser = build_parser()
-    subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    words = {"--resume", "--continue", "--option", "--version", "sessions", "config", "get", "set"}
-    for name in ("sessions", "config"):
-        for action in subs.choices[name]._actions:
-            words.update(s for s in action.option_strings if s.startswith("--"))
-    for path in COMPLETIONS:
-        text = path.read_text()
-        for word in words:
-            bare = word.removeprefix("--")
-            assert word in text or f"-l {bare}" in text, (path.name, word)
 
 
 def test_bash_completion_completes_commands_options_keys_and_ids(dsh_env: dict[str, str], dsh_home: Path) -> None:
