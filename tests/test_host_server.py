@@ -12,8 +12,8 @@ from prompt_toolkit.output.color_depth import ColorDepth
 
 from dsh import protocol
 from dsh.config import load_config
-from dsh.host.peer import peer_allowed, peer_uid
 from dsh.host.server import HostServer, remove_stale_socket
+from dsh.peer import peer_allowed, peer_uid
 from dsh.session.session import Session
 from dsh.store.store import Store
 from dsh.ui.remote import color_depth_for, run_remote_view
@@ -190,16 +190,16 @@ def test_a_client_running_as_another_user_is_refused(tmp_path: Path) -> None:
     # A folder the other user can reach (sessions' own run folder is 0700, which would stop it first):
     # here only the host's check of the peer's uid stands in the way.
     public = Path(tempfile.mkdtemp(prefix="dsh-peer-"))
-    public.chmod(0o755)
 
     async def body() -> None:
         config = load_config()
         store = Store(config)
         session = Session(config=config, store=store, log=store.create_session(str(tmp_path)), cwd=str(tmp_path))
         server = HostServer(session, public / "s.sock", run_remote_view)
-        await server.start()
+        await server.start()  # in a private folder (a host binds in no other)
         session.start()
         try:
+            public.chmod(0o755)
             (public / "s.sock").chmod(0o777)
             answer = await asyncio.get_running_loop().run_in_executor(None, _hello_as, 65534, public / "s.sock")
             reply = protocol.decode_line(answer.strip().encode())

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import selectors
 import signal
@@ -64,23 +63,14 @@ SwitchHandler = Callable[[str | None, str, str, list[str] | None], "Attachment |
 
 
 def connect(path: Path) -> socket.socket | None:
-    """A connection to the host listening on `path`; None when none does (a stale socket is removed)."""
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    """A connection to the host listening on `path`, checked to be this user's own (dsh.rundir); None when
+    none listens (a stale socket is removed). RunDirError when the folder or the listener is not ours."""
+    from dsh.rundir import connect_private
+
     try:
-        sock.settimeout(HANDSHAKE_TIMEOUT)
-        sock.connect(str(path))
-    except (FileNotFoundError, ConnectionRefusedError) as exc:
-        sock.close()
-        if isinstance(exc, ConnectionRefusedError):
-            with contextlib.suppress(OSError):
-                path.unlink()  # nobody listens: a host that died without cleaning up
-        return None
+        return connect_private(path, HANDSHAKE_TIMEOUT)
     except OSError as exc:
-        sock.close()
-        if exc.errno in (errno.ENOTSOCK, errno.ECONNREFUSED, errno.ENOENT):
-            return None
         raise AttachError(f"cannot reach the session host at {path}: {exc.strerror or exc}") from exc
-    return sock
 
 
 def client_env() -> dict[str, str]:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
 from pathlib import Path
 
 from dsh import protocol
-from dsh.rundir import SOCKET_SUFFIX, run_dir
+from dsh.rundir import SOCKET_SUFFIX, RunDirError, connect_private, host_socket_dirs
 
 TYPE_CHECKING = False  # the client's start-up path: importing typing costs it 5-10 ms
 if TYPE_CHECKING:
@@ -19,26 +18,33 @@ QUERY_TIMEOUT = 1.0
 
 def running_hosts() -> list[dict[str, Any]]:
     """What each listening host says of its session: id, cwd, attached, detached_at, pid."""
+    found = []
     try:
-        directory = run_dir()
-        names = sorted(os.listdir(directory))
+        directories = host_socket_dirs()
     except OSError:
         return []
-    found = []
-    for name in names:
-        if name.endswith(SOCKET_SUFFIX):
-            answer = query(directory / name)
-            if answer is not None:
-                found.append(answer)
+    for directory in directories:
+        try:
+            names = sorted(os.listdir(directory))
+        except OSError:
+            continue
+        for name in names:
+            if name.endswith(SOCKET_SUFFIX):
+                answer = query(directory / name)
+                if answer is not None:
+                    found.append(answer)
     return found
 
 
 def query(path: Path) -> dict[str, Any] | None:
     """One host's answer to a query handshake, or None (no host there, or not a dsh host)."""
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        sock.settimeout(QUERY_TIMEOUT)
-        sock.connect(str(path))
+        sock = connect_private(path, QUERY_TIMEOUT)
+    except (OSError, RunDirError):
+        return None  # another user's process, or a folder gone meanwhile: not a host of ours
+    if sock is None:
+        return None
+    try:
         sock.sendall(protocol.hello(rows=1, cols=1, env={}, pid=os.getpid(), intent={"kind": "query"}))
         data = b""
         while b"\n" not in data and len(data) <= protocol.HELLO_MAX:

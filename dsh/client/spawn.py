@@ -168,19 +168,25 @@ def _ask_spawner(spec: HostSpec, path: Path) -> str | None:
 
 
 def _connect(path: Path) -> socket.socket | None:
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    """A connection to the spawner at `path`, checked to be this user's (the request carries the
+    environment: its tokens go to no one else); None when none listens; SpawnerUnavailable when
+    something that is not ours listens there."""
+    from dsh.rundir import RunDirError, connect_private
+
     try:
-        sock.connect(str(path))
+        return connect_private(path)
+    except RunDirError as exc:
+        raise SpawnerUnavailable(str(exc)) from exc
     except OSError:
-        sock.close()
         return None
-    return sock
 
 
 def _start_spawner(path: Path, spawner_entry: SpawnerEntry) -> None:
     """Bind the spawner's socket and fork the spawner onto it, under its lock so that one starts at a time
     (another client may have started one meanwhile). Requests made before its imports are done wait in
     the socket's backlog. Nothing happens when it cannot be done: hosts are then started directly."""
+    from dsh.rundir import RunDirError, bind_private
+
     try:
         with spawner_lock(path):
             sock = _connect(path)
@@ -189,13 +195,8 @@ def _start_spawner(path: Path, spawner_entry: SpawnerEntry) -> None:
                 return
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()  # nobody listens there
-            listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            listener = bind_private(path)
             try:
-                old_umask = os.umask(0o177)
-                try:
-                    listener.bind(str(path))
-                finally:
-                    os.umask(old_umask)
                 listener.listen(64)
                 pid = os.fork()
                 if pid == 0:  # pragma: no cover - runs in the child, checked end to end
@@ -203,5 +204,5 @@ def _start_spawner(path: Path, spawner_entry: SpawnerEntry) -> None:
             finally:
                 listener.close()
             _wait_child(pid)
-    except OSError:
+    except (OSError, RunDirError, SpawnerUnavailable):
         pass

@@ -78,6 +78,11 @@ def _serve(spec: HostSpec, ready: ReadyPipe, run_view: RunView) -> int:
     store = Store(config)
     opened = _open_session(spec, store)
     opened.announcements[:0] = list(config.warnings)
+    from dsh.rundir import runtime_dir_problem
+
+    problem = runtime_dir_problem()
+    if problem is not None:
+        opened.announcements.insert(0, problem)  # another user's XDG_RUNTIME_DIR: said, not used
     _log_to_file(opened.log.id)  # type: ignore[attr-defined]
     # A pane's history is a great many long-lived small objects; the default thresholds make the
     # collector walk them all every few thousand allocations, which shows as stalls under a flood.

@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import logging
 import os
-import socket
 import stat
 import time
 from pathlib import Path
@@ -14,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from dsh import protocol
 from dsh.host.connection import Connection, RunView
-from dsh.host.peer import peer_allowed, peer_uid
+from dsh.peer import peer_allowed, peer_uid
 from dsh.session.attention import agent_rows
 
 if TYPE_CHECKING:
@@ -27,26 +26,23 @@ HELLO_TIMEOUT = 5.0
 
 def remove_stale_socket(path: Path) -> None:
     """Remove a socket file nobody listens on; anything that is not a socket is left alone (and said)."""
+    from dsh.rundir import RunDirError, connect_private
+
     try:
         info = os.lstat(path)
     except FileNotFoundError:
         return
     if not stat.S_ISSOCK(info.st_mode):
         raise OSError(f"{path} exists and is not a socket")
-    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        probe.settimeout(1.0)
-        probe.connect(str(path))
-    except (ConnectionRefusedError, FileNotFoundError):
-        with contextlib.suppress(FileNotFoundError):
-            path.unlink()
-        return
+        probe = connect_private(path, 1.0)  # a stale one is removed by it
+    except RunDirError as exc:
+        raise OSError(str(exc)) from exc
     except OSError:
-        pass
-    else:
-        raise OSError(f"another host already listens on {path}")
-    finally:
+        return
+    if probe is not None:
         probe.close()
+        raise OSError(f"another host already listens on {path}")
 
 
 class HostServer:
@@ -74,15 +70,18 @@ class HostServer:
         self.detached_at: float | None = None  # when the last client left (for `dsh attach`'s choice)
 
     async def start(self) -> None:
+        from dsh.rundir import RunDirError, bind_private
+
         remove_stale_socket(self.path)
-        old = os.umask(0o177)
         try:
-            self._server = await asyncio.start_unix_server(
-                self._accept, path=str(self.path), limit=protocol.HELLO_MAX + 1
-            )
-        finally:
-            os.umask(old)
-        os.chmod(self.path, 0o600)
+            listener = bind_private(self.path)
+        except RunDirError as exc:
+            raise OSError(str(exc)) from exc
+        try:
+            self._server = await asyncio.start_unix_server(self._accept, sock=listener, limit=protocol.HELLO_MAX + 1)
+        except BaseException:
+            listener.close()
+            raise
 
     async def close(self) -> None:
         """Stop listening, end the attached client (the session has ended), remove the socket."""

@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, NoReturn
 
 from dsh import inherit
 from dsh.daemon import daemonize
-from dsh.host.peer import peer_allowed, peer_uid
 from dsh.host.spec import REFUSED, SPAWNER_VERSION, STALE, HostSpec, ReadyPipe, install_id, spawner_lock
+from dsh.peer import peer_allowed, peer_uid
 
 if TYPE_CHECKING:
     from dsh.host.spec import HostEntry
