@@ -60,14 +60,15 @@ class MachineAgents:
 
 async def ask_hosts(exclude: str | None = None) -> list[AgentRow]:
     """Every listening host's agent rows (but `exclude`'s), asked in parallel."""
-    from dsh.rundir import SOCKET_SUFFIX, run_dir
+    from dsh.rundir import SOCKET_SUFFIX, RunDirError, host_socket_dirs
 
+    paths = []
     try:
-        directory = run_dir()
-        names = sorted(os.listdir(directory))
-    except OSError:
+        for directory in host_socket_dirs():
+            with contextlib.suppress(OSError):
+                paths += [directory / name for name in sorted(os.listdir(directory)) if name.endswith(SOCKET_SUFFIX)]
+    except (OSError, RunDirError):
         return []
-    paths = [directory / name for name in names if name.endswith(SOCKET_SUFFIX)]
     if exclude is not None:
         paths = [path for path in paths if path.name != f"{exclude}{SOCKET_SUFFIX}"]
     answers = await asyncio.gather(*(ask_host(str(path)) for path in paths))
@@ -76,14 +77,23 @@ async def ask_hosts(exclude: str | None = None) -> list[AgentRow]:
 
 async def ask_host(path: str) -> list[AgentRow]:
     """One host's answer to a query handshake, as agent rows ([] for no host, or a bad answer)."""
+    from pathlib import Path
+
+    from dsh.rundir import RunDirError, connect_private
+
     writer = None
     try:
+        # Checked as every connector is (dsh.rundir): the folder on its descriptor, the listener's uid.
+        sock = connect_private(Path(path), QUERY_TIMEOUT)
+        if sock is None:
+            return []
+        sock.setblocking(False)
         async with asyncio.timeout(QUERY_TIMEOUT):
-            reader, writer = await asyncio.open_unix_connection(path, limit=protocol.HELLO_MAX + 1)
+            reader, writer = await asyncio.open_unix_connection(sock=sock, limit=protocol.HELLO_MAX + 1)
             writer.write(protocol.hello(rows=1, cols=1, env={}, pid=os.getpid(), intent={"kind": "query"}))
             line = await reader.readline()
         answer = protocol.decode_line(line.rstrip(b"\n"))
-    except (OSError, TimeoutError, ValueError, protocol.ProtocolError):
+    except (OSError, TimeoutError, ValueError, protocol.ProtocolError, RunDirError):
         return []
     finally:
         if writer is not None:
