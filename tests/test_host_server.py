@@ -258,3 +258,30 @@ def test_a_stale_socket_is_removed_and_a_live_or_foreign_file_is_not(tmp_path: P
 )
 def test_each_client_gets_the_colour_depth_of_its_own_terminal(env: dict[str, str], depth: ColorDepth) -> None:
     assert color_depth_for(env) is depth
+
+
+def test_a_malformed_mouse_report_neither_wedges_the_keys_nor_hides_the_clients_end(tmp_path: Path) -> None:
+    async def body() -> None:
+        session, server = await serving(tmp_path)
+        try:
+            client, _welcome = await RawClient.connect(tmp_path / "s.sock")
+            await client.until(lambda: b"PROMPT" in client.output, "the first frame")
+            # An SGR mouse report missing its row: prompt_toolkit's mouse binding raised on it, the
+            # exception left the socket's reader, and every later key (and the client's end) was lost.
+            client.send(protocol.frame(protocol.INPUT, b"\x1b[<0;12;M"))
+            client.send(protocol.frame(protocol.INPUT, b"echo still-typing\r"))
+            await client.until(lambda: b"still-typing" in client.output.replace(b"\x1b[", b""), "the echo")
+            client.writer.close()  # the client is killed: its socket ends
+            loop = asyncio.get_running_loop()
+            end = loop.time() + 10
+            while server.current is not None and loop.time() < end:
+                await asyncio.sleep(0.01)
+            assert server.current is None  # listed detached, not attached
+            events = [line for line in session.log.path.read_text().splitlines() if '"detach"' in line]
+            assert events and '"gone"' in events[-1]
+        finally:
+            session.quit()
+            await server.close()
+            await session.reap_panes(0.5)
+
+    asyncio.run(body())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from prompt_toolkit.keys import Keys
 
 from dsh.ui.link_input import LinkInput
@@ -91,3 +92,34 @@ def test_held_keys_wait_in_order_until_ready_or_the_limit() -> None:
     assert while_held == []
     assert released == ["\x1b[A", "x"]
     assert late_got == ["y"]  # not held for ever
+
+
+def test_a_paste_whose_end_never_came_lets_the_next_keys_through(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dsh.ui import link_input
+
+    clock = [100.0]
+    monkeypatch.setattr(link_input.time, "monotonic", lambda: clock[0])
+    keys = LinkInput()
+    got: list[tuple[str, str]] = []
+    with keys.attach(lambda: got.extend((press.key, press.data) for press in keys.read_keys())):
+        keys.feed(b"\x1b[200~half a paste")  # the terminal's end mark was lost
+        keys.feed(b" more")  # still streaming: part of the paste
+        assert got == []
+        clock[0] += link_input.PASTE_GAP_SECONDS + 0.1
+        keys.feed(b"x")  # a key typed after the pause
+        assert got == [(Keys.BracketedPaste, "half a paste more"), ("x", "x")]
+        keys.feed(b"\x1b[200~whole\x1b[201~y")  # and a whole paste still is one
+        assert got[2:] == [(Keys.BracketedPaste, "whole"), ("y", "y")]
+
+
+def test_a_huge_paste_is_handed_over_in_parts(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dsh.ui import link_input
+
+    monkeypatch.setattr(link_input, "PASTE_MAX_CHARS", 10)
+    keys = LinkInput()
+    got: list[tuple[str, str]] = []
+    with keys.attach(lambda: got.extend((press.key, press.data) for press in keys.read_keys())):
+        keys.feed(b"\x1b[200~" + b"a" * 25)
+        keys.feed(b"b\x1b[201~")
+    assert "".join(data for _key, data in got) == "a" * 25 + "b"
+    assert {key for key, _data in got} == {Keys.BracketedPaste}

@@ -161,7 +161,12 @@ class Connection:
                 if not data:
                     break
                 for kind, payload in frames.feed(data):
-                    self._handle(kind, payload)
+                    try:
+                        self._handle(kind, payload)
+                    except Exception:
+                        # One frame the view could not take (a bug, odd input) is dropped; the socket
+                        # is still read, or keys would wedge and the client's EOF go unnoticed.
+                        logger.exception("client frame %r dropped", kind)
         except protocol.ProtocolError as exc:
             logger.warning("client sent a bad frame: %s", exc)
         except (ConnectionError, OSError):

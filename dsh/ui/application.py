@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import logging
 from typing import Any, TypeVar
 
 import prompt_toolkit.application.application as pt_application
@@ -15,6 +16,7 @@ from prompt_toolkit.key_binding.defaults import load_key_bindings
 from dsh.ui import host_import, screen_diff
 
 _R = TypeVar("_R")
+logger = logging.getLogger(__name__)
 
 # Objects allocated (and still alive) since the last young pass, above which a frame does not collect.
 YOUNG_LIMIT = 20_000
@@ -42,6 +44,7 @@ class ViewApplication(Application[_R]):
         finally:
             pt_application.load_key_bindings = stock
         self.after_render += _collect_young
+        _guard_key_handlers(self)
         screen_diff.install()
         if not _shared_defaults or host_import.bare_packages():
             self.after_render += _finish_start_soon
@@ -54,6 +57,24 @@ class ViewApplication(Application[_R]):
         if self._placeholder is None or self._placeholder.text:
             self._placeholder = Buffer(name="dummy-buffer")
         return self._placeholder
+
+
+def _guard_key_handlers(app: Application[Any]) -> None:
+    """A key binding that raises drops that key, and the next key is handled as ever. prompt_toolkit
+    lets the exception out of the key processor, through the input's callback, into whoever fed the
+    bytes: one malformed mouse report (`ESC [ < 0 ; 12 ; M`, no row) from the client's terminal
+    stopped the host reading that client's socket, and every later key was lost."""
+    processor = app.key_processor
+    call = processor._call_handler
+
+    def guarded(handler: Any, key_sequence: Any) -> None:
+        try:
+            call(handler, key_sequence)
+        except Exception:
+            keys = " ".join(repr(press.data)[:40] for press in key_sequence)
+            logger.warning("a key binding failed on %s; the key is dropped", keys, exc_info=True)
+
+    processor._call_handler = guarded  # type: ignore[method-assign]
 
 
 _shared_defaults: list[KeyBindingsBase] = []

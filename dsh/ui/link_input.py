@@ -5,12 +5,20 @@ from __future__ import annotations
 import asyncio
 import codecs
 import contextlib
+import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import AbstractContextManager
 
 from prompt_toolkit.input.base import Input
 from prompt_toolkit.input.vt100_parser import Vt100Parser
 from prompt_toolkit.key_binding.key_processor import KeyPress
+from prompt_toolkit.keys import Keys
+
+# A bracketed paste arrives as one stream; data after a pause this long inside one means its end mark
+# was lost (a truncated paste), and is read as keys again.
+PASTE_GAP_SECONDS = 0.5
+# A paste longer than this (characters) is handed over in parts.
+PASTE_MAX_CHARS = 4 * 1024 * 1024
 
 
 class LinkInput(Input):
@@ -31,16 +39,34 @@ class LinkInput(Input):
         self._closed = False
         self._held = False
         self._release: asyncio.Future[None] | None = None
+        self._last_feed = 0.0
 
     def feed(self, data: bytes) -> None:
         """Key bytes from the client; read by the attached application before this returns."""
         if self._closed:
             return
-        self._parser.feed(self._decoder.decode(data))
+        now = time.monotonic()
+        parser = self._parser
+        if parser._in_bracketed_paste and now - self._last_feed > PASTE_GAP_SECONDS:
+            self._end_paste(done=True)  # a paste whose end never came: what follows is keys again
+        self._last_feed = now
+        parser.feed(self._decoder.decode(data))
+        if parser._in_bracketed_paste and len(parser._paste_buffer) > PASTE_MAX_CHARS:
+            self._end_paste(done=False)  # handed over in parts, never held without bound
         if self._callbacks and not self._held:
             # Called even when no key is complete yet (a lone Escape): the application then starts
             # the timer that flushes it.
             self._callbacks[-1]()
+
+    def _end_paste(self, *, done: bool) -> None:
+        """Hand over what a bracketed paste holds so far (prompt_toolkit's parser keeps it, unbounded,
+        until the end mark: a terminal that never sends it would swallow every later key)."""
+        parser = self._parser
+        text, parser._paste_buffer = parser._paste_buffer, ""
+        if done:
+            parser._in_bracketed_paste = False
+        if text:
+            self._keys.append(KeyPress(Keys.BracketedPaste, text))
 
     def hold_until(self, ready: Awaitable[object], limit: float) -> None:
         """Keep the keys (parsed, in order) from the application until `ready` is done, or `limit`
