@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from dsh.cli.sessions import age, write_json_rows, write_table
+from dsh.cli.sessions import write_json_rows
 from dsh.store.log import SessionLog
 from dsh.store.summary import JSON_KEYS
+from dsh.store.table import age, write_table
 from dsh.store.workspace import workspace_partition
 
 

@@ -152,7 +152,7 @@ def run_remote_sessions(args: argparse.Namespace) -> int:
 def _table(rows: list[dict[str, Any]], *, agents: bool) -> None:
     import shutil
 
-    from dsh.cli.sessions import age
+    from dsh.store.table import age
     from dsh.text import sanitize
 
     width = shutil.get_terminal_size((100, 24)).columns

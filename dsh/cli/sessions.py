@@ -46,7 +46,9 @@ def run(args: argparse.Namespace) -> int:
     from dsh.cli.output import fail, say
     from dsh.config import load_config
     from dsh.home import HomeError, check_home
+    from dsh.resume.picker_hooks import refresh_agent_stores
     from dsh.store.store import open_store
+    from dsh.store.table import write_table
 
     try:
         check_home()  # before the config is read: another user could have written it
@@ -111,16 +113,6 @@ def write_json_rows(out: TextIO, rows: list[str], batch: int = 2000) -> None:
         out.write(",\n" if start + batch < len(rows) else "\n]\n")
 
 
-def refresh_agent_stores(config: object, store: object, cwd: str) -> list[str]:
-    """Read what changed in the agents' stores (as config switches them) into the index; its warnings."""
-    from dsh.resume.picker_hooks import agent_refresher_for
-
-    refresher, notes = agent_refresher_for(config, cwd)
-    if refresher is not None:
-        refresher(store.index)  # type: ignore[attr-defined]
-    return notes
-
-
 def agent_listing(store: object, cwd: str | None) -> list[object]:
     from dsh.resume.agent_rows import read_agent_candidates
     from dsh.resume.loading import workspace_cwds
@@ -172,6 +164,8 @@ def write_agents(rows: list[object], *, json_out: bool, with_directory: bool, cw
             sys.stdout.write(f"[\n{body}\n]\n" if out else "[]\n")
         elif rows:
             import shutil
+
+            from dsh.store.table import age
 
             width = shutil.get_terminal_size((100, 24)).columns
             header = ["KIND", "ID", "AGE", "MSGS"] + (["DIRECTORY"] if with_directory else []) + ["TITLE"]
@@ -254,51 +248,3 @@ def _say_empty(cwd: str | None) -> None:
         say("dsh: no sessions yet")
     else:
         say(f"dsh: no sessions in {workspace_label(cwd)} (dsh sessions --all lists every workspace)")
-
-
-def age(iso: str, now: float | None = None) -> str:
-    from dsh.store.timefmt import epoch_from_iso
-
-    then = epoch_from_iso(iso)
-    if then is None:
-        return "?"
-    seconds = max(0, int((time.time() if now is None else now) - then))
-    for unit, size in (("w", 604800), ("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            count = seconds // size
-            if unit == "w" and count > 8:
-                return time.strftime("%Y-%m-%d", time.gmtime(then))
-            return f"{count}{unit}"
-    return f"{seconds}s"
-
-
-def state(row: Summary) -> str:
-    """attached, detached, closed or crashed (see Summary.state), and whether it is archived."""
-    return row.state + (",archived" if row.archived else "")
-
-
-def write_table(out: TextIO, rows: list[Summary], *, with_workspace: bool, width: int | None = None) -> None:
-    """An aligned table; every text field from disk is sanitized and cut to fit the terminal."""
-    import shutil
-
-    from dsh.text import sanitize
-
-    width = width or shutil.get_terminal_size((100, 24)).columns
-    header = ["ID", "AGE", "STATE", "PANES"] + (["WORKSPACE"] if with_workspace else []) + ["TITLE"]
-    now = time.time()
-    table: list[list[str]] = []
-    for row in rows:
-        cells = [row.id, age(row.updated_at, now), state(row), str(row.pane_count)]
-        if with_workspace:
-            label = sanitize(row.workspace_label)
-            cells.append(label if len(label) <= 32 else "…" + label[-31:])
-        title = row.title
-        if row.unresumable_reason:
-            title += f" (cannot resume: {row.unresumable_reason})"
-        cells.append(title)
-        table.append(cells)
-    widths = [max(len(header[i]), *(len(cells[i]) for cells in table)) for i in range(len(header) - 1)]
-    room = max(20, width - sum(w + 2 for w in widths))
-    for cells in [header, *table]:
-        fixed = "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(cells[:-1]))
-        out.write(f"{fixed}  {sanitize(cells[-1], max_len=room)}\n")

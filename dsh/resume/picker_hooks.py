@@ -37,3 +37,11 @@ def agent_refresher_for(config: Any, cwd: str) -> tuple[AgentRefresher | None, l
         return changed, []
 
     return run, notes
+
+
+def refresh_agent_stores(config: object, store: object, cwd: str) -> list[str]:
+    """Read what changed in the agents' stores (as config switches them) into the index; its warnings."""
+    refresher, notes = agent_refresher_for(config, cwd)
+    if refresher is not None:
+        refresher(store.index)  # type: ignore[attr-defined]
+    return notes
