@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dsh.cli import naming
+from dsh.client import naming
 from dsh.store.targets import Candidate
 
 LIVE = [

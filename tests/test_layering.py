@@ -84,7 +84,7 @@ def test_the_client_path_loads_no_prompt_toolkit() -> None:
     # Start-up speed: everything the `dsh` client runs before it hands the terminal to a host.
     imports = (
         "import dsh.cli, dsh.cli.run, dsh.cli.attach_cmd, dsh.cli.sessions\n"
-        "import dsh.client.attach, dsh.client.spawn, dsh.client.tty\n"
+        "import dsh.client.attach, dsh.client.spawn, dsh.client.tty, dsh.client.session_flow\n"
         "import dsh.store.store, dsh.resume.preflight, dsh.resume.handoff, dsh.rundir"
     )
     parse = "dsh.cli.build_parser().parse_args([])"
@@ -94,8 +94,11 @@ def test_the_client_path_loads_no_prompt_toolkit() -> None:
 def test_a_new_sessions_client_path_loads_neither_typing_nor_tempfile() -> None:
     # `dsh` in a new workspace: parse the words, find the spawner, ask it for a host, attach. Both
     # modules are 5-10 ms each of every start, and nothing on this path needs them at run time.
-    imports = "import dsh.cli, dsh.cli.run, dsh.client.attach, dsh.client.spawn, dsh.client.tty, dsh.home, dsh.rundir"
-    run = "args = dsh.cli.quick_args([]); dsh.cli.run._options(args); dsh.cli.run._choose_target(args)"
+    imports = (
+        "import os, dsh.cli, dsh.cli.run, dsh.client.attach, dsh.client.spawn, dsh.client.tty, dsh.home, dsh.rundir, "
+        "dsh.client.session_flow"
+    )
+    run = "dsh.client.session_choice.choose_target(dsh.cli.run.intent_from_args(dsh.cli.quick_args([])), os.getcwd())"
     assert _loaded_after(imports, run, "m in ('typing', 'tempfile')") == []
 
 
@@ -103,9 +106,13 @@ def test_the_attach_clients_path_loads_neither_typing_nor_hashlib() -> None:
     # `dsh attach`: parse the words, ask the running hosts which is detached here, attach. hashlib
     # loads OpenSSL (5 ms); the workspace rule needs it only when a session's folder is named. (The
     # running hosts are stood in for: what they answer is not what is measured here.)
-    imports = "import os, dsh.cli, dsh.cli.run, dsh.client.attach, dsh.client.live, dsh.store.workspace"
+    imports = (
+        "import os, dsh.cli, dsh.cli.run, dsh.client.attach, dsh.client.live, dsh.client.session_flow, "
+        "dsh.store.workspace"
+    )
     run = (
         "dsh.client.live.running_hosts = lambda: [{'session': 'h1', 'cwd': os.getcwd(), 'attached': False}]\n"
-        "assert dsh.cli.run._choose_target(dsh.cli.quick_args(['attach'])).session_id == 'h1'"
+        "intent = dsh.cli.run.intent_from_args(dsh.cli.quick_args(['attach']))\n"
+        "assert dsh.client.session_choice.choose_target(intent, os.getcwd()).session_id == 'h1'"
     )
     assert _loaded_after(imports, run, "m in ('typing', 'tempfile', 'hashlib')") == []

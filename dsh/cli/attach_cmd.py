@@ -9,6 +9,8 @@ TYPE_CHECKING = False  # `dsh attach` is a client start-up path: importing typin
 if TYPE_CHECKING:
     import argparse
 
+    from dsh.store.targets import Candidate
+
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     from dsh.cli.options import add_option_flag
@@ -42,17 +44,18 @@ def attach(args: argparse.Namespace) -> int:
 
 
 def _stop(args: argparse.Namespace) -> int:
-    from dsh.cli.naming import NamingError, index_candidates, live_session
+    from dsh.cli.options import option_flags
     from dsh.cli.output import fail, say
     from dsh.client.attach import AttachError, connect, stop_host
+    from dsh.client.naming import NamingError, index_candidates, live_session
+    from dsh.client.session_choice import not_running, open_store
     from dsh.home import HomeError, check_home
     from dsh.rundir import RunDirError, socket_path
 
-    def stored() -> list:  # type: ignore[type-arg]
-        from dsh.config import load_config
-        from dsh.store.store import Store
+    options = option_flags(args)
 
-        store = Store(load_config())
+    def stored() -> list[Candidate]:
+        store = open_store(options)
         try:
             return index_candidates(store)
         finally:
@@ -68,9 +71,7 @@ def _stop(args: argparse.Namespace) -> int:
     except NamingError as exc:
         return fail(str(exc), exc.code)
     if sock is None:
-        from dsh.cli.run import _not_running
-
-        return fail(_not_running(session_id))
+        return fail(not_running(session_id, options))
     try:
         welcome = stop_host(sock, session_id)
     except AttachError as exc:

@@ -1,0 +1,149 @@
+"""A client's life: attach the target's host (or start one for it), pump, follow each /resume switch."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+
+from dsh.client.intent import Intent
+from dsh.client.session_choice import (
+    ClientError,
+    Target,
+    choose_target,
+    launch_dir,
+    launch_dir_or_none,
+    live_elsewhere,
+    not_running,
+    recorded_cwd,
+)
+
+TYPE_CHECKING = False  # the client's start-up path: importing typing costs it 5-10 ms
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from dsh.client.attach import Attachment
+    from dsh.client.spawn import SpawnerEntry
+    from dsh.host.spec import HostEntry
+
+STDIN, STDOUT = 0, 1
+
+
+class Entries:
+    """The host's and the spawner's entry points, for a client that has to start either (given by cli/:
+    they load the view, which the client never imports)."""
+
+    __slots__ = ("host", "spawner")
+
+    def __init__(self, host: HostEntry, spawner: SpawnerEntry) -> None:
+        self.host = host
+        self.spawner = spawner
+
+
+def run_client(intent: Intent, entries: Entries) -> tuple[int, str]:
+    """Be the client of the session `intent` names until it ends: (exit status, line for the user).
+    A host lost on the way is a ClientError naming its log and the command that restores it."""
+    from dsh.client.attach import Pump
+    from dsh.client.tty import RawTerminal, window_size
+
+    target = choose_target(intent, launch_dir())
+    rows, cols = window_size(STDOUT)
+    attachment = attach_or_start(target, intent.options, entries, rows=rows, cols=cols)
+
+    def on_switch(
+        session_id: str | None, cwd: str, from_cwd: str, first_argv: list[str] | None = None
+    ) -> Attachment | str:
+        # A switch is a /resume: the session it names is restored when its host is not running,
+        # however this client was started (`dsh attach` only refuses for the session it named).
+        # No id: a new session there whose first pane runs `first_argv` (an agent conversation).
+        try:
+            next_target = Target(session_id, cwd, first_argv=first_argv)
+            rows, cols = window_size(STDOUT)
+            return attach_or_start(next_target, intent.options, entries, rows=rows, cols=cols, from_cwd=from_cwd)
+        except ClientError as exc:
+            return str(exc)
+
+    terminal = RawTerminal(STDIN)
+    with terminal, Pump(terminal) as pump:
+        while True:
+            outcome = pump.run(attachment, on_switch)
+            if outcome.kind != "switch" or outcome.next is None:
+                break
+            attachment.close()
+            attachment = outcome.next
+            cwd = attachment.welcome.get("cwd")
+            if isinstance(cwd, str):
+                with contextlib.suppress(OSError):
+                    os.chdir(cwd)  # the client follows its session, as one dsh process did
+        attachment.close()
+        if outcome.kind == "lost":
+            pump.reset_screen()
+    sys.stdout.flush()
+    if outcome.kind == "lost":
+        from dsh.rundir import host_log_path
+
+        sid = attachment.session_id
+        reason = outcome.message or f"the host of session {sid} ended unexpectedly (its log: {host_log_path(sid)})"
+        raise ClientError(f"{reason}; dsh --resume={sid} restores the session from its snapshot")
+    return outcome.code, outcome.message
+
+
+def attach_or_start(
+    target: Target, options: list[str], entries: Entries, *, rows: int, cols: int, from_cwd: str = ""
+) -> Attachment:
+    """An Attachment to the target's host: the running one, or one started for it here and now.
+    `from_cwd` is the client's directory when a /resume switched it here (the host says it moved)."""
+    from dsh.client.attach import AttachError, Attachment, connect
+    from dsh.client.spawn import HostStartError, start_session_host
+    from dsh.host.spec import HostSpec
+    from dsh.rundir import RunDirError, socket_path
+
+    intent = {"from_cwd": from_cwd} if from_cwd else {}
+    session_id = target.session_id
+    if session_id is not None and os.environ.get("DSH_SESSION_ID") == session_id:
+        raise ClientError(
+            f"this is a pane of session {session_id}: attaching it here would show it inside "
+            "itself (detach with C-b d, then attach from the outer terminal)"
+        )
+    try:
+        cwd = target.cwd
+        announcements: list[str] = []
+        if session_id is not None:
+            sock = connect(socket_path(session_id))
+            if sock is not None:
+                return Attachment.open(sock, session_id, rows=rows, cols=cols, intent=intent)
+            if not target.restore:
+                raise ClientError(not_running(session_id, options))
+            pid = live_elsewhere(session_id, options, target.cwd)
+            if pid is not None:
+                who = f" (pid {pid})" if pid > 0 else ""
+                raise ClientError(f"session {session_id} is open in another dsh{who} that has no host to attach")
+            # Not running: restore it in its recorded workspace, checked now as /resume checks it.
+            cwd = recorded_cwd(session_id, options)
+            if not from_cwd:
+                announcements.append(f"resumed session {session_id} in {cwd}")
+        elif target.first_argv:
+            from dsh.resume.agent_open import describe
+
+            announcements.append(f"opened {describe(target.first_argv)} in {cwd}")
+        spec = HostSpec(
+            cwd=cwd,
+            session_id=session_id,
+            options=options,
+            rows=rows,
+            cols=cols,
+            open_picker=target.open_picker,
+            announcements=announcements,
+            launch_dir=launch_dir_or_none(),
+            first_argv=target.first_argv,
+        )
+        later: list[Callable[[], None]] = []
+        started = start_session_host(spec, entries.host, entries.spawner, later)
+        sock = connect(socket_path(started))
+        if sock is None:
+            raise ClientError(f"the host of session {started} started but is not listening (see $DSH_HOME/log/)")
+        attachment = Attachment.open(sock, started, rows=rows, cols=cols, intent=intent)
+        attachment.later.extend(later)
+        return attachment
+    except (AttachError, HostStartError, RunDirError) as exc:
+        raise ClientError(str(exc)) from exc
