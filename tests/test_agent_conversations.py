@@ -81,6 +81,37 @@ def test_a_conversation_that_grows_is_read_on_from_where_it_stopped(world: dict)
     assert sorted(text for (text,) in lines) == ["first question", "second question"]
 
 
+def _transcript(world: dict, sid: str) -> Path:
+    return next((world["home"] / ".claude" / "projects").glob(f"*/{sid}.jsonl"))
+
+
+def _prompts(world: dict, sid: str) -> list[str]:
+    lines = world["index"].read(lambda c: c.execute("SELECT text FROM lines WHERE owner = ?", (f"a:claude:{sid}",)))
+    return sorted(line for (text,) in lines for line in text.split("\n"))
+
+
+@pytest.mark.parametrize("how", ["in place", "renamed over"])
+def test_a_transcript_rewritten_bigger_is_read_again_from_the_start(world: dict, how: str) -> None:
+    # Rewritten (not appended to) and grown: reading on from the old end read the middle of a record.
+    sid = agent(["claude"], world, ["tidy the parser"])
+    path = _transcript(world, sid)
+    refresh_agents(world["index"], stores(world))
+    old = path.read_text()
+    new = old.replace("tidy the parser", "add the ocelot endpoint now") + old.replace("tidy the parser", "and test it")
+    if how == "in place":
+        with path.open("r+") as handle:  # the same inode
+            handle.write(new)
+    else:
+        (path.parent / "next").write_text(new)
+        os.replace(path.parent / "next", path)
+    assert refresh_agents(world["index"], stores(world)).changed
+    assert _prompts(world, sid) == ["add the ocelot endpoint now", "and test it"]
+    assert rows(world)[f"claude:{sid}"].first_prompt == "add the ocelot endpoint now"
+    world["index"].sync_search()
+    found = world["index"].read(lambda c: textsearch.search(c, "ocelot endpoint"))
+    assert [hit.owner for hit in found] == [f"a:claude:{sid}"]
+
+
 def test_a_big_first_read_stops_at_the_budget_and_goes_on(world: dict) -> None:
     ids = [agent(["claude"], world, [f"question {i}"]) for i in range(3)]
     first = refresh_agents(world["index"], stores(world), budget=1)

@@ -432,3 +432,38 @@ def test_rows_are_stored_in_the_listings_order_oldest_first(index: SessionIndex,
         out.write(event("input", at="2026-01-01T00:01:00.000Z", text="y"))
     index.refresh()
     assert by("rowid") == by("updated_at, mtime_ns, id") and by("rowid")[-1] == logs[0].stem
+
+
+def test_an_error_sqlite_rolled_back_itself_reaches_the_caller_as_it_was(index: SessionIndex) -> None:
+    # SQLite undoes the transaction itself after some errors; our ROLLBACK then said "cannot rollback -
+    # no transaction is active" in its place.
+    def fails(conn: sqlite3.Connection) -> None:
+        conn.execute("ROLLBACK")  # what SQLite does on a full disk or an I/O error
+        raise sqlite3.OperationalError("disk I/O error")
+
+    with pytest.raises(sqlite3.OperationalError, match="disk I/O error"):
+        index.write(fails)
+    assert index.write(lambda conn: conn.execute("SELECT count(*) FROM sessions").fetchone()[0]) == 0
+
+
+def test_a_refresh_that_fails_rebuilds_the_index_and_logs_why(
+    index: SessionIndex, root: Path, dsh_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make(root, "/w/app", "make test", title="the one")
+    real = SessionIndex._refresh
+    calls = {"n": 0}
+
+    def once(self: SessionIndex, conn: sqlite3.Connection, warnings: list[str]) -> None:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise sqlite3.OperationalError("disk I/O error")
+        real(self, conn, warnings)
+
+    monkeypatch.setattr(SessionIndex, "_refresh", once)
+    warnings = index.refresh()
+    assert any("disk I/O error; rebuilt from the logs" in w for w in warnings), warnings
+    assert [s.title for s in index.summaries()] == ["the one"]  # never a silently empty picker
+    assert index.db_path.exists()  # on disk again, not in memory
+    logged = (dsh_home / "log" / "dsh.log").read_text()
+    assert "session index not refreshed: disk I/O error (OperationalError)" in logged
+    assert "rebuilt from the logs" in logged

@@ -143,6 +143,25 @@ def load_rest_and_refresh(
     return warnings
 
 
+def follow(index: _IndexLocation, refresh_agents: AgentRefresher | None = None) -> tuple[bool, list[str]]:
+    """One look at the disk while the picker is open: the logs and the agents' stores into the index,
+    what they hold made searchable. (whether anything changed, the warnings); safe on a worker thread."""
+    own = SessionIndex(index.db_path, index.root, progress=io.StringIO())  # type: ignore[arg-type]
+    try:
+        warnings = own.refresh(sync_search=False)
+        changed = own.changed
+        if refresh_agents is not None:
+            agents_changed, agent_warnings = refresh_agents(own)
+            changed = changed or agents_changed
+            warnings += agent_warnings
+        own.sync_search()
+    except Exception as exc:  # a broken index must not take the app down from a worker thread
+        return False, [f"session index: {exc}"]
+    finally:
+        own.close()
+    return changed, warnings
+
+
 def agent_refresher(
     stores: Sequence[object], *, cwds: Sequence[str], env: Mapping[str, str] | None = None, passes: int = 20
 ) -> AgentRefresher:

@@ -27,7 +27,9 @@ STATEMENTS = [
         branch TEXT,
         created_at TEXT NOT NULL,
         updated_at TEXT NOT NULL,
-        home TEXT
+        home TEXT,
+        ino INTEGER NOT NULL DEFAULT 0,
+        mark INTEGER NOT NULL DEFAULT 0
     )""",
     "CREATE INDEX agent_by_key ON agent_conversations (key)",
     "CREATE INDEX agent_by_cwd ON agent_conversations (cwd)",
@@ -84,9 +86,31 @@ class ConversationRow(NamedTuple):
     home: str | None
 
 
-def known(conn: sqlite3.Connection, source: str) -> dict[str, tuple[int, int]]:
-    rows = conn.execute("SELECT path, size, mtime_ns FROM agent_conversations WHERE source = ?", (source,))
-    return {path: (size, mtime) for path, size, mtime in rows}
+def known(conn: sqlite3.Connection, source: str) -> dict[str, tuple[int, int, int]]:
+    """path -> (size, mtime_ns, inode) of every transcript of `source` as last read."""
+    rows = conn.execute("SELECT path, size, mtime_ns, ino FROM agent_conversations WHERE source = ?", (source,))
+    return {path: (size, mtime, ino) for path, size, mtime, ino in rows}
+
+
+def marks(conn: sqlite3.Connection, paths: Sequence[str]) -> dict[str, tuple[int, int]]:
+    """path -> (inode, mark): the file a row was read from, and the CRC-32 of the last bytes read
+    (`MARK_BYTES` before `parsed_to`), which an append leaves as they were and a rewrite does not."""
+    out: dict[str, tuple[int, int]] = {}
+    for start in range(0, len(paths), 500):
+        chunk = list(paths[start : start + 500])
+        sql = f"SELECT path, ino, mark FROM agent_conversations WHERE path IN ({', '.join('?' * len(chunk))})"
+        out.update((path, (ino, mark)) for path, ino, mark in conn.execute(sql, chunk))
+    return out
+
+
+def set_marks(conn: sqlite3.Connection, found: Iterable[tuple[str, int, int]]) -> None:
+    """(path, inode, mark) of rows just written."""
+    conn.executemany(
+        "UPDATE agent_conversations SET ino = ?, mark = ? WHERE path = ?", ((i, m, p) for p, i, m in found)
+    )
+
+
+MARK_BYTES = 4096
 
 
 def row_at(conn: sqlite3.Connection, path: str) -> ConversationRow | None:

@@ -55,7 +55,10 @@ from dsh.store.workspace import NO_WORKSPACE, home_dir, workspace_label, workspa
 #    place of two pieces the query joined the label and title into (kept_head, kept_tail): joining them
 #    was a third of the query's CPU at 100,000 sessions. The kept_snap_* columns go. `folder_names`
 #    (store/folder_names.py): the names in `state/`, kept while its mtime holds.
-SCHEMA_VERSION = 13
+# 14: agent_conversations.ino and .mark (store/agent_table.py): a transcript is read on from where the last
+#    read stopped only when it is the same file and the bytes before that point are unchanged; a
+#    transcript rewritten in place or replaced kept its old lines.
+SCHEMA_VERSION = 14
 BUSY_TIMEOUT_SECONDS = 30.0
 MAP_BYTES = 1 << 30  # of the index mapped by `map_reads` (only the pages read are loaded)
 WARNINGS_PER_FILE = 5
@@ -335,19 +338,41 @@ class SessionIndex:
         try:
             self._retrying(lambda conn: self._refresh(conn, warnings))
         except sqlite3.Error as exc:
+            from dsh.ownlog import log_line  # only on this path: a listing imports as little as it can
+
             self.write_error = f"{self.db_path}: session index not refreshed: {exc}"
+            log_line(f"{self.write_error} ({type(exc).__name__})")
             if isinstance(exc, sqlite3.OperationalError) and "locked" not in str(exc):
-                # A full disk or an I/O error: list every session from memory rather than a stale few.
-                self.close()
-                self._conn = self._open(Path(":memory:"))
-                self.write_error += "; using a temporary one in memory"
-                self._refresh(self._conn, warnings)
+                self.write_error = self._rebuild(exc, warnings)
             warnings.append(self.write_error)
         else:
             self.write_error = None
         out = self._pending + warnings
         self._pending = []
         return out
+
+    def _rebuild(self, exc: sqlite3.Error, warnings: list[str]) -> str:
+        """The refresh failed for a reason the file may hold (an I/O error, a full disk, a bad page): build
+        the index again from the logs; where even that fails, list every session from an index in memory
+        (never a stale few, never none). Says what was done, after the cause."""
+        from dsh.ownlog import log_line
+
+        said = f"{self.db_path}: session index not refreshed: {exc}"
+        self.close()
+        try:
+            if "full" in str(exc):
+                raise exc  # a full disk: another index on it would fail the same way
+            self._remove_db()
+            self._conn = self._open(self.db_path)
+            self._refresh(self._conn, warnings)
+        except (sqlite3.Error, OSError) as again:
+            log_line(f"{self.db_path}: session index not rebuilt: {again}; using a temporary one in memory")
+            self.close()
+            self._conn = self._open(Path(":memory:"))
+            self._refresh(self._conn, warnings)
+            return f"{said}; using a temporary one in memory"
+        log_line(f"{self.db_path}: session index rebuilt from the logs")
+        return f"{said}; rebuilt from the logs"
 
     def _refresh(self, conn: sqlite3.Connection, warnings: list[str]) -> None:
         recorded = self._folders(conn)
@@ -802,10 +827,15 @@ def _write(conn: sqlite3.Connection) -> Iterator[None]:
     conn.execute("BEGIN IMMEDIATE")
     try:
         yield
+        conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        # After some errors (a full disk, an I/O error, a statement SQLite gave up on) SQLite has rolled the
+        # transaction back itself: our ROLLBACK then failed with "cannot rollback - no transaction is
+        # active", and that was the error everyone saw instead of the cause.
+        if conn.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
         raise
-    conn.execute("COMMIT")
 
 
 __all__ = ["SCHEMA_VERSION", "InvalidSessionId", "SessionIndex", "Summary", "release"]

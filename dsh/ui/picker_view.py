@@ -139,6 +139,10 @@ class PickerView:
 
         app.create_background_task(later())
 
+    def search_again(self) -> None:
+        """The index changed under the open picker: search the typed lines and prompts again."""
+        self._search_later()
+
     def transcript_hits(self, query: str, hits: dict[str, str]) -> None:
         if self.model.set_transcript_hits(query, hits):
             app = self._get_app()

@@ -14,6 +14,12 @@ if TYPE_CHECKING:
     from dsh.ui.app import DshApp
 
 
+# While the picker is open the disk is looked at this often (a transcript rewritten, a new conversation),
+# and every row is listed again at most this often when something changed.
+FOLLOW_SECONDS = 1.0
+RELIST_SECONDS = 15.0
+
+
 class ResumeActions:
     """The picker's glue for one view: its rows (this workspace's at once, the rest from the session's
     worker), its transcript search, and what Enter, rename, archive and bring back do to a listed
@@ -87,8 +93,50 @@ class ResumeActions:
                 warnings = [f"session index: {exc}"]
             if not view.ended:
                 loop.call_soon_threadsafe(self._refreshed, warnings, list(notes))
+                loop.call_soon_threadsafe(self._follow_later, picker_view, refresher, time.monotonic())
 
         loop.run_in_executor(session.worker, work)
+
+    def _follow_later(self, picker_view: Any, refresher: Any, listed_at: float) -> None:
+        """While this picker is open, look at the disk every FOLLOW_SECONDS: what changed is searched again
+        at once (a rewritten transcript's lines), and every row is listed again, at most every
+        RELIST_SECONDS, when anything changed."""
+        view = self._view
+        loop = view.loop
+
+        def still_open() -> bool:
+            return not view.ended and view.mode == Mode.PICKER and view.picker_view is picker_view
+
+        def tick() -> None:
+            if not still_open() or self._loading:
+                return
+            from dsh.resume.loading import follow, load_rest
+
+            session = view.session
+            index, cwd, sid, pid = session.store.index, session.cwd, session.log.id, os.getpid()
+
+            def work() -> None:
+                changed, _warnings = follow(index, refresher)
+                relist = changed and time.monotonic() - listed_at >= RELIST_SECONDS
+                rows = None
+                if relist and still_open():
+                    agents = refresher is not None
+                    rows = load_rest(index, cwd=cwd, current_session_id=sid, own_pid=pid, agents=agents)
+                if not view.ended:
+                    loop.call_soon_threadsafe(done, changed, rows)
+
+            def done(changed: bool, rows: Any) -> None:
+                if not still_open():
+                    return
+                if rows is not None:
+                    picker_view.add_all(rows)
+                if changed:
+                    picker_view.search_again()
+                self._follow_later(picker_view, refresher, time.monotonic() if rows is not None else listed_at)
+
+            loop.run_in_executor(session.worker, work)
+
+        loop.call_later(FOLLOW_SECONDS, tick)
 
     def _rows_arrived(self, rows: Any) -> None:
         view = self._view

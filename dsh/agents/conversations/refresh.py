@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import sqlite3
+import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +27,7 @@ from dsh.agents.opencode import OpencodeAdapter
 from dsh.agents.opencode_store import OpencodeSession, read_sessions
 from dsh.safefile import open_foreign
 from dsh.store import agent_table, textsearch
-from dsh.store.agent_table import ConversationRow
+from dsh.store.agent_table import MARK_BYTES, ConversationRow
 from dsh.store.index import SessionIndex, apply_agent_titles
 from dsh.store.timefmt import iso_from_epoch
 
@@ -76,6 +77,8 @@ class _Parsed:
     row: ConversationRow
     prompts: list[str]
     replace: bool
+    ino: int = 0
+    mark: int = 0
 
 
 # -- scanning ---------------------------------------------------------------------------------------------
@@ -85,10 +88,12 @@ _CLAUDE_FILE = re.compile(UUID_RE.pattern + r"\.jsonl")
 _CODEX_FILE = re.compile(r"rollout-.*\.jsonl", re.DOTALL)
 
 
-def _scan(folders: Iterator[str], keep: re.Pattern[str], warnings: list[str], what: str) -> dict[str, tuple[int, int]]:
-    """(size, mtime_ns) of every regular file in `folders` whose whole name `keep` matches (a pattern,
+def _scan(
+    folders: Iterator[str], keep: re.Pattern[str], warnings: list[str], what: str
+) -> dict[str, tuple[int, int, int]]:
+    """(size, mtime_ns, inode) of every regular file in `folders` whose whole name `keep` matches (a pattern,
     not a function: this runs for each of a store's files at every listing)."""
-    found: dict[str, tuple[int, int]] = {}
+    found: dict[str, tuple[int, int, int]] = {}
     wanted = keep.fullmatch
     for folder in folders:
         try:
@@ -106,7 +111,7 @@ def _scan(folders: Iterator[str], keep: re.Pattern[str], warnings: list[str], wh
             except OSError:
                 continue
             if S_ISREG(st.st_mode):
-                found[entry.path] = (st.st_size, st.st_mtime_ns)
+                found[entry.path] = (st.st_size, st.st_mtime_ns, st.st_ino)
     return found
 
 
@@ -120,7 +125,7 @@ def _subfolders(folder: str, warnings: list[str], what: str) -> list[str]:
         return []
 
 
-def claude_files(home: Path, warnings: list[str]) -> dict[str, tuple[int, int]]:
+def claude_files(home: Path, warnings: list[str]) -> dict[str, tuple[int, int, int]]:
     projects = str(home / "projects")
     return _scan(
         iter(_subfolders(projects, warnings, "claude")),
@@ -130,7 +135,7 @@ def claude_files(home: Path, warnings: list[str]) -> dict[str, tuple[int, int]]:
     )
 
 
-def codex_files(home: Path, warnings: list[str]) -> dict[str, tuple[int, int]]:
+def codex_files(home: Path, warnings: list[str]) -> dict[str, tuple[int, int, int]]:
     days: list[str] = []
     for year in _subfolders(str(home / "sessions"), warnings, "codex"):
         for month in _subfolders(year, warnings, "codex"):
@@ -153,11 +158,17 @@ def _claude_id(path: str) -> str | None:
 # -- reading ----------------------------------------------------------------------------------------------
 
 
-def _read_chunk(path: str, start: int, size: int) -> tuple[bytes, int] | None:
-    """Complete lines from `start` (at most CHUNK_BYTES), and where they end."""
+def _read_chunk(path: str, start: int, size: int, mark: int | None = None) -> tuple[bytes, int, int] | None:
+    """Complete lines from `start` (at most CHUNK_BYTES), where they end, and the mark there (the CRC-32 of
+    the MARK_BYTES before it). With `mark`, the bytes before `start` must still give it, or the file was
+    rewritten since (not appended to) and None is returned for the caller to read it from the start."""
+    back = max(0, start - MARK_BYTES) if mark is not None else start
     try:
         with open_foreign(path) as handle:  # never blocks on a FIFO; only a regular file is read
-            handle.seek(start)
+            handle.seek(back)
+            before = handle.read(start - back)
+            if mark is not None and zlib.crc32(before) != mark:
+                return None
             data = handle.read(min(CHUNK_BYTES, max(0, size - start)))
     except OSError:
         return None
@@ -165,25 +176,45 @@ def _read_chunk(path: str, start: int, size: int) -> tuple[bytes, int] | None:
     if end < 0:
         # No complete line yet (a line being written), or one line longer than a chunk: skip past it only
         # when the chunk is full, so a torn last line is read again once it is whole.
-        return (b"", start) if len(data) < CHUNK_BYTES else (b"", start + len(data))
-    return data[: end + 1], start + end + 1
+        data = b"" if len(data) < CHUNK_BYTES else data
+    else:
+        data = data[: end + 1]
+    tail = (before + data)[-MARK_BYTES:]
+    return data if end >= 0 else b"", start + len(data), zlib.crc32(tail)
 
 
 def _parse_file(
-    source: Source, path: str, stat: tuple[int, int], old: ConversationRow | None, names: Mapping[str, str]
+    source: Source,
+    path: str,
+    stat: tuple[int, int, int],
+    old: ConversationRow | None,
+    names: Mapping[str, str],
+    seen: tuple[int, int] | None = None,
 ) -> tuple[_Parsed | None, int, bool]:
-    """(what to store, bytes read, whether the file was in a known format)."""
-    size, mtime_ns = stat
+    """(what to store, bytes read, whether the file was in a known format). `seen` is the (inode, mark)
+    the old row was read from: a transcript is read on from where it stopped only when it is the same
+    file, grown, and the bytes before that point are the ones read (an append); else from the start."""
+    size, mtime_ns, ino = stat
     session_id = _claude_id(path) if source.name == "claude" else _codex_id(path)
     if session_id is None:
         return None, 0, True
-    resume = old is not None and old.id == session_id and size >= old.parsed_to
-    start = old.parsed_to if resume and old is not None else 0
-    fold = Fold.from_row(old) if resume and old is not None else Fold(source.name, session_id)
-    chunk = _read_chunk(path, start, size)
+    resume = (
+        old is not None
+        and old.id == session_id
+        and size >= old.parsed_to
+        and seen is not None
+        and seen[0] == ino
+        and old.parsed_to > 0
+    )
+    chunk = _read_chunk(path, old.parsed_to, size, seen[1]) if resume and old and seen else None
+    if chunk is None:
+        resume = False  # new, rewritten or replaced: read it whole
+        chunk = _read_chunk(path, 0, size)
     if chunk is None:
         return None, 0, True
-    data, parsed_to = chunk
+    start = old.parsed_to if resume and old is not None else 0
+    fold = Fold.from_row(old) if resume and old is not None else Fold(source.name, session_id)
+    data, parsed_to, mark = chunk
     lines = data.splitlines()
     if source.name == "claude":
         prompts, known = claude_reader.read_lines(fold, lines)
@@ -209,7 +240,7 @@ def _parse_file(
         parsed_to=parsed_to,
         home=str(source.home),
     )
-    return _Parsed(row, prompts, replace=start == 0), len(data), True
+    return _Parsed(row, prompts, replace=start == 0, ino=ino, mark=mark), len(data), True
 
 
 def _file_source(index: SessionIndex, source: Source, budget: int, result: AgentRefresh) -> int:
@@ -236,6 +267,7 @@ def _file_source(index: SessionIndex, source: Source, budget: int, result: Agent
         names = codex_reader.thread_names(source.home)
     changed.sort(key=lambda p: files[p][1], reverse=True)  # newest first
     olds = index.read(lambda conn: agent_table.rows_at(conn, [*changed[:_ROWS_AT_ONCE], *removed]))
+    seen = index.read(lambda conn: agent_table.marks(conn, changed[:_ROWS_AT_ONCE]))
     parsed: list[_Parsed] = []
     spent, unknown = 0, 0
     for n, path in enumerate(changed):
@@ -244,7 +276,8 @@ def _file_source(index: SessionIndex, source: Source, budget: int, result: Agent
             break
         if n and n % _ROWS_AT_ONCE == 0:
             olds.update(index.read(lambda conn, n=n: agent_table.rows_at(conn, changed[n : n + _ROWS_AT_ONCE])))
-        found, read, recognized = _parse_file(source, path, files[path], olds.get(path), names)
+            seen.update(index.read(lambda conn, n=n: agent_table.marks(conn, changed[n : n + _ROWS_AT_ONCE])))
+        found, read, recognized = _parse_file(source, path, files[path], olds.get(path), names, seen.get(path))
         spent += read
         unknown += not recognized
         if found is not None:
@@ -260,6 +293,7 @@ def _file_source(index: SessionIndex, source: Source, budget: int, result: Agent
 
     def write(conn: sqlite3.Connection) -> None:
         agent_table.upsert(conn, [p.row for p in parsed])
+        agent_table.set_marks(conn, [(p.row.path, p.ino, p.mark) for p in parsed])
         for p in parsed:
             owner = textsearch.agent_owner(p.row.kind, p.row.id)
             (textsearch.replace_lines if p.replace else textsearch.add_lines)(conn, owner, p.prompts)
