@@ -348,3 +348,19 @@ def test_release_empties_a_list_of_any_size() -> None:
         items = list(range(n))
         release(items)
         assert items == []
+
+
+def test_following_the_disk_makes_a_new_line_searchable_and_says_so(root: Path, index: SessionIndex) -> None:
+    from dsh.resume.loading import follow
+    from dsh.store import textsearch
+
+    log = SessionLog.create(root, "/w/app")
+    log.append("input", text="make build")
+    index.refresh()
+    assert follow(index) == (False, [])  # nothing changed: nothing to search again
+    log.append("input", text="deploy the ocelot service")
+    changed, warnings = follow(index)
+    assert changed and warnings == []
+    found = index.read(lambda conn: textsearch.search(conn, "ocelot"))
+    assert [hit.owner for hit in found] == [f"s:{log.id}"]
+    log.close()
