@@ -61,9 +61,16 @@ def choose_target(intent: Intent, here: str) -> Target:
             newest = store.summaries(cwd=here)  # refreshes the index first
         finally:
             store.close()
-        if not newest:
+        import sys
+        import time
+
+        from dsh.resume.continuing import choose, snapshot_mtime
+
+        chosen = choose(newest, snapshot_mtime, time.time())
+        if chosen is None:
             raise ClientError(f"no session to continue in {here} (dsh sessions --all lists every workspace)")
-        return Target(newest[0].id, here)
+        print(f"dsh: {chosen.why}", file=sys.stderr)
+        return Target(chosen.session_id, here)
     return Target(None, here, open_picker=intent.open_picker)
 
 
