@@ -46,7 +46,8 @@ def test_osc_9_777_99_and_bel_in_a_background_pane_are_notifications_read_on_a_v
             assert "!" in text(chrome.tabbar_fragments(h.app))
             assert "(!)" in text(chrome.pane_header(h.app, first.id)())
             # Printed where the user looks: nothing to flag.
-            h.pane.terminal.write(b"printf '\\033]9;here\\007'\r")
+            h.pane.terminal.write(b"printf '\\033]9;here\\007'; echo sa''id\r")
+            await h.wait_output(h.pane, "said")
             h.send(C_B + "o")
             await h.wait(lambda: h.pane is first, "focus on the first pane")
             assert not first.attention
@@ -106,5 +107,49 @@ def test_an_agent_s_states_show_in_header_tab_bar_status_line_and_go_out_for_a_h
             assert agent.agent_state.state == WORKING
             session.attention.hook(agent.id, claude("Stop", last_assistant_message="Again."))
             assert agent.agent_state.state == IDLE and len(sent) == 2
+
+    run(body)
+
+
+def test_agents_list_goes_to_the_pane_that_needs_you_and_c_b_g_jumps_there(tmp_path: Path) -> None:
+    async def body() -> None:
+        from dsh.persist.records import AgentInfo
+
+        async with running_app(tmp_path) as h:
+            session = h.session
+            first = h.pane
+            h.send(C_B + "%")
+            await h.wait(lambda: len(session.panes) == 2 and h.pane is not first, "a second pane, focused")
+            second = h.pane
+            for pane in (first, second):
+                pane.agent = AgentInfo(kind="claude", session_id=None, resume_argv=None)
+                session.attention.started(pane)
+            session.attention.hook(second.id, claude("UserPromptSubmit", prompt="refactor"))
+            session.attention.hook(
+                first.id, claude("PermissionRequest", tool_name="Bash", tool_input={"command": "ls"})
+            )
+            h.send(C_B + "a")
+            await h.wait(lambda: h.app.list_overlay is not None, "the agents list")
+            lines = h.app.list_overlay.lines
+            assert [line.target.pane for line in lines[:2]] == [first.id, second.id]
+            assert lines[0].text.startswith("needs you") and "allow Bash: ls" in lines[0].text
+            assert "this session" in lines[0].text
+            shown = text(h.app._help_fragments())
+            assert "▶" in shown and "needs you" in shown
+            h.send("\r")
+            await h.wait(lambda: h.pane is first and h.app.list_overlay is None, "Enter focuses the blocked pane")
+            h.send(C_B + "o")
+            await h.wait(lambda: h.pane is second, "back on the working pane")
+            h.send(C_B + "g")
+            await h.wait(lambda: h.pane is first, "C-b g goes to the pane that needs you")
+            h.send(C_B + "g")
+            await h.wait(lambda: "no agent needs you" in h.message, "nothing else needs you")
+            # /notifications: the one notice (the ask came while its pane was hidden), read now.
+            h.type_line("/notifications")
+            await h.wait(lambda: h.app.list_overlay is not None, "the notifications list")
+            assert [line.glyph for line in h.app.list_overlay.lines] == ["·"]
+            assert "claude needs you: allow Bash: ls" in h.app.list_overlay.lines[0].text
+            h.send("q")
+            await h.wait(lambda: h.app.list_overlay is None, "q closes it")
 
     run(body)

@@ -69,6 +69,8 @@ DEFAULT_PREFIX_BINDINGS: dict[str, str] = {
     "!": "break",
     "&": "kill-tab",
     "c-r": "start-all",
+    "a": "agents",
+    "g": "agents next",
 }
 
 DEFAULT_DIRECT_BINDINGS: dict[str, str] = {

@@ -331,6 +331,9 @@ def build_registry() -> Registry:
     from dsh.session import tab_commands
 
     tab_commands.register(registry)
+    from dsh.session import attention_commands
+
+    attention_commands.register(registry)
     return registry
 
 

@@ -46,7 +46,12 @@ class MachineAgents:
 
     async def _refresh(self) -> None:
         try:
+            from dsh.attention.outside import agents_json
+
+            # Claude Code's own background agents, asked meanwhile off the loop (at most once a minute).
+            outside = self.session.loop.run_in_executor(None, agents_json, dict(self.session.env))
             rows = await ask_hosts(exclude=self.session.log.id)
+            await outside
         except Exception:
             logger.exception("asking the other sessions for their agents failed")
             rows = self.rows

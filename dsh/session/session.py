@@ -375,11 +375,24 @@ class Session:
                 session_id = None
                 self.announce(f"{adapter.kind}: {exc}", error=True)
             agent = adapter.agent_info(argv, session_id)
+            argv, env = self.agent_hooks(pane_id, adapter.kind, argv, cwd, env)
         rows, cols = self.estimate_size()
         terminal = self.make_terminal(pane_id, argv, cwd, env, rows, cols)
         pane = Pane(id=pane_id, argv=argv, cwd=cwd, env=env, terminal=terminal, agent=agent)
         self.panes[pane_id] = pane
         return pane
+
+    def agent_hooks(
+        self, pane_id: str, kind: str, argv: list[str], cwd: str, env: dict[str, str]
+    ) -> tuple[list[str], dict[str, str]]:
+        """The argv and environment of an agent dsh starts, with its hooks reporting to this pane."""
+        if not self.config.get("attention.hooks", True):
+            return argv, env
+        from dsh.agents.hook_launch import with_hooks
+        from dsh.home import dsh_home_path
+
+        folder = dsh_home_path("state", self.log.id, "hooks", pane_id)
+        return with_hooks(kind, argv, cwd=cwd, env=env, folder=folder)
 
     def start_pane(self, pane: Pane) -> None:
         pane.started_at = time.time()
@@ -573,6 +586,8 @@ class Session:
         previous = pane.state
         rows, cols = pane.terminal.rows, pane.terminal.cols
         env = self.spawn_env(pane.id, cwd)
+        if plan.agent is not None:
+            argv, env = self.agent_hooks(pane.id, plan.agent.kind, argv, cwd, env)
         terminal = self.make_terminal(pane.id, argv, cwd, env, rows, cols)
         # The new program starts on a clean screen; what the pane showed is history above it, at the
         # pane's width (the modes its program set stay behind with it).

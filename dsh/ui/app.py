@@ -155,6 +155,7 @@ class DshApp:
         self.picker_view: Any = None
         self.resume = ResumeActions(self)
         self.help_lines: list[str] = []
+        self.list_overlay: Any = None  # /agents or /notifications, shown in help's place (ui/agents_view.py)
         self.help_scroll = 0
 
         self.line = PromptLine(self)
@@ -461,6 +462,10 @@ class DshApp:
         return [self.slots[pid] for pid in tabs.active_tab.pane_ids() if pid in self.slots]
 
     def _help_fragments(self) -> StyleAndTextTuples:
+        if self.list_overlay is not None:
+            from dsh.ui.agents_view import fragments
+
+            return fragments(self, self.list_overlay)
         return [("", "\n".join(self.help_lines[self.help_scroll :]))]
 
     def scroll_help(self, delta: int) -> None:
@@ -681,8 +686,25 @@ class DshApp:
         self.layout.focus(self.help_window)
         self.invalidate()
 
+    # -- /agents, /notifications (dsh.ui.agents_view) -------------------------------------------------
+    def open_agents(self) -> None:
+        from dsh.ui import agents_view
+
+        agents_view.open_agents(self)
+
+    def agents_next(self) -> None:
+        from dsh.ui import agents_view
+
+        agents_view.go_next(self)
+
+    def open_notifications(self) -> None:
+        from dsh.ui import agents_view
+
+        agents_view.open_notifications(self)
+
     def close_overlay(self) -> None:
         self.picker_view = None
+        self.list_overlay = None
         self.return_keyboard()
 
     def return_keyboard(self) -> None:

@@ -62,6 +62,8 @@ STYLE = Style.from_dict(
         "attention.working": "bg:#5f5f00 #ffffff",
         "attention.idle": "#a8a8a8",
         "attention.exited": "#8a8a8a",
+        "notification.unread": "#ffaf00 bold",
+        "notification.read": "#8a8a8a",
         "status.attention": "bg:#d70000 #ffffff bold",
         "status.agents": "bg:#303030 #ffd75f",
     }

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from prompt_toolkit.key_binding import ConditionalKeyBindings, KeyBindingsBase, merge_key_bindings
 from prompt_toolkit.key_binding.bindings.auto_suggest import load_auto_suggest_bindings
 
+from dsh.ui.agents_view import list_bindings
 from dsh.ui.bindings.copy import copy_bindings
 from dsh.ui.bindings.modes import Modes
 from dsh.ui.bindings.overlay import help_bindings
@@ -44,5 +45,6 @@ def mode_bindings(app: DshApp, modes: Modes) -> KeyBindingsBase:
             search_bindings(app, modes),
             copy_bindings(app, modes),
             help_bindings(app, modes),
+            list_bindings(app, modes),  # after help's: a list shown in its place takes its keys
         ]
     )

@@ -1,0 +1,48 @@
+"""The attention commands: /agents (and `next`, C-b g) and /notifications; the list is the view's."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from dsh.commands.registry import CommandError, Registry, UsageError
+
+if TYPE_CHECKING:
+    from dsh.session.client import Client
+
+
+def _screen(ctx: Client, name: str) -> object:
+    action = getattr(ctx, name, None)
+    if action is None:
+        raise CommandError("this needs a screen: `dsh agents` lists them from a shell")
+    return action
+
+
+def register(registry: Registry) -> None:
+    command = registry.command
+
+    @command("agents", usage="[next]", args=lambda ctx, args: ["next"] if not args else [])
+    def agents(ctx: Client, args: list[str]) -> None:
+        """Every agent of every live session on this machine, the ones that need you first.
+
+        Each line: its state (needs you, done, working, idle) and for how long, its project and
+        session, its pane, and its one-line ask or answer. Enter goes there: a pane here is focused; a
+        pane of another session attaches that session with the pane focused, this one running on.
+        Claude Code sessions running outside dsh are listed too, marked so. `/agents next` (prefix g)
+        goes straight to the next pane that needs you.
+        """
+        if args not in ([], ["next"]):
+            raise UsageError("the only argument is next")
+        if args:
+            _screen(ctx, "agents_next")()  # type: ignore[operator]
+        else:
+            _screen(ctx, "open_agents")()  # type: ignore[operator]
+
+    @command("notifications")
+    def notifications(ctx: Client, args: list[str]) -> None:
+        """The last 200 notifications of this session, unread first; Enter goes to the pane.
+
+        A notification is read once its pane is visited; unread ones stay unread across a restart.
+        """
+        if args:
+            raise UsageError("/notifications takes no arguments")
+        _screen(ctx, "open_notifications")()  # type: ignore[operator]
