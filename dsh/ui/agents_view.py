@@ -77,7 +77,6 @@ def _show(app: DshApp, model: ListModel) -> None:
     app.list_overlay = model
     app.help_lines = []
     app.help_scroll = 0
-    app.remember_mode()
     app.mode = Mode.HELP
     app.layout.focus(app.help_window)
     app.invalidate()
@@ -115,12 +114,9 @@ def go(app: DshApp, target: Target | None) -> None:
 
 def focus_in(session_id: str, pane_id: str) -> None:
     """Ask another session's host to focus a pane (its control channel), so the attach shows it."""
-    try:
-        from dsh.client import control  # type: ignore[attr-defined]
+    from dsh.session.machine_agents import focus_in_host
 
-        control.request(session_id, {"verb": "focus", "pane": pane_id}, timeout=1.0)
-    except Exception:  # the attach still happens; the pane is one key away
-        pass
+    focus_in_host(session_id, pane_id)
 
 
 def fragments(app: DshApp, model: ListModel) -> StyleAndTextTuples:
