@@ -38,6 +38,7 @@ KNOWN = [
     "break",
     "kill-tab",
     "start-all",
+    "agents",
 ]
 SOURCE = "/home/u/.dsh/config.toml"
 
@@ -81,6 +82,7 @@ def test_defaults_are_tmux_familiar() -> None:
     assert keymap.direct_bindings["escape left"] == "focus left"
     assert p["space"] == "layout next" and p["escape 3"] == "layout main-horizontal" and p["E"] == "layout spread"
     assert p["!"] == "break" and p["&"] == "kill-tab"
+    assert p["a"] == "agents" and p["g"] == "agents next"
     assert keymap.commands_used() <= set(KNOWN)
 
 

@@ -22,7 +22,7 @@ def register(registry: Registry) -> None:
 
     @command("agents", usage="[next]", args=lambda ctx, args: ["next"] if not args else [])
     def agents(ctx: Client, args: list[str]) -> None:
-        """Every agent of every live session on this machine, the ones that need you first.
+        """Every agent on this machine, the ones that need you first.
 
         Each line: its state (needs you, done, working, idle) and for how long, its project and
         session, its pane, and its one-line ask or answer. Enter goes there: a pane here is focused; a
@@ -39,7 +39,7 @@ def register(registry: Registry) -> None:
 
     @command("notifications")
     def notifications(ctx: Client, args: list[str]) -> None:
-        """The last 200 notifications of this session, unread first; Enter goes to the pane.
+        """This session's last 200 notifications, unread first.
 
         A notification is read once its pane is visited; unread ones stay unread across a restart.
         """
