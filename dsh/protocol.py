@@ -34,6 +34,14 @@ MAGIC = "dsh"
 HELLO_MAX = 65536
 # A frame larger than this is a broken peer, not a message.
 FRAME_MAX = 16 << 20
+# What a client may send in one frame: its reads of the terminal are 64 KB, and a size or a control
+# message is a short JSON object (issue 28: every size bounded where it enters).
+CLIENT_FRAME_MAX = {b"i": 1 << 20, b"s": 4096, b"c": 1 << 16}
+# A window larger than this is drawn in its top-left corner (a 100000-column hello grew a host to 1.6 GB).
+MAX_ROWS = 1000
+MAX_COLS = 2000
+# What a host says of a session in a query answer is cut to this (a title is one line of a listing).
+TEXT_MAX = 500
 
 INPUT = b"i"
 SIZE = b"s"
@@ -113,17 +121,52 @@ def parse_json(payload: bytes) -> dict[str, Any]:
 
 def parse_size(payload: bytes) -> tuple[int, int]:
     message = parse_json(payload)
-    rows, cols = message.get("rows"), message.get("cols")
-    if not (isinstance(rows, int) and isinstance(cols, int)) or not (0 < rows < 10000 and 0 < cols < 10000):
+    return window_size(message.get("rows"), message.get("cols"))
+
+
+def window_size(rows: object, cols: object) -> tuple[int, int]:
+    """A client's window size as the host uses it: whole numbers of at least 1 (else ProtocolError),
+    at most MAX_ROWS x MAX_COLS (a larger window is drawn in its corner)."""
+    if type(rows) is not int or type(cols) is not int or rows < 1 or cols < 1:
         raise ProtocolError("bad window size")
-    return rows, cols
+    return min(rows, MAX_ROWS), min(cols, MAX_COLS)
+
+
+def check_hello(message: dict[str, Any]) -> dict[str, Any]:
+    """A client's hello with its fields checked (ProtocolError names the bad one); the window clamped."""
+    rows, cols = window_size(message.get("rows", 24), message.get("cols", 80))
+    env = message.get("env", {})
+    if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
+        raise ProtocolError("the hello's env is not a map of strings")
+    pid = message.get("pid")
+    if pid is not None and (type(pid) is not int or pid < 0):
+        raise ProtocolError("the hello's pid is not a process id")
+    intent = message.get("intent", {})
+    if intent is None:
+        intent = {}
+    if not isinstance(intent, dict):
+        raise ProtocolError("the hello's intent is not an object")
+    kind = intent.get("kind", "attach")
+    if kind not in INTENTS:
+        # An unknown kind is refused: taken for an attach, it would take the session over.
+        raise ProtocolError(f"unknown intent {str(kind)[:40]!r}")
+    from_cwd = intent.get("from_cwd")
+    if from_cwd is not None and not isinstance(from_cwd, str):
+        raise ProtocolError("the hello's from_cwd is not text")
+    return {**message, "rows": rows, "cols": cols, "env": env, "pid": pid, "intent": intent}
+
+
+# What a client's hello may ask of a host; a new kind is added here (an old host refuses it cleanly).
+INTENTS = {"attach", "query", "stop", "control"}
 
 
 class FrameReader:
-    """Cut a byte stream into (kind, payload) frames, however the reads split it."""
+    """Cut a byte stream into (kind, payload) frames, however the reads split it; `limits` bounds each
+    kind's length (a host reads its clients with CLIENT_FRAME_MAX)."""
 
-    def __init__(self) -> None:
+    def __init__(self, limits: dict[bytes, int] | None = None) -> None:
         self._buffer = bytearray()
+        self._limits = limits or {}
 
     def feed(self, data: bytes) -> Iterator[tuple[bytes, bytes]]:
         buffer = self._buffer
@@ -133,7 +176,7 @@ class FrameReader:
             kind, length = _HEADER.unpack_from(buffer, offset)
             if kind not in KINDS:
                 raise ProtocolError(f"unknown frame kind {kind!r}")
-            if length > FRAME_MAX:
+            if length > self._limits.get(kind, FRAME_MAX):
                 raise ProtocolError("frame too large")
             end = offset + _HEADER.size + length
             if len(buffer) < end:

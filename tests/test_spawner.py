@@ -20,6 +20,7 @@ import pytest
 from dsh.client import spawn
 from dsh.host import spawner
 from dsh.host.spec import REFUSED, SPAWNER_VERSION, STALE, HostSpec, ReadyPipe, install_id, spawner_request
+from dsh.protocol import MAX_COLS, MAX_ROWS
 from dsh.rundir import spawner_socket_path
 from tests.conftest import is_spawner
 
@@ -145,6 +146,10 @@ def test_a_spec_travels_whole_and_bad_fields_are_named() -> None:
         HostSpec.from_dict({"cwd": "/w", "first_argv": ["a", 1]})
     with pytest.raises(ValueError, match="cwd"):
         HostSpec.from_dict({"rows": 3})
+    with pytest.raises(ValueError, match="window size"):
+        HostSpec.from_dict({"cwd": "/w", "cols": 0})
+    huge = HostSpec.from_dict({"cwd": "/w", "rows": 100000, "cols": 100000})
+    assert (huge.rows, huge.cols) == (MAX_ROWS, MAX_COLS)  # as a hello's: bounded where it enters
 
 
 def _line(**fields: object) -> bytes:

@@ -62,8 +62,7 @@ class Connection:
         self.reader = reader
         self.writer = writer
         self.hello = hello
-        self.rows = int(hello.get("rows") or 24)
-        self.cols = int(hello.get("cols") or 80)
+        self.rows, self.cols = protocol.window_size(hello.get("rows", 24), hello.get("cols", 80))
         env = hello.get("env")
         self.env: dict[str, str] = {k: v for k, v in env.items() if isinstance(v, str)} if isinstance(env, dict) else {}
         self.client_pid = hello.get("pid") if isinstance(hello.get("pid"), int) else None
@@ -154,7 +153,7 @@ class Connection:
                 self.writer.write(data)
 
     async def _read(self) -> None:
-        frames = protocol.FrameReader()
+        frames = protocol.FrameReader(protocol.CLIENT_FRAME_MAX)
         try:
             while True:
                 data = await self.reader.read(READ_SIZE)
@@ -163,6 +162,10 @@ class Connection:
                 for kind, payload in frames.feed(data):
                     try:
                         self._handle(kind, payload)
+                    except protocol.ProtocolError as exc:
+                        # A bad size or control message in a well-framed stream: passed over, the
+                        # client still served (a stream that lost its framing ends below).
+                        logger.warning("client sent a bad %r frame: %s", kind, exc)
                     except Exception:
                         # One frame the view could not take (a bug, odd input) is dropped; the socket
                         # is still read, or keys would wedge and the client's EOF go unnoticed.

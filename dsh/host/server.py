@@ -139,7 +139,13 @@ class HostServer:
             )
             await _drain(writer)
             return
-        intent = hello.get("intent") if isinstance(hello.get("intent"), dict) else {}
+        try:
+            hello = protocol.check_hello(hello)
+        except protocol.ProtocolError as exc:
+            writer.write(protocol.refusal(str(exc)))
+            await _drain(writer)
+            return
+        intent = hello["intent"]
         if intent.get("kind") == "query":
             # `dsh attach` with no id asks every host what it holds; no view is made for that.
             writer.write(
@@ -149,7 +155,7 @@ class HostServer:
                     cwd=self.session.cwd,
                     attached=self.current is not None,
                     detached_at=self.detached_at,
-                    title=self.session.title,
+                    title=(self.session.title or "")[: protocol.TEXT_MAX] or None,
                     agents=agent_rows(self.session),
                 )
             )

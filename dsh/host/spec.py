@@ -82,6 +82,12 @@ class HostSpec:
             elif not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
                 raise ValueError(f"the host spec's {name} is not a {kind.__name__}")
             setattr(spec, name, list(value) if kind is list else value)
+        from dsh.protocol import MAX_COLS, MAX_ROWS
+
+        if spec.rows < 1 or spec.cols < 1:
+            raise ValueError("the host spec's window size is not positive")
+        # As a hello's: a 100000-column window is drawn in its corner, not allocated.
+        spec.rows, spec.cols = min(spec.rows, MAX_ROWS), min(spec.cols, MAX_COLS)
         return spec
 
 
