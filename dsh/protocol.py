@@ -16,6 +16,11 @@ client: OUTPUT (terminal bytes), CONTROL (JSON). Control messages are objects wi
   client → host   leave                        the client is moving to another session
                   switch_failed {error}        it could not; the host says so and carries on
                   redraw                       the client's terminal was reset (SIGCONT): draw it all
+
+A control client (`dsh send`, `dsh list` … : dsh.client.control) says intent {kind: "control"} and,
+right after its hello line, sends one CONTROL frame: the request {verb, …}. The host answers its welcome
+line and one CONTROL frame: the reply {ok: true, …} or {ok: false, error, status}; then it closes. No
+view is made and the attached client is not disturbed (dsh.host.control, dsh.host.verbs).
 """
 
 from __future__ import annotations
@@ -28,7 +33,9 @@ TYPE_CHECKING = False  # the client's start-up path: importing typing costs it 5
 if TYPE_CHECKING:
     from typing import Any
 
-PROTOCOL_VERSION = 2  # 2: switch may carry argv for a new session (an agent conversation)
+# 2: switch may carry argv for a new session (an agent conversation). 3: the control intent (a host of
+# 2 would have attached a control client as a view, taking the session from its terminal).
+PROTOCOL_VERSION = 3
 MAGIC = "dsh"
 # A handshake line longer than this is not a handshake.
 HELLO_MAX = 65536
@@ -42,6 +49,9 @@ MAX_ROWS = 1000
 MAX_COLS = 2000
 # What a host says of a session in a query answer is cut to this (a title is one line of a listing).
 TEXT_MAX = 500
+# A control request or reply larger than this is refused (a `dsh send` takes at most SEND_MAX of text).
+CONTROL_MAX = 4 << 20
+SEND_MAX = 1 << 20
 
 INPUT = b"i"
 SIZE = b"s"

@@ -60,6 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
     config_cmd.add_parser(sub)
     machines_cmd.add_parser(sub)
     completion.add_parser(sub)
+    from dsh.cli.control_cmd import add_parsers
+
+    add_parsers(sub)  # for --help and completion: `main` runs these verbs before this parser is built
     return parser
 
 
@@ -80,8 +83,19 @@ def quick_args(words: Sequence[str]) -> SimpleNamespace | None:
     return None
 
 
+# The scripting verbs (dsh.cli.control_cmd), run before anything else is imported or built: `dsh report`
+# runs in every agent turn and `dsh send` in loops, and a parser of every subcommand is most of their time.
+CONTROL_VERBS = frozenset(
+    {"list", "send", "capture", "split", "new-tab", "close", "focus", "rename", "do", "wait", "report", "notify", "new"}
+)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else list(argv)
+    if words and words[0] in CONTROL_VERBS:
+        from dsh.cli.control_cmd import main as control_main
+
+        return control_main(words)
     args: Any = quick_args(words)
     if args is None:
         args = build_parser().parse_args(words)

@@ -17,7 +17,8 @@ QUERY_TIMEOUT = 1.0
 
 
 def running_hosts() -> list[dict[str, Any]]:
-    """What each listening host says of its session: id, cwd, attached, detached_at, pid."""
+    """What each listening host says of its session: id, cwd, attached, detached_at, pid, title, and
+    the socket it was asked on."""
     found = []
     try:
         directories = host_socket_dirs()
@@ -32,6 +33,7 @@ def running_hosts() -> list[dict[str, Any]]:
             if name.endswith(SOCKET_SUFFIX):
                 answer = query(directory / name)
                 if answer is not None:
+                    answer["socket"] = str(directory / name)
                     found.append(answer)
     return found
 

@@ -161,6 +161,12 @@ class HostServer:
             )
             await _drain(writer)
             return
+        if intent.get("kind") == "control":
+            # `dsh send`, `dsh list` …: one request, one reply, no view (dsh.host.control).
+            from dsh.host.control import serve_control
+
+            await serve_control(self, reader, writer)
+            return
         if intent.get("kind") == "stop":
             await self._stop(writer)
             return

@@ -48,6 +48,8 @@ CHROME_ROWS = 3
 KILL_GRACE_SECONDS = 2.0
 # Variables an attaching client brings for panes started after it (tmux's update-environment).
 CLIENT_ENV = ("DISPLAY", "SSH_AUTH_SOCK", "SSH_CONNECTION", "WAYLAND_DISPLAY")
+# Panes whose programs ended kept for `dsh wait --exit` and `dsh capture` after their panes closed.
+ENDED_PANES_KEPT = 8
 # Messages kept while no client is attached, shown on the next attach.
 PENDING_MESSAGES = 5
 # Who has the keyboard of a pane (its shell, or a program reading keys) is polled at most this often,
@@ -120,6 +122,11 @@ class Session:
         # The agents' stores are read for the title only once the session has an agent.
         self._agent_titles_due = 0.0 if self.titles.learned else float("inf")
         self.closing = False
+        # `dsh wait` (dsh.host.verbs): futures woken by any pane's output, exit or report, each then
+        # checking its own condition; and the last panes whose programs ended, kept after their panes
+        # closed, so that a script can still read a helper pane's exit status and output.
+        self.waiters: list[asyncio.Future[None]] = []
+        self.ended_panes: dict[str, Pane] = {}
         # Background reads for the views (index refreshes, the picker's rows): one thread, whatever
         # the number of attaches, so a host's threads never grow with its clients.
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dsh-session")
@@ -446,6 +453,7 @@ class Session:
         result = self.tabs.close_pane(pane.id)
         pane.terminal.kill()
         self.panes.pop(pane.id, None)
+        self.wake_waiters()
         self.log_event("pane_closed", pane_id=pane.id)
         if result.last_tab_closed:
             self.quit()
@@ -503,6 +511,15 @@ class Session:
         self.scheduler.mark_dirty()
         self.poll_foreground(pane_id)
         self.observer.on_pane_output(pane_id)
+        if self.waiters:
+            self.wake_waiters()
+
+    def wake_waiters(self) -> None:
+        """Something changed that a `dsh wait` may be waiting for: let each look again."""
+        waiters, self.waiters = self.waiters, []
+        for future in waiters:
+            if not future.done():
+                future.set_result(None)
 
     def poll_foreground(self, pane_id: str, *, now: float | None = None) -> None:
         """See whether a program that reads keys took (or left) the pane's foreground; tell the view."""
@@ -539,6 +556,11 @@ class Session:
         if pane is None:
             return
         pane.exit_status = status
+        self.ended_panes.pop(pane_id, None)
+        self.ended_panes[pane_id] = pane
+        while len(self.ended_panes) > ENDED_PANES_KEPT:
+            del self.ended_panes[next(iter(self.ended_panes))]
+        self.wake_waiters()
         self.log_event("pane_exited", pane_id=pane_id, status=status)
         self.attention.exited(pane_id)
         if pane.started_from is not None and status != 0 and pane.state is PaneState.LIVE:
