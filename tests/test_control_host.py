@@ -169,9 +169,14 @@ def test_wait_for_an_exit_a_quiet_pane_a_state_and_new_output(tmp_path: Path) ->
         assert not waiting.done()
         await host.ask("report", pane="p1", state="blocked", message="may I?\n\x1b[2Jrm -rf", source="hook")
         assert (await waiting)["state"] == "blocked"
-        said = (await host.ask("list"))["info"]["tabs"][0]["panes"][0]["report"]
+        said = (await host.ask("list"))["info"]["tabs"][0]["panes"][0]["agent_state"]
         assert said["state"] == "blocked" and said["message"] == "may I? ^[[2Jrm -rf" and said["source"] == "hook"
         assert host.session.panes["p1"].last_message == said["message"]
+        # A hook's own payload, read by the attention model: Claude Code's Stop is done, with its last message.
+        stop = {"hook_event_name": "Stop", "session_id": "x", "last_assistant_message": "all green"}
+        assert (await host.ask("report", pane="p1", hook="claude", payload=json.dumps(stop)))["state"] == "done"
+        assert host.session.panes["p1"].agent_state.state == "done"
+        assert (await host.ask("report", pane="p1", hook="claude", payload="{torn"))["state"] is None
         # A capture held for new output answers once the pane prints, with the new text.
         fed = (await host.ask("capture"))["fed"]
         held = asyncio.ensure_future(host.ask("capture", since=fed, hold=10))

@@ -39,7 +39,8 @@ SPECS: dict[str, dict[str, tuple[str, bool]]] = {
     "wait": {**_COMMON, "--exit": ("exit", False), "--output": ("output", True), "--idle": ("idle", True),
              "--state": ("state", True), "--timeout": ("timeout", True), "--lines": ("lines", True)},
     "report": {**_COMMON, "--state": ("state", True), "--message": ("message", True), "-m": ("message", True),
-               "--source": ("source", True), "--event": ("event", True), "--stdin": ("stdin", False)},
+               "--source": ("source", True), "--event": ("event", True), "--stdin": ("stdin", False),
+               "--hook": ("hook", True)},
     "notify": dict(_COMMON),
     "new": {"-d": ("detached", False), "--detached": ("detached", False), "-c": ("cwd", True),
             "--name": ("name", True), "-n": ("name", True), "-x": ("cols", True), "-y": ("rows", True),
@@ -65,15 +66,17 @@ HELP = {
     "wait": "dsh wait [-t TARGET] (--exit | --output REGEX | --idle SECONDS | --state STATE) [--timeout SECONDS]\n"
     "  wait for a pane's program to end (prints its status, exits with it), a match on its screen,\n"
     "  a quiet spell, or a reported state; 124 when the timeout ran out",
-    "report": "dsh report [-t TARGET] --state working|blocked|done|idle [--message TEXT] [--source S] [--event E]"
-    " [--stdin]\n  say what the agent in a pane is doing (for hooks: never fails, never waits)",
+    "report": "dsh report [-t TARGET] (--state working|blocked|done|idle [--message TEXT] | --hook KIND [PAYLOAD])\n"
+    "  say what the agent in a pane is doing (for hooks: never fails, never waits)",
     "notify": "dsh notify [-t TARGET] TEXT...\n  a notification in the session (for hooks and scripts: never fails)",
     "new": "dsh new -d [-c DIR] [--name NAME] [-x COLS -y ROWS] [-- CMD...]\n  start a detached session; prints its id",
 }
 # Verbs that must never stall or fail what called them (an agent's hook): no host is no error.
 QUIET = frozenset({"report", "notify"})
 REPORT_TIMEOUT = 2.0
+# A hook's payload on stdin: at most this much, within this many seconds.
 PAYLOAD_MAX = 1 << 20
+STDIN_WAIT = 1.0
 
 
 # What each option does, for --help listings and shell completion (add_parsers).
@@ -101,6 +104,7 @@ _OPTION_HELP = {
     "source": "who says so (e.g. hook)",
     "event": "the event that said it (e.g. Stop)",
     "stdin": "read the hook's JSON payload from stdin",
+    "hook": "the agent (claude, codex, opencode) whose own hook payload this is (stdin, or Codex's argument)",
     "detached": "start it with no client attached (the only way)",
     "name": "its title",
     "cols": "its width, in columns",
@@ -189,12 +193,10 @@ def main(words: list[str]) -> int:
         return _VERBS[verb](options, rest, extra)
     except UsageError as exc:
         return _fail(str(exc), USAGE_ERROR)
-    except Unreachable as exc:
-        if verb in QUIET:
-            return 0
-        return _fail(str(exc), exc.status)
     except ControlError as exc:
-        if verb in QUIET and exc.status != REFUSED:
+        if verb in QUIET:
+            # A hook's report: nothing reachable, or refused, is never the agent's problem (Claude Code
+            # takes a hook's exit status 2 as "block this tool call").
             return 0
         return _fail(str(exc), exc.status)
     except KeyboardInterrupt:
@@ -544,49 +546,68 @@ def _wait(options: dict[str, Any], rest: list[str], extra: dict[str, str]) -> in
 
 
 def _report(options: dict[str, Any], rest: list[str], extra: dict[str, str]) -> int:
-    state = options.get("state")
-    if not state:
-        raise UsageError("dsh report: --state working|blocked|done|idle")
-    message = options.get("message")
-    if message is None and rest:
-        message = " ".join(rest)
-    inside = _inside()
-    if not options.get("target") and inside is None:
+    state, hook = options.get("state"), options.get("hook")
+    if not state and not hook:
+        raise UsageError("dsh report: --state working|blocked|done|idle (or --hook KIND with its payload)")
+    if not options.get("target") and _inside() is None:
         return 0  # a hook outside any dsh pane: nothing to report on
-    where = locate(options.get("target"))
-    fields: dict[str, Any] = {"state": state}
-    if message is not None:
-        fields["message"] = message
+    fields: dict[str, Any] = {}
+    if hook:
+        # The agent's own payload: Codex's notify appends it as an argument, the others write it to stdin.
+        payload = rest[-1] if rest and rest[-1].lstrip().startswith("{") else _stdin_text()
+        if payload is None:
+            return 0
+        fields.update(hook=hook, payload=payload)
+    else:
+        fields["state"] = state
+        message = options.get("message")
+        if message is None and rest:
+            message = " ".join(rest)
+        if message is not None:
+            fields["message"] = message
+        if options.get("stdin"):
+            payload = _stdin_text()
+            if payload is not None:
+                fields["payload"] = payload
     for name in ("source", "event"):
         if options.get(name) is not None:
             fields[name] = options[name]
     if extra:
         fields["extra"] = extra
-    if options.get("stdin"):
-        payload = _payload()
-        if payload is not None:
-            fields["payload"] = payload
+    where = locate(options.get("target"))
     reply = call(where.socket, where.request("report", **fields), timeout=REPORT_TIMEOUT)
     return _reply_out(options, reply)
 
 
-def _payload() -> Any:
-    """A hook's JSON on stdin (bounded; anything else is no payload)."""
-    from dsh.client.control import loads
+def _stdin_text(wait: float = STDIN_WAIT) -> str | None:
+    """What a hook was given on stdin (at most PAYLOAD_MAX; a terminal, or nothing within `wait`
+    seconds, is none: a hook must never hang its agent)."""
+    import select
+    import time
 
-    if sys.stdin is None or sys.stdin.isatty():
-        return None
     try:
-        data = sys.stdin.buffer.read(PAYLOAD_MAX + 1)
-    except OSError:
+        fd = sys.stdin.fileno()
+        if os.isatty(fd):
+            return None
+    except (AttributeError, ValueError, OSError):
         return None
-    if len(data) > PAYLOAD_MAX:
-        return None
-    try:
-        value = loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        return None
-    return value if isinstance(value, dict) else None
+    deadline = time.monotonic() + wait
+    data = bytearray()
+    while len(data) <= PAYLOAD_MAX:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        try:
+            ready, _, _ = select.select([fd], [], [], left)
+            if not ready:
+                return None
+            chunk = os.read(fd, 65536)
+        except OSError:
+            return None
+        if not chunk:
+            return data.decode("utf-8", "replace")
+        data += chunk
+    return None
 
 
 def _notify(options: dict[str, Any], rest: list[str], extra: dict[str, str]) -> int:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import _json
 import _socket
 import os
+import sys
 
 TYPE_CHECKING = False  # the client's start-up path: importing typing costs it 5-10 ms
 if TYPE_CHECKING:
@@ -109,12 +110,7 @@ def call(path: str, request: dict[str, Any], *, timeout: float | None = 10.0) ->
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         sock.settimeout(timeout)
-        try:
-            sock.connect(path)
-        except (FileNotFoundError, ConnectionRefusedError, NotADirectoryError) as exc:
-            raise Unreachable(f"no dsh host listens at {path}") from exc
-        except OSError as exc:
-            raise Unreachable(f"cannot reach the dsh host at {path}: {exc.strerror or exc}") from exc
+        _connect(sock, path)
         try:
             sock.sendall(hello.encode("ascii") + b"\n" + CONTROL + len(body).to_bytes(4, "big") + body)
             return _read_reply(sock, path)
@@ -124,6 +120,39 @@ def call(path: str, request: dict[str, Any], *, timeout: float | None = 10.0) ->
             raise ControlError(f"the host at {path} hung up: {exc.strerror or exc}", REFUSED) from exc
     finally:
         sock.close()
+
+
+def _connect(sock: _socket.socket, path: str) -> None:
+    """Connect through a descriptor of the socket's folder (dsh.rundir's way: no link followed, the
+    folder checked on the descriptor, a name short however long the path), then check that the process
+    listening is this user's before a byte is sent."""
+    directory, _, name = path.rpartition("/")
+    try:
+        fd = os.open(directory or "/", os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except (FileNotFoundError, NotADirectoryError) as exc:
+        raise Unreachable(f"no dsh host listens at {path}") from exc
+    except OSError as exc:
+        raise ControlError(f"cannot use socket folder {directory}: {exc.strerror or exc}", REFUSED) from exc
+    try:
+        info = os.fstat(fd)
+        if info.st_uid != os.getuid() or info.st_mode & 0o077:
+            raise ControlError(f"socket folder {directory} is not yours alone: not used", REFUSED)
+        address = f"/proc/self/fd/{fd}/{name}" if os.path.isdir("/proc/self/fd") else path
+        try:
+            sock.connect(address)
+        except (FileNotFoundError, ConnectionRefusedError) as exc:
+            raise Unreachable(f"no dsh host listens at {path}") from exc
+        except OSError as exc:
+            raise Unreachable(f"cannot reach the dsh host at {path}: {exc.strerror or exc}") from exc
+    finally:
+        os.close(fd)
+    try:
+        cred = sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12)
+        uid = int.from_bytes(cred[4:8], sys.byteorder, signed=True)
+    except (OSError, AttributeError):
+        uid = -1
+    if uid != os.getuid():
+        raise ControlError(f"refused {path}: the process listening there is uid {uid}, not you", REFUSED)
 
 
 def _read_reply(sock: _socket.socket, path: str) -> dict[str, Any]:

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import time
-import weakref
 from typing import TYPE_CHECKING, Any
 
 from dsh import protocol
@@ -47,30 +45,6 @@ class VerbError(Exception):
     def __init__(self, message: str, status: int = 1) -> None:
         super().__init__(message)
         self.status = status
-
-
-class Reported:
-    """What `dsh report` last said of a pane."""
-
-    __slots__ = ("at", "event", "message", "source", "state")
-
-    def __init__(self, state: str, message: str | None, source: str | None, event: str | None) -> None:
-        self.state = state
-        self.message = message
-        self.source = source
-        self.event = event
-        self.at = time.time()
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"state": self.state, "message": self.message, "source": self.source, "event": self.event, "at": self.at}
-
-
-# Reports per session, per pane id (the attention issue keeps its own richer model beside this).
-_REPORTS: weakref.WeakKeyDictionary[Session, dict[str, Reported]] = weakref.WeakKeyDictionary()
-
-
-def reports_of(session: Session) -> dict[str, Reported]:
-    return _REPORTS.setdefault(session, {})
 
 
 async def run_verb(server: HostServer, request: dict[str, Any]) -> dict[str, Any]:
@@ -162,7 +136,7 @@ def describe_pane(session: Session, pane: Pane, *, active: bool) -> dict[str, An
 
     terminal = pane.terminal
     foreground = terminal.foreground_process() if pane.running else None
-    report = reports_of(session).get(pane.id)
+    attention = pane.agent_state
     agent = pane.agent
     return {
         "id": pane.id,
@@ -181,7 +155,20 @@ def describe_pane(session: Session, pane: Pane, *, active: bool) -> dict[str, An
         "active": active,
         "attention": pane.attention,
         "agent": {"kind": agent.kind, "session_id": agent.session_id} if agent is not None else None,
-        "report": report.to_dict() if report is not None else None,
+        "agent_state": _attention_dict(attention),
+    }
+
+
+def _attention_dict(attention: Any) -> dict[str, Any] | None:
+    if attention is None:
+        return None
+    from dsh.attention.model import SOURCE_NAMES
+
+    return {
+        "state": attention.state,
+        "since": attention.since,
+        "message": attention.message,
+        "source": SOURCE_NAMES.get(attention.source),
     }
 
 
@@ -498,8 +485,9 @@ async def _do(server: HostServer, request: dict[str, Any]) -> dict[str, Any]:
 def _state_of(session: Session, pane: Pane) -> str | None:
     if pane.id not in session.panes or (not pane.running and pane.terminal.exit_status is not None):
         return "exited"
-    report = reports_of(session).get(pane.id)
-    return report.state if report is not None else None
+    from dsh.session.attention import state_of
+
+    return state_of(pane)
 
 
 async def _wait(server: HostServer, request: dict[str, Any]) -> dict[str, Any]:
@@ -552,48 +540,51 @@ async def _wait_step(session: Session, deadline: float, still: str) -> None:
 
 
 async def _report(server: HostServer, request: dict[str, Any]) -> dict[str, Any]:
+    """A hook's word: `state` (and `message`) as given, or `hook` KIND with the agent's own payload
+    (Claude Code's and Codex's hook JSON, Codex's notify argument, dsh's opencode plugin's line), read
+    by dsh.attention.hooks. Whatever it says goes through the attention model (dsh.session.attention),
+    which ranks it against the terminal's and the process's word."""
+    from dsh.attention.model import HOOK, Report, one_line
+
     session = server.session
     pane = _pane(session, request)
+    hook = _str(request, "hook")
+    if hook is not None:
+        from dsh.attention.hooks import event_for, parse_payload
+
+        payload = parse_payload(_str(request, "payload") or "")
+        event = event_for(hook, payload) if payload is not None else None
+        if event is None:
+            return {"pane": pane.id, "state": None}
+        session.attention.hook(pane.id, event)
+        session.wake_waiters()
+        return {"pane": pane.id, "state": event.state}
     state = request.get("state")
     if state not in STATES:
         raise VerbError(f"state must be one of {', '.join(STATES)}", REFUSED)
-    message = _line(_str(request, "message"))
-    source = _line(_str(request, "source"), 40)
-    event = _line(_str(request, "event"), 80)
-    payload = request.get("payload")
-    report = Reported(state, message, source, event)
-    reports_of(session)[pane.id] = report
-    if message:
-        pane.last_message = message
-    handler = getattr(session, "on_report", None)
-    if callable(handler):  # the attention model, where it is installed
-        handler(pane.id, report, payload if isinstance(payload, dict) else None)
-    session.scheduler.mark_dirty()
+    message = one_line(_str(request, "message"))
+    session.attention.report(pane.id, Report(state, HOOK, message))
     session.wake_waiters()
-    session.observer.on_changed()
     return {"pane": pane.id, "state": state}
 
 
 async def _notify(server: HostServer, request: dict[str, Any]) -> dict[str, Any]:
-    from dsh.persist.snapshot import Notification
-    from dsh.store.timefmt import now_iso
-
     session = server.session
     text = _line(_str(request, "text"))
     if not text:
         raise VerbError("nothing to say: dsh notify TEXT", REFUSED)
-    pane_id = None
     if request.get("pane"):
-        pane_id = _pane(session, request).id
-    handler = getattr(session, "on_notify", None)
-    if callable(handler):  # the attention model, where it is installed
-        handler(pane_id, text)
-    else:
-        session.notifications.append(Notification(at=now_iso(), pane_id=pane_id, text=text, read_at=None))
-        del session.notifications[:-200]
-        session.scheduler.mark_dirty()
-        session.announce(text)
-    return {"pane": pane_id}
+        pane = _pane(session, request)
+        session.attention.notice(pane.id, text)
+        return {"pane": pane.id}
+    from dsh.persist.snapshot import Notification
+    from dsh.store.timefmt import now_iso
+
+    session.notifications.append(Notification(at=now_iso(), pane_id=None, text=text, read_at=None))
+    del session.notifications[:-200]
+    session.scheduler.mark_dirty()
+    session.announce(text)
+    return {"pane": None}
 
 
 _VERBS = {

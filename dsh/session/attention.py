@@ -103,6 +103,12 @@ class SessionAttention:
             return
         self.report(pane_id, Report(DONE, TERMINAL, one_line(text)))
 
+    def notice(self, pane_id: str, text: str) -> None:
+        """`dsh notify TEXT` about a pane: a notification with its text (none for the pane in view)."""
+        pane = self.session.panes.get(pane_id)
+        if pane is not None:
+            self._plain_notice(pane, text)
+
     def bell(self, pane_id: str) -> None:
         pane = self.session.panes.get(pane_id)
         if pane is None:
