@@ -109,7 +109,9 @@ def test_bash_completion_completes_commands_options_keys_and_ids(dsh_env: dict[s
     )
     env = {**dsh_env, "PATH": f"{Path(sys.executable).parent}:{dsh_env['PATH']}"}
     got = subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True, timeout=60)
-    assert got.stdout.splitlines() == ["sessions send", "--all --archived --agents", "set", "ui.mouse", log.id], got.stderr
+    assert got.stdout.splitlines() == ["sessions send", "--all --archived --agents", "set", "ui.mouse", log.id], (
+        got.stderr
+    )
 
 
 def test_the_quick_parse_of_dsh_and_dsh_attach_is_what_the_parser_makes() -> None:
