@@ -52,6 +52,7 @@ def test_agents_of_this_directory_and_of_every_one(dsh_cmd: list[str], env: dict
     assert [(r["kind"], r["id"]) for r in rows] == [("codex", theirs), ("claude", mine)]
     assert rows[0]["cwd"] == str(there) and rows[0]["title"] == "write the changelog"
     assert rows[0]["resume_argv"] == ["codex", "resume", theirs] and rows[1]["message_count"] == 2
+    assert rows[0]["open_in"] is None
 
 
 def test_a_source_switched_off_is_not_listed(dsh_cmd: list[str], env: dict[str, str], tmp_path: Path) -> None:
@@ -69,7 +70,11 @@ def test_a_conversation_open_in_a_dsh_pane_is_that_sessions_row(
     log.append("pane_opened", pane_id="p1", argv=["claude"])
     log.append("agent", pane_id="p1", kind="claude", session_id=sid)
     log.close()
-    assert sessions(dsh_cmd, env, tmp_path, "--agents", "--json").stdout == "[]\n"
+    # `--agents` lists it, saying which session holds it (it once said "no agent conversations").
+    (listed,) = json.loads(sessions(dsh_cmd, env, tmp_path, "--agents", "--all", "--json").stdout)
+    assert (listed["kind"], listed["id"], listed["open_in"]) == ("claude", sid, log.id)
+    table = sessions(dsh_cmd, env | {"COLUMNS": "200"}, tmp_path, "--agents").stdout
+    assert f"in a pane (open in dsh session {log.id})" in table
     (row,) = json.loads(sessions(dsh_cmd, env, tmp_path, "--json").stdout)
     # Its title is the conversation's, since the session was given none and typed nothing worth one.
     assert row["title"] == "in a pane" and row["agents"] == [{"kind": "claude", "session_id": sid}]

@@ -329,3 +329,18 @@ def test_a_prompt_holding_the_whole_phrase_leads_and_shows_in_its_row() -> None:
     text = render_text(m.frame(100, 20))
     assert "add a makefile  › now add a test target" in text
     assert m.row_match(cands[0]) is None  # matched in its title: nothing beside it
+
+
+def test_a_prompt_of_a_conversation_open_in_a_pane_finds_the_session_holding_it() -> None:
+    # `/agent codex` in a dsh session: the conversation is that session's row, and its prompt finds it.
+    holder = cand("s1", HERE, "untitled", "2026-11-29T20:00:00.000Z")._replace(agents=("codex:th-1",))
+    other = cand("s2", HERE, "fix the login", "2026-11-29T21:00:00.000Z")
+    m = model([holder, other])
+    query = "health endpoint"
+    m.set_query(query)
+    assert m.visible == []
+    assert "a:codex:th-1" in (m.search_owners() or ())  # the search may return the conversation's lines
+    assert m.set_transcript_hits(query, {"a:codex:th-1": "add a /health endpoint to server.py returning ok"})
+    assert ids(m.visible) == ["s1"]
+    assert m.transcript_line(m.visible[0]) == "add a /health endpoint to server.py returning ok"
+    assert "untitled  › add a /health endpoint to server.py returning ok" in render_text(m.frame(100, 20))

@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         # Agent conversations are read too: a session's title may be its agent's, and --agents lists them.
         notes = refresh_agent_stores(config, store, cwd or os.getcwd())
         if args.agents:
-            agent_rows = agent_listing(store, cwd)
+            agent_rows, holders = agent_listing(store, cwd)
         elif args.json:
             json_rows = listing_json(store, cwd, include_archived=args.archived)
         else:
@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     if args.agents:
         for warning in [*config.warnings, *store.warnings, *notes]:
             say(f"dsh: warning: {warning}")
-        return write_agents(agent_rows, json_out=args.json, with_directory=args.all, cwd=cwd)
+        return write_agents(agent_rows, json_out=args.json, with_directory=args.all, cwd=cwd, holders=holders)
     store.warnings.extend(notes)
     for warning in [*config.warnings, *store.warnings]:
         say(f"dsh: warning: {warning}")
@@ -113,13 +113,21 @@ def write_json_rows(out: TextIO, rows: list[str], batch: int = 2000) -> None:
         out.write(",\n" if start + batch < len(rows) else "\n]\n")
 
 
-def agent_listing(store: object, cwd: str | None) -> list[object]:
-    from dsh.resume.agent_rows import read_agent_candidates
+def agent_listing(store: object, cwd: str | None) -> tuple[list[object], dict[str, str]]:
+    """The conversations to list, those open in a dsh pane too, and which session holds each open one."""
+    from dsh.resume.agent_rows import open_agent_sessions, read_agent_candidates
     from dsh.resume.loading import workspace_cwds
 
-    rows, problems = read_agent_candidates(store.index, cwds=workspace_cwds(cwd) if cwd else None)  # type: ignore[attr-defined]
+    cwds = workspace_cwds(cwd) if cwd else None
+    rows, problems = read_agent_candidates(store.index, cwds=cwds, include_open=True)  # type: ignore[attr-defined]
     store.warnings.extend(problems)  # type: ignore[attr-defined]
-    return rows
+    import sqlite3
+
+    try:
+        holders = store.index.read(open_agent_sessions)  # type: ignore[attr-defined]
+    except sqlite3.Error:
+        holders = {}
+    return rows, holders
 
 
 AGENT_JSON_KEYS = (
@@ -133,11 +141,21 @@ AGENT_JSON_KEYS = (
     "created_at",
     "updated_at",
     "resume_argv",
+    "open_in",
 )
 
 
-def write_agents(rows: list[object], *, json_out: bool, with_directory: bool, cwd: str | None) -> int:
-    """`dsh sessions --agents`: a table (KIND, ID, AGE, MSGS, [DIRECTORY,] TITLE) or a JSON array."""
+def write_agents(
+    rows: list[object],
+    *,
+    json_out: bool,
+    with_directory: bool,
+    cwd: str | None,
+    holders: dict[str, str] | None = None,
+) -> int:
+    """`dsh sessions --agents`: a table (KIND, ID, AGE, MSGS, [DIRECTORY,] TITLE) or a JSON array. A
+    conversation open in a dsh pane (`holders`: `kind:id` -> session id) says which session holds it."""
+    holders = holders or {}
     from dsh.agents.registry import adapter_by_kind
     from dsh.text import sanitize
 
@@ -158,6 +176,7 @@ def write_agents(rows: list[object], *, json_out: bool, with_directory: bool, cw
                         "created_at": c.created_at,  # type: ignore[attr-defined]
                         "updated_at": c.updated_at,  # type: ignore[attr-defined]
                         "resume_argv": adapter.resume_argv(c.id) if adapter else None,  # type: ignore[attr-defined]
+                        "open_in": holders.get(c.key),  # type: ignore[attr-defined]
                     }
                 )
             body = ",\n".join(json.dumps(row) for row in out)
@@ -176,7 +195,8 @@ def write_agents(rows: list[object], *, json_out: bool, with_directory: bool, cw
                 if with_directory:
                     label = sanitize(c.workspace_label)  # type: ignore[attr-defined]
                     cells.append(label if len(label) <= 32 else "…" + label[-31:])
-                cells.append(c.title)  # type: ignore[attr-defined]
+                holder = holders.get(c.key)  # type: ignore[attr-defined]
+                cells.append(c.title + (f" (open in dsh session {holder})" if holder else ""))  # type: ignore[attr-defined]
                 table.append(cells)
             widths = [max(len(header[i]), *(len(r[i]) for r in table)) for i in range(len(header) - 1)]
             room = max(20, width - sum(w + 2 for w in widths))

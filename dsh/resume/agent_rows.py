@@ -23,12 +23,19 @@ RECENT_ROWS = 300
 
 def open_agent_keys(conn: sqlite3.Connection) -> set[str]:
     """`kind:id` of every conversation held in an open pane of a dsh session that is not archived."""
-    keys: set[str] = set()
+    return set(open_agent_sessions(conn))
+
+
+def open_agent_sessions(conn: sqlite3.Connection) -> dict[str, str]:
+    """`kind:id` -> the id of the dsh session (not archived) whose open pane holds that conversation,
+    the newest where two do."""
+    found: dict[str, str] = {}
     # agent_key is set exactly when agents is, and is indexed: a few rows, not a walk of every session.
-    sql = "SELECT agents FROM sessions WHERE agent_key > '' AND archived = 0"
-    for (agents,) in conn.execute(sql):
-        keys.update(decode_lines(agents))
-    return keys
+    sql = "SELECT id, agents FROM sessions WHERE agent_key > '' AND archived = 0 ORDER BY updated_at"
+    for session_id, agents in conn.execute(sql):
+        for key in decode_lines(agents):
+            found[key] = session_id
+    return found
 
 
 def listable(row: ConversationRow) -> bool:
@@ -69,9 +76,11 @@ def agent_candidates(
     cwds: Sequence[str] | None = None,
     limit: int | None = None,
     kinds: Collection[str] | None = None,
+    include_open: bool = False,
 ) -> list[Candidate]:
-    """Conversations newest first (of `cwds`, or every directory), less those open in a dsh pane."""
-    hidden = open_agent_keys(conn)
+    """Conversations newest first (of `cwds`, or every directory), less those open in a dsh pane (the
+    picker lists those as the session holding them) unless `include_open`."""
+    hidden = set() if include_open else open_agent_keys(conn)
     rows = agent_table.conversations(conn, cwds=cwds, limit=limit)
     return [
         candidate(row)

@@ -125,10 +125,22 @@ class _Scope:
     _by_owner: dict[str, int] | None = None
 
     def row_of(self, owner: str) -> int | None:
-        """The row whose lines a transcript search names `owner`."""
+        """The row whose lines a transcript search names `owner`: a conversation open in a dsh pane is
+        the row of the session holding it (it has no row of its own)."""
         if self._by_owner is None:
-            self._by_owner = {c.owner: i for i, c in enumerate(self.rows)}
+            by_owner: dict[str, int] = {}
+            for i, c in enumerate(self.rows):
+                by_owner[c.owner] = i
+                for agent in c.agents:
+                    by_owner.setdefault(f"a:{agent}", i)
+            self._by_owner = by_owner
         return self._by_owner.get(owner)
+
+    def owners(self) -> frozenset[str]:
+        """Every owner whose lines lead to a row of this scope."""
+        self.row_of("")
+        assert self._by_owner is not None
+        return frozenset(self._by_owner)
 
 
 class PickerModel:
@@ -388,7 +400,8 @@ class PickerModel:
             if row is None:
                 continue
             found = query.tier(line, line.lower())
-            boosts[row] = found[0] if found is not None else SUBSEQUENCE
+            tier = found[0] if found is not None else SUBSEQUENCE
+            boosts[row] = min(tier, boosts.get(row, tier))  # a session's own line or its agent's prompt
         if scope.ranking is not None:
             scope.ranking.boost(boosts)
         return list(boosts)
@@ -397,13 +410,17 @@ class PickerModel:
         """Whose lines a transcript search of the active scope may return (None: anyone's)."""
         if self.scope == ALL and not self.show_archived:
             return None
-        return frozenset(c.owner for c in self._scopes[self.scope].rows)
+        return self._scopes[self.scope].owners()
 
     def transcript_line(self, c: Candidate) -> str | None:
         """The typed line or prompt of `c` the transcript search matched for the current query."""
         if self._hits_query != self.query or not self.query.split():
             return None
         line = self._hits.get(c.owner)
+        for agent in c.agents if line is None else ():
+            line = self._hits.get(f"a:{agent}")  # a prompt of a conversation open in this session
+            if line is not None:
+                break
         return clean(line) if line is not None else None
 
     # -- rows --------------------------------------------------------------------------------------
