@@ -192,5 +192,11 @@ def test_the_pane_style_keeps_the_keys_in_the_pane(tmp_path: Path, dsh_home: Pat
             h.send(C_B + "c")
             await h.wait(lambda: len(h.session.tabs.tabs) == 2, "C-b c")
             await h.wait(lambda: h.app.mode == "pane", "the new tab's shell has the keys too")
+            # prefix : asks for one command on the prompt line; the keys then go back to the pane.
+            h.send(C_B + ":")
+            await h.wait(lambda: h.app.mode == "prompt" and h.app.line.label == ":", "C-b : to ask for a command")
+            h.send("split -h\r")
+            await h.wait(lambda: len(h.session.panes) == 3, "the command to run")
+            await h.wait(lambda: h.app.mode == "pane", "the keys back in the (new) pane")
 
     run(body)

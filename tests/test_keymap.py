@@ -21,6 +21,7 @@ from dsh.commands.keymap import (
 
 KNOWN = [
     "split",
+    "command-prompt",
     "focus",
     "zoom",
     "close",
@@ -81,7 +82,7 @@ def test_defaults_are_tmux_familiar() -> None:
     assert p["c-up"] == "resize up 5" and p["{"] == "swap prev" and p["}"] == "swap next"
     assert keymap.direct_bindings["escape left"] == "focus left"
     assert p["space"] == "layout next" and p["escape 3"] == "layout main-horizontal" and p["E"] == "layout spread"
-    assert p["!"] == "break" and p["&"] == "kill-tab"
+    assert p["!"] == "break" and p["&"] == "kill-tab" and p[":"] == "command-prompt"
     assert p["a"] == "agents" and p["g"] == "agents next"
     assert keymap.commands_used() <= set(KNOWN)
 

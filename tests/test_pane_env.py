@@ -1,49 +1,41 @@
-"""Every pane knows where it is: DSH_SESSION_ID, DSH_PANE_ID and DSH_SOCKET, as tmux sets TMUX_PANE."""
+"""A pane's environment without the outer multiplexer's variables; dsh's refusal to nest in its own pane."""
 
 from __future__ import annotations
 
-import asyncio
-from pathlib import Path
-
-import pytest
-
-from dsh.config import load_config
-from dsh.session.session import Session
-from dsh.store.store import Store
+from dsh.cli.run import nesting_refusal
+from dsh.session.pane_env import drop_outer_multiplexer
 
 
-@pytest.fixture(autouse=True)
-def plain_shell(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SHELL", "/bin/sh")
-    monkeypatch.setenv("ENV", "")
+def test_the_outer_multiplexers_variables_are_dropped_and_the_rest_kept() -> None:
+    env = {
+        "TMUX": "/tmp/tmux-1000/default,1,0",
+        "TMUX_PANE": "%0",
+        "TMUX_TMPDIR_NOT": "x",
+        "ZELLIJ": "0",
+        "ZELLIJ_PANE_ID": "3",
+        "STY": "1.pts",
+        "WINDOW": "0",
+        "BYOBU_BACKEND": "tmux",
+        "TERM_PROGRAM": "tmux",
+        "TERM_PROGRAM_VERSION": "3.4",
+        "HOME": "/home/me",
+        "PATH": "/bin",
+    }
+    drop_outer_multiplexer(env)
+    assert env == {"TMUX_TMPDIR_NOT": "x", "HOME": "/home/me", "PATH": "/bin"}
+    kept = {"TERM_PROGRAM": "iTerm.app", "TERM_PROGRAM_VERSION": "3"}
+    drop_outer_multiplexer(kept)  # a terminal, not a multiplexer: programs may ask it for features
+    assert kept == {"TERM_PROGRAM": "iTerm.app", "TERM_PROGRAM_VERSION": "3"}
 
 
-def _panes_env(tmp_path: Path, socket: str | None, outer: dict[str, str]) -> list[dict[str, str]]:
-    async def body() -> list[dict[str, str]]:
-        config = load_config()
-        store = Store(config)
-        env = {"PATH": "/usr/bin:/bin", "SHELL": "/bin/sh", **outer}
-        log = store.create_session(str(tmp_path))
-        session = Session(config=config, store=store, log=log, cwd=str(tmp_path), env=env, socket=socket)
-        session.start()
-        try:
-            session.split("row", None)
-            return [pane.env for pane in session.panes.values()]
-        finally:
-            session.quit()
-            await session.reap_panes(0.5)
-
-    return asyncio.run(body())
-
-
-def test_each_pane_gets_its_session_its_id_and_the_hosts_socket(tmp_path: Path) -> None:
-    outer = {"DSH_SESSION_ID": "outer", "DSH_PANE_ID": "p9", "DSH_SOCKET": "/elsewhere.sock"}
-    envs = _panes_env(tmp_path, "/run/me/dsh/x.sock", outer)
-    assert [env["DSH_PANE_ID"] for env in envs] == ["p1", "p2"]
-    assert all(env["DSH_SOCKET"] == "/run/me/dsh/x.sock" for env in envs)
-    assert all(env["DSH_SESSION_ID"] not in ("", "outer") for env in envs)
-
-
-def test_a_session_with_no_socket_never_passes_on_an_outer_ones(tmp_path: Path) -> None:
-    envs = _panes_env(tmp_path, None, {"DSH_SOCKET": "/elsewhere.sock"})
-    assert all("DSH_SOCKET" not in env for env in envs)
+def test_dsh_refuses_to_start_in_a_dsh_pane_unless_nested() -> None:
+    inside = {"DSH_SESSION_ID": "20261201T000000Z-abc", "DSH_PANE_ID": "p2"}
+    refusal = nesting_refusal(inside, nested=False)
+    assert refusal is not None
+    first, second = refusal.splitlines()
+    assert "pane p2 of dsh session 20261201T000000Z-abc" in first and "--nested" in second
+    assert nesting_refusal(inside, nested=True) is None
+    assert nesting_refusal({}, nested=False) is None
+    assert nesting_refusal({"DSH_SESSION_ID": "x"}, nested=False) is None  # a hook's env, not a pane
+    hostile = nesting_refusal({"DSH_SESSION_ID": "a\x1b[31mb", "DSH_PANE_ID": "p\x07"}, nested=False)
+    assert hostile is not None and "\x1b" not in hostile and "\x07" not in hostile

@@ -44,6 +44,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="open an agent conversation (as /resume lists it) in a new session in its directory",
     )
     parser.add_argument(
+        "--nested",
+        action="store_true",
+        help="start (or attach) even inside a dsh pane, whose prefix key the inner dsh then shares",
+    )
+    parser.add_argument(
         "-o",
         "--option",
         dest="options",
@@ -72,7 +77,14 @@ def quick_args(words: Sequence[str]) -> SimpleNamespace | None:
     formatter even asks the terminal's size) took 38 ms of a start here, part of it modules the client
     imports anyway. None for anything else, which the parser handles; a test holds the two to the
     parser's answer."""
-    base: dict[str, Any] = {"resume": None, "continue_": False, "open_agent": None, "options": [], "command": None}
+    base: dict[str, Any] = {
+        "resume": None,
+        "continue_": False,
+        "open_agent": None,
+        "nested": False,
+        "options": [],
+        "command": None,
+    }
     if not words:
         return SimpleNamespace(**base)
     if words[0] == "attach" and len(words) <= 2 and not any(word.startswith("-") for word in words[1:]):

@@ -24,6 +24,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "id", nargs="?", metavar="ID", help="the session to attach: its id, a unique start of it, or its title"
     )
+    p.add_argument("--nested", action="store_true", help="attach even inside a dsh pane (it shares the prefix key)")
     add_option_flag(p)
     p.set_defaults(handler=attach)
     s = sub.add_parser(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 from dsh.client.intent import Action, Intent
@@ -10,6 +11,7 @@ from dsh.client.session_choice import ClientError
 TYPE_CHECKING = False  # the client's start-up path: importing typing costs it 5-10 ms
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Mapping
 
 
 def _fail(message: str, code: int = 1) -> int:
@@ -37,6 +39,9 @@ def intent_from_args(args: argparse.Namespace) -> Intent:
 def run_app(args: argparse.Namespace) -> int:
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         return _fail("needs a terminal: stdin and stdout must be a TTY (try `dsh sessions` for a listing)", 2)
+    refusal = nesting_refusal(os.environ, nested=bool(getattr(args, "nested", False)))
+    if refusal:
+        return _fail(refusal, 2)
     from dsh.client.session_flow import Entries, run_client
     from dsh.home import HomeError, check_home
 
@@ -54,6 +59,21 @@ def run_app(args: argparse.Namespace) -> int:
 
         say(message)
     return code
+
+
+def nesting_refusal(env: Mapping[str, str], *, nested: bool) -> str | None:
+    """Why dsh will not start in this terminal: it is a pane of a dsh session (tmux refuses nesting
+    unless asked, too). None when it may, or when `--nested` asks for it anyway."""
+    from dsh.text import sanitize
+
+    outer = env.get("DSH_SESSION_ID")
+    if nested or not outer or not env.get("DSH_PANE_ID"):
+        return None
+    return (
+        f"this terminal is pane {sanitize(env['DSH_PANE_ID'], max_len=20)} of dsh session "
+        f"{sanitize(outer, max_len=64)}: a dsh inside it would share its keys (the prefix, C-])\n"
+        "dsh --nested starts one anyway; or detach (C-b d) and run dsh from the outer terminal"
+    )
 
 
 def _log_crash() -> str:

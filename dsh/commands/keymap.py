@@ -55,6 +55,7 @@ DEFAULT_PREFIX_BINDINGS: dict[str, str] = {
     "[": "copy",
     "]": "paste",
     "?": "help keys",
+    ":": "command-prompt",
     "c-left": "resize left 5",
     "c-right": "resize right 5",
     "c-up": "resize up 5",

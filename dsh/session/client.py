@@ -26,6 +26,9 @@ class Client(Protocol):
 
     def show_help(self, topic: str | None = None) -> None: ...
 
+    def run_command_line(self, line: str) -> None:
+        """Run a command line (`split -h`, with or without its /); a failure is a message."""
+
     def open_picker(self) -> None: ...
 
     def enter_copy_mode(self) -> None: ...

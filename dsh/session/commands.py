@@ -315,6 +315,14 @@ def build_registry() -> Registry:
             raise CommandError(f"unknown agent {args[0]} — one of {', '.join(AGENT_NAMES)}")
         ctx.session.split("row", args)
 
+    @command("command-prompt")
+    def command_prompt(ctx: Client, args: list[str]) -> None:
+        """Ask for one command on the prompt line, as tmux's prefix :.
+
+        The keyboard goes back where it was after it (the pane, with ui.keyboard = "pane").
+        """
+        ctx.ask(":", lambda line: ctx.run_command_line(line) if line.strip() else None)
+
     @command("prompt")
     def prompt(ctx: Client, args: list[str]) -> None:
         """Put the keyboard on the REPL prompt."""

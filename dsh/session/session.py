@@ -23,6 +23,7 @@ from dsh.session.attention import SessionAttention
 from dsh.session.machine_agents import MachineAgents
 from dsh.session.observer import NoObserver, SessionObserver
 from dsh.session.pane import Pane
+from dsh.session.pane_env import drop_outer_multiplexer
 from dsh.session.shells import runs_shell, shell_launch
 from dsh.store.gitinfo import git_branch
 from dsh.store.log import LogError, SessionLog, scan_log
@@ -327,6 +328,7 @@ class Session:
         """A pane's environment: the session's, its TERM, which session and pane it is, and PWD = its cwd."""
         env = dict(self.env)
         env.pop("DSH_HANDOFF_FROM", None)
+        drop_outer_multiplexer(env)  # TMUX, TMUX_PANE, ZELLIJ*, STY ... of a multiplexer outside dsh
         env.update(self.shell_launch()[1])
         env["PWD"] = cwd
         env["TERM"] = self.term_name
