@@ -31,7 +31,7 @@ from dsh.values import Value
 MAX_TITLE = 200
 
 
-class Tab(Value, fields=("id", "title", "root", "active_pane", "zoomed", "last_active")):
+class Tab(Value, fields=("id", "title", "root", "active_pane", "zoomed", "last_active", "last_layout")):
     """One tab: a split tree, its active pane, zoom, and the panes active before (most recent first).
 
     `last_layout` is the preset last applied (an index into `presets.LAYOUT_NAMES`, -1 for none), so
