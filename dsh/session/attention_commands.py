@@ -22,7 +22,7 @@ def register(registry: Registry) -> None:
 
     @command("agents", usage="[next]", args=lambda ctx, args: ["next"] if not args else [])
     def agents(ctx: Client, args: list[str]) -> None:
-        """Every agent on this machine, the ones that need you first.
+        """Every agent on this machine, those that need you first.
 
         Each line: its state (needs you, done, working, idle) and for how long, its project and
         session, its pane, and its one-line ask or answer. Enter goes there: a pane here is focused; a
