@@ -9,6 +9,7 @@ import os
 import resource
 import signal
 import socket
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -19,7 +20,7 @@ import pytest
 
 from dsh.client import spawn
 from dsh.host import spawner
-from dsh.host.spec import REFUSED, SPAWNER_VERSION, STALE, HostSpec, ReadyPipe, install_id, spawner_request
+from dsh.host.spec import REFUSED, SPAWNER_VERSION, STALE, TAKEN, HostSpec, ReadyPipe, install_id, spawner_request
 from dsh.protocol import MAX_COLS, MAX_ROWS
 from dsh.rundir import spawner_socket_path
 from tests.conftest import is_spawner
@@ -51,6 +52,8 @@ def _report_entry(spec: HostSpec, ready: ReadyPipe) -> NoReturn:
         "nofile": list(resource.getrlimit(resource.RLIMIT_NOFILE)),
         "nice": os.getpriority(os.PRIO_PROCESS, 0),
     }
+    if len(spec.options) > 1:
+        Path(spec.options[1]).write_text(str(os.getpid()))  # this spec was served
     ready.succeed(json.dumps(facts).replace(" ", ""))
     time.sleep(float(spec.options[0]) if spec.options else 0)
     os._exit(0)
@@ -110,12 +113,13 @@ def _ask(path: Path, payload: bytes) -> str:
         sock.connect(str(path))
         sock.sendall(payload)
         data = b""
-        while b"\n" not in data:
+        while b"\n" not in data.removeprefix(TAKEN.encode() + b"\n"):
             chunk = sock.recv(65536)
             if not chunk:
                 break
             data += chunk
-    return data.split(b"\n", 1)[0].decode()
+    # A spawner says `taken` first when it forks a host; the answer is the line after.
+    return data.removeprefix(TAKEN.encode() + b"\n").split(b"\n", 1)[0].decode()
 
 
 def _exited(pid: int, within: float) -> bool:
@@ -291,8 +295,12 @@ def test_a_request_queued_as_the_spawner_leaves_is_still_served(tmp_path: Path) 
     client.connect(str(path))  # in the backlog: connected before the socket went away
     client.sendall(spawner_request(_spec(tmp_path), _env(DSH_TEST_FOO="late")))
     server.run()  # idle past its linger: leaves at once, serving what queued
-    answer = client.recv(65536).decode()
+    data = b""
+    while data.count(b"\n") < 2 and (chunk := client.recv(65536)):
+        data += chunk
     client.close()
+    taken, answer = data.decode().split("\n", 1)
+    assert taken == TAKEN
     assert answer.startswith("ready ") and _facts(answer.split(" ", 1)[1].strip())["foo"] == "late"
     assert not path.exists()
 
@@ -542,3 +550,48 @@ def test_a_spawner_that_fails_in_its_fork_never_returns_into_the_client(tmp_path
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=30)
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("back in the client") == 1, done.stdout
+
+
+def test_the_wait_for_a_spawner_is_short_and_a_clock_set_back_makes_it_no_longer() -> None:
+    now = 1_000_000.0
+    with tempfile.NamedTemporaryFile() as handle:
+        path = Path(handle.name)
+        os.utime(path, (now - 3600, now - 3600))
+        assert spawn.taken_timeout(path, now) == spawn.TAKEN_TIMEOUT  # an old spawner answers at once
+        os.utime(path, (now - 1, now - 1))
+        assert spawn.taken_timeout(path, now) == spawn.SPAWNER_WARMUP - 1  # one warming up gets the rest
+        # Made "in the future": the clock was set back since. Taken as old (it made a client wait 30 s).
+        os.utime(path, (now + 3600, now + 3600))
+        assert spawn.taken_timeout(path, now) == spawn.TAKEN_TIMEOUT
+    assert spawn.taken_timeout(Path("/nonexistent/spawner")) == spawn.TAKEN_TIMEOUT
+
+
+def test_a_stopped_spawner_is_bypassed_and_the_request_it_finds_later_is_withdrawn(
+    tmp_path: Path, spawner_path: Path
+) -> None:
+    listener = _listen(spawner_path)
+    # Born "an hour from now": a clock set back since then must not make this client wait longer.
+    later = time.time() + 3600
+    os.utime(spawner_path, (later, later))
+    pid = _serve_in_child(listener, spawner_path, linger=30)
+    os.kill(pid, signal.SIGSTOP)
+    marker = tmp_path / "served-late"
+    try:
+        started = time.monotonic()
+        facts = _facts(spawn.start_session_host(_spec_marked(tmp_path, marker), _report_entry, _spawner_entry))
+        waited = time.monotonic() - started
+        assert facts["warmed_in"] is None  # started directly, not by the stopped spawner
+        assert waited < spawn.READY_TIMEOUT / 2, waited  # about TAKEN_TIMEOUT, not the 30 s of old
+        marker.unlink()  # the direct start's own
+        os.kill(pid, signal.SIGCONT)
+        # The next request is served only after the withdrawn one was read (one at a time, in order).
+        assert _ask(spawner_path, spawner_request(_spec(tmp_path), _env())).startswith("ready ")
+        assert not marker.exists(), "a request withdrawn by its client was served later to nobody"
+    finally:
+        os.kill(pid, signal.SIGCONT)
+        os.kill(pid, signal.SIGTERM)
+        _exited(pid, 5)
+
+
+def _spec_marked(tmp_path: Path, marker: Path) -> HostSpec:
+    return HostSpec(str(tmp_path), options=["0", str(marker)], rows=30, cols=100)

@@ -11,7 +11,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 from dsh.daemon import daemonize
-from dsh.host.spec import REFUSED, STALE, HostSpec, ReadyPipe, install_id, parse_ready, spawner_lock, spawner_request
+from dsh.host.spec import (
+    REFUSED,
+    STALE,
+    TAKEN,
+    HostSpec,
+    ReadyPipe,
+    install_id,
+    parse_ready,
+    spawner_lock,
+    spawner_request,
+)
 
 TYPE_CHECKING = False  # the client's start-up path: importing typing costs it 5-10 ms
 if TYPE_CHECKING:
@@ -24,6 +34,11 @@ if TYPE_CHECKING:
 
 # A host restoring a big session, or on a busy machine, may take a while to listen.
 READY_TIMEOUT = 30.0
+# A spawner says `taken` as soon as it reads a request; one silent this long is bypassed (stopped,
+# wedged) and the host started directly. A spawner younger than SPAWNER_WARMUP may still be importing:
+# it gets the rest of that time.
+TAKEN_TIMEOUT = 2.0
+SPAWNER_WARMUP = 10.0
 
 
 class HostStartError(Exception):
@@ -93,23 +108,35 @@ def _wait_child(pid: int) -> None:
 
 def _read_line(fd: int, timeout: float) -> str:
     """The host's one line, or '' when it closed the pipe (died) or did not answer in time."""
-    deadline = time.monotonic() + timeout
-    data = b""
-    while b"\n" not in data:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return ""
-        try:
-            ready, _, _ = select.select([fd], [], [], left)
-        except InterruptedError:
-            continue
-        if not ready:
-            return ""
-        chunk = os.read(fd, 4096)
-        if not chunk:
-            break
-        data += chunk
-    return data.split(b"\n", 1)[0].decode("utf-8", "replace")
+    return _Lines(fd).next(timeout)
+
+
+class _Lines:
+    """Lines read from a descriptor one at a time (two may come in one read)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self._data = b""
+
+    def next(self, timeout: float) -> str:
+        """The next line, or '' when the other end closed or said nothing more in `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self._data:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return ""
+            try:
+                ready, _, _ = select.select([self.fd], [], [], left)
+            except InterruptedError:
+                continue
+            if not ready:
+                return ""
+            chunk = os.read(self.fd, 4096)
+            if not chunk:
+                break
+            self._data += chunk
+        line, _, self._data = self._data.partition(b"\n")
+        return line.decode("utf-8", "replace")
 
 
 class SpawnerUnavailable(Exception):
@@ -155,7 +182,14 @@ def _ask_spawner(spec: HostSpec, path: Path) -> str | None:
         return None
     try:
         sock.sendall(spawner_request(spec, dict(os.environ), inherit.capture()))
-        line = _read_line(sock.fileno(), READY_TIMEOUT)
+        lines = _Lines(sock.fileno())
+        line = lines.next(taken_timeout(path))
+        if line == TAKEN:
+            line = lines.next(READY_TIMEOUT)
+        elif not line:
+            # Silent: stopped or wedged. Closing withdraws the request (a spawner that wakes up later
+            # finds this end closed and serves nobody); the host is started directly.
+            raise SpawnerUnavailable("the spawner did not answer")
     except OSError as exc:
         raise SpawnerUnavailable from exc
     finally:
@@ -165,6 +199,20 @@ def _ask_spawner(spec: HostSpec, path: Path) -> str | None:
     if not line or line.split(" ", 1)[0] == REFUSED:
         raise SpawnerUnavailable  # it died, or could not read us: the direct way still works
     return line
+
+
+def taken_timeout(path: Path, now: float | None = None) -> float:
+    """How long to wait for the spawner at `path` to take a request: TAKEN_TIMEOUT, or what is left of
+    its warm-up for one just started. The age is by the wall clock (the socket's time is all there is):
+    a negative one means the clock was set back, and is taken as old, never as the whole timeout."""
+    try:
+        born = os.stat(path).st_mtime
+    except OSError:
+        return TAKEN_TIMEOUT
+    age = (time.time() if now is None else now) - born
+    if 0 <= age < SPAWNER_WARMUP:
+        return max(TAKEN_TIMEOUT, SPAWNER_WARMUP - age)
+    return TAKEN_TIMEOUT
 
 
 def _connect(path: Path) -> socket.socket | None:

@@ -8,7 +8,9 @@ answers `stale` and ends, and the client starts a fresh one.
 
 Request, one JSON line: {"spawner": SPAWNER_VERSION, "install": [executable, package dir],
 "spec": HostSpec.to_dict(), "env": {...}}. The answer is the host's own ready line (`ready ID` or
-`error MESSAGE`, see host/spec.py), or the spawner's own `stale` or `refused MESSAGE`.
+`error MESSAGE`, see host/spec.py), after the spawner's `taken` once it has read the request, or the
+spawner's own `stale` or `refused MESSAGE`. A request whose client has hung up by the time it is read is
+dropped unanswered (the client bypassed a stopped spawner and started the host itself).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from dsh import inherit
 from dsh.daemon import daemonize
-from dsh.host.spec import REFUSED, SPAWNER_VERSION, STALE, HostSpec, ReadyPipe, install_id, spawner_lock
+from dsh.host.spec import REFUSED, SPAWNER_VERSION, STALE, TAKEN, HostSpec, ReadyPipe, install_id, spawner_lock
 from dsh.peer import peer_allowed, peer_uid
 
 if TYPE_CHECKING:
@@ -146,6 +148,11 @@ class Spawner:
         if reason is not None:
             _answer(conn, f"{REFUSED} {reason}")  # the client starts this host itself, as it should run
             return
+        if _withdrawn(conn):
+            # Its client gave up waiting (this spawner was stopped, or slow) and started the host
+            # itself: serving it now would make a session nobody asked for.
+            return
+        _answer(conn, TAKEN)
         try:
             pid = self._fork_host(conn, spec, env, context)
         except OSError as exc:
@@ -255,6 +262,19 @@ def read_request(conn: socket.socket) -> tuple[HostSpec, dict[str, str], object]
     if any("=" in name or "\0" in name or "\0" in value for name, value in env.items()):
         raise ValueError("the request's environment has a malformed variable")
     return HostSpec.from_dict(message.get("spec")), env, message.get("context")
+
+
+def _withdrawn(conn: socket.socket) -> bool:
+    """Whether the client of a request already read has closed its end (it sends nothing more)."""
+    try:
+        readable, _, _ = select.select([conn], [], [], 0)
+        if not readable:
+            return False  # nothing, not even the end: it is waiting for the answer
+        return conn.recv(1, socket.MSG_PEEK) == b""
+    except (BlockingIOError, InterruptedError, TimeoutError):
+        return False
+    except OSError:
+        return True
 
 
 def _answer(conn: socket.socket, line: str) -> None:

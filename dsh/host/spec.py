@@ -23,6 +23,9 @@ READY = "ready"
 FAILED = "error"
 SPAWNER_VERSION = 1
 STALE = "stale"
+# The spawner's first line once it has read a request and is forking its host: the ready line follows.
+# A client that hears nothing for a moment bypasses it (a stopped or wedged spawner) and withdraws.
+TAKEN = "taken"
 # The spawner cannot serve this request (another version, a bad request, no fork): start directly.
 REFUSED = "refused"
 

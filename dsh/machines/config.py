@@ -82,11 +82,11 @@ def _machine(name: object, entry: object) -> tuple[Machine | None, str]:
     if not isinstance(name, str) or _NAME_RE.fullmatch(name) is None:
         return None, "a machine's name is letters, digits, '.', '_' and '-'"
     if not isinstance(entry, dict):
-        return None, "must be a table with ssh = \"user@host\""
+        return None, 'must be a table with ssh = "user@host"'
     ssh = entry.get("ssh")
     if not isinstance(ssh, str) or not ssh.strip() or ssh.startswith("-") or any(c.isspace() for c in ssh):
         # A destination that starts with '-' would be read by ssh as an option.
-        return None, "ssh must be a destination such as \"user@host\" or a Host alias, without spaces"
+        return None, 'ssh must be a destination such as "user@host" or a Host alias, without spaces'
     dsh = entry.get("dsh", "dsh")
     if not isinstance(dsh, str) or not dsh.strip():
         return None, "dsh must be the command line that runs dsh there"

@@ -90,9 +90,11 @@ def session_row(obj: object, machine: str) -> dict[str, Any] | None:
     row["live_pid"] = pid if isinstance(pid, int) and not isinstance(pid, bool) and pid > 0 else None
     row["archived"] = obj.get("archived") is True
     preview = obj.get("preview")
-    row["preview"] = [_text(line, 500) for line in preview[:MAX_PREVIEW] if isinstance(line, str)] if isinstance(
-        preview, list
-    ) else []
+    row["preview"] = (
+        [_text(line, 500) for line in preview[:MAX_PREVIEW] if isinstance(line, str)]
+        if isinstance(preview, list)
+        else []
+    )
     agents = obj.get("agents")
     row["agents"] = [
         {"kind": _text(a.get("kind"), 32), "session_id": _text(a.get("session_id"), 128)}

@@ -122,9 +122,6 @@ def explain(machine: Machine, status: int | None, stderr: str) -> str:
     if "connection refused" in text or "timed out" in text or "no route" in text or "unreachable" in text:
         return f"{name} does not answer on ssh ({machine.ssh}): is it up, and sshd running?"
     if status == 127 or "command not found" in text or "no such file" in text:
-        return (
-            f"{name} has no dsh at `{machine.dsh}`: install dsh there,"
-            f' or set [machines.{name}] dsh = "/path/to/dsh"'
-        )
+        return f'{name} has no dsh at `{machine.dsh}`: install dsh there, or set [machines.{name}] dsh = "/path/to/dsh"'
     last = next((line for line in reversed(stderr.strip().splitlines()) if line.strip()), "")
     return f"{name}: ssh {machine.ssh} failed (exit {status})" + (f": {last[:200]}" if last else "")
