@@ -25,7 +25,6 @@ CONFIRM_COMMANDS = frozenset({"close"})
 # What dsh offers instead of a tmux default binding it does not have, said when that key is pressed
 # after the prefix and the keymap leaves it unbound.
 TMUX_HINTS = {
-    ":": "commands go on the prompt line: type /help there",
     "l": "tabs: n and p for the next and previous, 0…9 for a number",
     "w": "tabs are listed in the tab bar; n, p and 0…9 switch",
     "s": "/sessions lists the sessions to resume",
