@@ -262,3 +262,50 @@ def test_the_lean_clients_json_and_constants_match_the_protocols() -> None:
     for bad in ("{bad", '{"a": NaN}', "1 2", ""):
         with pytest.raises(ValueError):
             client.loads(bad)
+
+
+def _control_as(uid: int, path: Path) -> str:
+    """A control request to `path` from a child process running as `uid`; what came back."""
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        answer = b""
+        try:
+            os.close(read_fd)
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+            answer = _raw(path, b'{"verb": "send", "text": "rm -rf ~"}')
+        except BaseException as exc:
+            answer = f"child failed: {exc!r}".encode()
+        os.write(write_fd, answer or b"closed without an answer")
+        os._exit(0)
+    os.close(write_fd)
+    try:
+        os.waitpid(pid, 0)
+        return os.read(read_fd, 65536).decode("utf-8", "replace")
+    finally:
+        os.close(read_fd)
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="running a client as another user needs root here")
+def test_a_control_request_from_another_uid_is_refused(tmp_path: Path) -> None:
+    import shutil
+    import tempfile
+
+    # A folder the other user can reach: only the host's check of the peer's uid stands in the way.
+    public = Path(tempfile.mkdtemp(prefix="dsh-peer-"))
+
+    async def test(host: Host) -> None:
+        public.chmod(0o755)  # after the host bound in it (a host binds in no other folder than a private one)
+        host.path.chmod(0o777)
+        answer = await asyncio.to_thread(_control_as, 65534, host.path)
+        public.chmod(0o700)  # the control client uses no folder others can enter
+        reply = json.loads(answer.splitlines()[0])
+        assert reply["ok"] is False and "another user" in reply["error"], answer
+        assert (await host.ask("list"))["info"]["id"] == host.session.log.id  # its own user still gets in
+
+    try:
+        with_host(public, test)
+    finally:
+        shutil.rmtree(public, ignore_errors=True)

@@ -138,12 +138,24 @@ def _connect(sock: _socket.socket, path: str) -> None:
         if info.st_uid != os.getuid() or info.st_mode & 0o077:
             raise ControlError(f"socket folder {directory} is not yours alone: not used", REFUSED)
         address = f"/proc/self/fd/{fd}/{name}" if os.path.isdir("/proc/self/fd") else path
-        try:
-            sock.connect(address)
-        except (FileNotFoundError, ConnectionRefusedError) as exc:
-            raise Unreachable(f"no dsh host listens at {path}") from exc
-        except OSError as exc:
-            raise Unreachable(f"cannot reach the dsh host at {path}: {exc.strerror or exc}") from exc
+        waited = 0.0
+        while True:
+            try:
+                sock.connect(address)
+                break
+            except (FileNotFoundError, ConnectionRefusedError) as exc:
+                raise Unreachable(f"no dsh host listens at {path}") from exc
+            except BlockingIOError as exc:
+                # The host's backlog is full (a burst of calls): it takes them as it can.
+                limit = sock.gettimeout()
+                if limit is not None and waited >= limit:
+                    raise ControlError(f"the host at {path} is too busy to answer", TIMED_OUT) from exc
+                import time
+
+                time.sleep(0.01)
+                waited += 0.01
+            except OSError as exc:
+                raise Unreachable(f"cannot reach the dsh host at {path}: {exc.strerror or exc}") from exc
     finally:
         os.close(fd)
     try:

@@ -78,7 +78,10 @@ class HostServer:
         except RunDirError as exc:
             raise OSError(str(exc)) from exc
         try:
-            self._server = await asyncio.start_unix_server(self._accept, sock=listener, limit=protocol.HELLO_MAX + 1)
+            # A backlog for bursts of scripting calls (dsh send in loops, 200 at once: tests/e2e/test_control.py).
+            self._server = await asyncio.start_unix_server(
+                self._accept, sock=listener, limit=protocol.HELLO_MAX + 1, backlog=512
+            )
         except BaseException:
             listener.close()
             raise
