@@ -363,7 +363,7 @@ LOADERS = {
 
 
 def install(shells: list[str], out: object = sys.stdout) -> int:
-    from dsh.cli.output import fail
+    from dsh.cli.output import fail, say
 
     for shell in shells:
         path = install_path(shell)
@@ -374,7 +374,7 @@ def install(shells: list[str], out: object = sys.stdout) -> int:
             os.replace(temporary, path)
         except OSError as exc:
             return fail(f"cannot write {path}: {exc.strerror}")
-        print(f"{shell}: {path} — {AFTER_INSTALL[shell]}", file=out)  # type: ignore[arg-type]
+        say(f"{shell}: {path} — {AFTER_INSTALL[shell]}", to=out)  # type: ignore[arg-type]
     return 0
 
 
@@ -417,11 +417,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from dsh.cli.output import fail
+    from dsh.cli.output import fail, say
 
     if args.candidates == "sessions":
         for word, description in session_candidates():
-            print(f"{word}\t{description}")
+            say(word, description, to=sys.stdout, sep="\t")
         return 0
     if args.install:
         return install([args.shell] if args.shell else list(SHELLS))

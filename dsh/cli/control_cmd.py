@@ -204,7 +204,9 @@ def main(words: list[str]) -> int:
 
 
 def _fail(message: str, status: int) -> int:
-    sys.stderr.write(f"dsh: {message}\n")
+    from dsh.cli.output import say  # only on the way out: the verbs' start-up stays lean
+
+    say(f"dsh: {message}")
     return status
 
 

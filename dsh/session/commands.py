@@ -317,7 +317,7 @@ def build_registry() -> Registry:
 
     @command("command-prompt")
     def command_prompt(ctx: Client, args: list[str]) -> None:
-        """Ask for one command on the prompt line, as tmux's prefix :.
+        """One command on the prompt line, as tmux's prefix :.
 
         The keyboard goes back where it was after it (the pane, with ui.keyboard = "pane").
         """
