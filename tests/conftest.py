@@ -17,6 +17,11 @@ if TYPE_CHECKING:
 
 REPO = Path(__file__).resolve().parent.parent
 
+# The terminal the tests are run from is not the one under test: a tmux says so in TERM_PROGRAM, and
+# dsh would draw emoji as that tmux does (dsh.term.widths). Tests that want a tmux start their own.
+for _name in ("TERM_PROGRAM", "TERM_PROGRAM_VERSION"):
+    os.environ.pop(_name, None)
+
 
 @pytest.fixture(autouse=True)
 def dsh_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:

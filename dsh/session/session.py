@@ -29,6 +29,7 @@ from dsh.store.gitinfo import git_branch
 from dsh.store.log import LogError, SessionLog, scan_log
 from dsh.store.store import Store
 from dsh.store.titles import TitleState
+from dsh.term import widths
 from dsh.term.terminal import Terminal
 from dsh.text import sanitize
 from dsh.values import Value
@@ -136,6 +137,7 @@ class Session:
         self.scrollback = int(config.get("term.scrollback", 10000) or 10000)
         self.tail_bytes = int(config.get("term.tail_bytes", 65536) or 65536)
         self.term_name = str(config.get("term.term", "xterm-256color") or "xterm-256color")
+        widths.configure(str(config.get("term.emoji_width", "auto") or "auto"))  # before any pane draws
         self.scheduler = SnapshotScheduler(
             lambda: saving.build_snapshot(self),
             interval=float(config.get("snapshot.debounce_seconds", 2.0) or 2.0),

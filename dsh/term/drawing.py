@@ -17,10 +17,10 @@ from dsh.term.cells import (
     Row,
     blank_for,
     glyphs_for,
-    wcwidth,
 )
 from dsh.term.rows import SEGMENT, AnyRow, Packed, Raw, compact_row, row_cells, text_width
 from dsh.term.sgr import SGR_CACHE, sgr_step
+from dsh.term.widths import cell_width, char_width, joins
 
 if TYPE_CHECKING:
     from dsh.term.screen import Cursor
@@ -143,7 +143,7 @@ class Drawing:
         cols = self.columns
         if width > cols or not (text.isascii() or NARROW_TEXT.fullmatch(text)):
             width = text_width(text)
-            if width > cols or text[:1] == ZWJ or (text and wcwidth(text[0]) == 0):
+            if width > cols or text[:1] == ZWJ or (text and char_width(text[0]) == 0):
                 return False
         cursor = self.cursor
         buf = self._buffer
@@ -497,16 +497,23 @@ class Drawing:
         cursor.x = x
 
     def _draw_wide(self, text: str) -> None:
-        """Draw text with wide and zero-width characters, one character at a time."""
+        """Draw text with wide and zero-width characters, one character at a time (the cells by
+        `dsh.term.widths`: what joins a character goes into its cell, which may widen)."""
         cursor = self.cursor
         glyphs = glyphs_for(cursor.attrs)
         cols = self.columns
         for ch in text:
-            width = wcwidth(ch)
-            if width <= 0 or self._join:
-                self._join = ch == ZWJ  # the character after a ZWJ joins the same cell (as tmux)
-                self._combine(ch)
-                continue
+            width = char_width(ch)
+            if width <= 0 or self._join or ch > "\U0001f1e5":  # (flags and skin tones join too)
+                prev = self._cell_before()
+                if prev is not None and joins(prev[1], ch, width, self._join):
+                    self._join = ch == ZWJ
+                    self._combine(prev[0], ch)
+                    continue
+                if width <= 0:
+                    self._join = ch == ZWJ  # (dropped at column 0, as tmux)
+                    continue
+            self._join = False
             row = self._row(cursor.y)
             limit = cols if row.size == SINGLE else cols // 2
             if width > limit:
@@ -529,18 +536,31 @@ class Drawing:
                 row[x + 1] = glyphs[""]
             cursor.x = x + width
 
-    def _combine(self, ch: str) -> None:
-        """A zero-width character joins the cell before the cursor (dropped at column 0, as tmux)."""
-        cursor = self.cursor
-        x = cursor.x
+    def _cell_before(self) -> tuple[int, str] | None:
+        """The column and text of the cell the cursor comes right after (a wide character, not its
+        placeholder); None at column 0."""
+        x = self.cursor.x
         if not x:
-            return
+            return None
         row = self._cursor_row()
         prev = min(x, len(row)) - 1
         if prev and row[prev].data == "":
             prev -= 1  # onto the wide character, not its placeholder
+        return prev, row[prev].data
+
+    def _combine(self, prev: int, ch: str) -> None:
+        """`ch` joins the cell at `prev`; a cell that becomes wide by it (⚠ with VS16, a flag's
+        second half) takes the next column too when there is room, as tmux 3.4 does."""
+        cursor = self.cursor
+        row = self._cursor_row()
         cell = row[prev]
-        row[prev] = cell._replace(data=cell.data + ch)
+        data = cell.data + ch
+        row[prev] = cell._replace(data=data)
+        if cell_width(data) == 2 and cell_width(cell.data) == 1 and prev == cursor.x - 1:
+            limit = self.columns if row.size == SINGLE else self.columns // 2
+            if prev + 1 < limit:
+                row[prev + 1] = cell._replace(data="")
+                cursor.x = prev + 2
 
     def repeat_last(self, count: int = 0, *_: int) -> None:
         """REP: the character drawn right before it, again (nothing after any control)."""

@@ -14,8 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from dsh.term.cells import BLANK, SINGLE, ZWJ, Cell, Row, blank_for, glyphs_for, is_narrow, wcwidth
+from dsh.term.cells import BLANK, SINGLE, ZWJ, Cell, Row, blank_for, glyphs_for, is_narrow
 from dsh.term.sgr import canonical, sgr_step
+from dsh.term.widths import cell_width, char_width, clusters, joins, text_width
 
 __all__ = [
     "SEGMENT",
@@ -149,25 +150,21 @@ def text_cells(text: str, runs: tuple[tuple[int, Cell], ...], fill: Cell, column
             start = end
         return row
     x = 0
-    join = False
-    for end, attrs in runs:
-        glyphs = glyphs_for(attrs)
-        for ch in text[start:end]:
-            width = wcwidth(ch)
-            if width <= 0 or join:
-                join = ch == ZWJ
-                if x:
-                    prev = x - 1 if row[x - 1].data or x < 2 else x - 2
-                    cell = row[prev]
-                    row[prev] = cell._replace(data=cell.data + ch)
-                continue
-            if x + width > columns:
-                return row
-            row[x] = glyphs[ch]
-            if width == 2:
-                row[x + 1] = glyphs[""]
-            x += width
-        start = end
+    bounds = iter(runs)
+    end, attrs = next(bounds)
+    glyphs = glyphs_for(attrs)
+    for start, stop, width in clusters(text):
+        while start >= end:
+            end, attrs = next(bounds, (len(text), attrs))
+            glyphs = glyphs_for(attrs)
+        if not width:
+            continue  # nothing before it to join (a joining character at the start)
+        if x + width > columns:
+            return row
+        row[x] = glyphs[text[start:stop]]
+        if width == 2:
+            row[x + 1] = glyphs[""]
+        x += width
     return row
 
 
@@ -281,19 +278,6 @@ def row_width(row: AnyRow) -> int:
     return n
 
 
-def text_width(text: str) -> int:
-    """Cells `text` takes when drawn (zero-width characters, and any after a ZWJ, take none)."""
-    width = 0
-    join = False
-    for ch in text:
-        w = wcwidth(ch)
-        if w <= 0 or join:
-            join = ch == ZWJ
-            continue
-        width += w
-    return width
-
-
 def _row_cell_runs(row: Row, columns: int) -> Iterator[tuple[Cell, str]]:
     """(cell, text to draw) per drawn cell of a Row: a wide character and its placeholder are one
     entry; half of a broken wide character draws as a space, so columns line up."""
@@ -304,7 +288,7 @@ def _row_cell_runs(row: Row, columns: int) -> Iterator[tuple[Cell, str]]:
         ch = cell.data
         if not ch:
             yield cell, " "
-        elif not ch.isascii() and wcwidth(ch[0]) == 2:
+        elif not ch.isascii() and cell_width(ch) == 2:
             if x + 1 < len(row) and row[x + 1].data == "":
                 yield cell, ch
                 x += 2
@@ -378,14 +362,14 @@ def pack(row: Row) -> AnyRow:
         if not ch:
             return row  # a placeholder without its wide character
         step = 1
-        if not ch.isascii() and wcwidth(ch[0]) == 2:
+        if not ch.isascii() and cell_width(ch) == 2:
             if x + 1 >= len(row) or row[x + 1].data != "":
                 return row
             step = 2
-        elif not ch.isascii() and wcwidth(ch[0]) != 1:
+        elif not ch.isascii() and (cell_width(ch) != 1 or cell_width(ch[0]) == 0):
             return row  # starts with a zero-width character: drawing would join it to the cell before
-        if ch[-1] == ZWJ:
-            return row  # drawing would join the next cell's character to this one
+        if ch[-1] == ZWJ or (texts and not ch.isascii() and joins(texts[-1], ch[0], char_width(ch[0]), False)):
+            return row  # drawing would join this cell's character, or the next one's, to the cell before
         key = cell[1:]
         if key != key_prev:
             if texts and key_prev is not None:

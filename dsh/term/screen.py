@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from dsh.term import sequences as sq
-from dsh.term.cells import BLANK, SINGLE, Cell, Row, wcwidth
+from dsh.term.cells import BLANK, SINGLE, Cell, Row
 from dsh.term.drawing import CHARSETS, Drawing
 from dsh.term.editing import Editing
 from dsh.term.history import compact, reflow
@@ -18,6 +18,7 @@ from dsh.term.parser import Parser
 from dsh.term.replies import TITLE_MAX, Palette, Replies, ShellMarks
 from dsh.term.rows import AnyRow, row_cells, row_width
 from dsh.term.sgr import canonical
+from dsh.term.widths import cell_width
 
 __all__ = ["TITLE_MAX", "Cursor", "Palette", "TermScreen"]
 
@@ -544,7 +545,7 @@ class TermScreen(Drawing, Editing, Replies):
                     chars.append(" ")
                     continue
                 chars.append(ch)
-                skip = wcwidth(ch[0]) == 2
+                skip = cell_width(ch) == 2
             rows.append("".join(chars))
         return rows
 

@@ -38,7 +38,7 @@ from dsh.text import sanitize
 from dsh.ui import chrome
 from dsh.ui.application import ViewApplication
 from dsh.ui.completion import RegistryCompleter
-from dsh.ui.pane_window import LineWindow, PaneWindow
+from dsh.ui.pane_window import LineWindow, PaneWindow, install_widths
 from dsh.ui.panes_view import PanesContainer, PaneSlot
 from dsh.ui.prompt_control import PromptControl
 from dsh.ui.prompt_line import PromptLine
@@ -131,6 +131,7 @@ class DshApp:
 
     def __init__(self, session: Session, options: ViewOptions | None = None) -> None:
         options = options or ViewOptions()
+        install_widths()  # prompt_toolkit's widths by the table the session chose (dsh.term.widths)
         self.session = session
         self.config = session.config
         self.slots: dict[str, PaneSlot] = {}

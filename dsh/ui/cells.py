@@ -11,8 +11,9 @@ A double-width or double-height row (DECDWL, DECDHL) is drawn with a space after
 
 from __future__ import annotations
 
-from dsh.term.cells import SINGLE, Cell, Row, wcwidth
+from dsh.term.cells import SINGLE, Cell, Row
 from dsh.term.rows import AnyRow, row_cells, row_runs
+from dsh.term.widths import cell_width, text_width
 
 __all__ = ["cell_style", "cursor_column", "line_fragments", "marked"]
 
@@ -153,7 +154,7 @@ def _line_fragments(
 
 
 def _width(text: str) -> int:
-    return len(text) if text.isascii() else sum(max(0, wcwidth(ch)) for ch in text)
+    return len(text) if text.isascii() else text_width(text)
 
 
 def _highlighted(fragments: list[tuple[str, str]], highlight: tuple[int, int], style: str) -> list[tuple[str, str]]:
@@ -189,24 +190,28 @@ def marked(fragments: list[tuple[str, str]], start: int, stop: int, style: str) 
 
 
 def cursor_column(line: AnyRow, x: int, columns: int) -> int:
-    """The character index (as in `line_fragments`) of cell column `x`."""
+    """The character index (as in `line_fragments`) of cell column `x`: a cell counts as many
+    characters as its text holds (a combining mark, VS16, the rest of an emoji sequence)."""
     row = line if type(line) is Row else row_cells(line, columns)
     if row.size != SINGLE:
         return 2 * x
     index = 0
     col = 0
+    last = 0
     while col < x:
         ch = row[col].data if col < len(row) else " "
-        step = 1
-        if (
-            ch
-            and not ch.isascii()
-            and wcwidth(ch[0]) == 2
-            and col + 1 < columns
-            and col + 1 < len(row)
-            and row[col + 1].data == ""
-        ):
+        last = index
+        if ch.isascii() or not ch:
+            step = 1
+            index += 1  # (a placeholder alone draws as a space)
+        elif cell_width(ch) == 2 and col + 1 < columns and col + 1 < len(row) and row[col + 1].data == "":
             step = 2
+            index += len(ch)
+        elif cell_width(ch) == 2:
+            step = 1
+            index += 1  # half of a broken wide character: drawn as a space
+        else:
+            step = 1
+            index += len(ch)
         col += step
-        index += 1
-    return index if col == x else index - 1
+    return index if col == x else last

@@ -17,11 +17,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from prompt_toolkit import utils as pt_utils
+from prompt_toolkit.data_structures import Point
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.layout.containers import WindowAlign
 from prompt_toolkit.layout.controls import UIContent
 from prompt_toolkit.layout.screen import Char, Screen, WritePosition
 
+from dsh.term.widths import char_width, clusters, text_width
 from dsh.ui.window import ViewWindow
 
 # Rows kept (all panes share them: the same fragments make the same cells), cleared when full: what pays
@@ -40,16 +43,51 @@ class _Chars(dict[tuple[str, str], Char]):
     def __missing__(self, key: tuple[str, str]) -> Char:
         if len(self) >= CHARS_KEPT:
             self.clear()
-        char = self[key] = Char(*key)
+        text, style = key
+        if text == "\xa0":
+            # A no-break space is a space (Claude Code puts one after its prompt): prompt_toolkit's
+            # Char would mark it (class:nbsp, a yellow underline) as an editor shows one.
+            char = Char(" ", style)
+        else:
+            char = Char(text, style)
+        self[key] = char
         return char
 
 
 _chars = _Chars()
 
 
+class _Widths(pt_utils._CharSizesCache):
+    """prompt_toolkit's widths of strings (a Char's, a fragment's) by dsh's width table, so what it
+    draws itself (the prompt line, the picker) and the Chars made here agree with the emulator: its own
+    table adds up the characters, and ⚠️, a flag or an emoji sequence came out one or two cells off."""
+
+    def __missing__(self, string: str) -> int:
+        result = max(0, char_width(string)) if len(string) == 1 else text_width(string)
+        self[string] = result
+        if len(string) > self.LONG_STRING_MIN_LEN:  # a few long ones kept, as prompt_toolkit's own
+            long_strings = self._long_strings
+            long_strings.append(string)
+            if len(long_strings) > self.MAX_LONG_STRINGS:
+                self.pop(long_strings.popleft(), None)
+        return result
+
+
+def install_widths() -> None:
+    """Use dsh's width table for prompt_toolkit's widths in this process (again after
+    `dsh.term.widths.configure`: the cache is new)."""
+    pt_utils._CHAR_SIZES_CACHE = _Widths()
+    _chars.clear()
+    _rows.clear()
+
+
+install_widths()
+
+
 def row_cells(fragments: StyleAndTextTuples, width: int) -> list[Char] | None:
-    """The cells prompt_toolkit's copy would write for one unwrapped line, from column 0; None for a
-    line it treats specially (a zero-width escape), which is left to it."""
+    """The cells of one unwrapped line, from column 0, by dsh's width table (`dsh.term.widths`: the
+    emulator's cells, where prompt_toolkit's copy takes a character at a time and would split an emoji
+    sequence or a flag); None for a line with a zero-width escape, which is left to prompt_toolkit."""
     cells: list[Char] = []
     chars = _chars
     x = 0
@@ -58,32 +96,35 @@ def row_cells(fragments: StyleAndTextTuples, width: int) -> list[Char] | None:
             return None
         if x == len(cells) and text.isascii() and text.isprintable():
             # One cell a character (most of what a pane shows): made in one comprehension, not a
-            # character at a time through the checks below (a flooding pane makes only new rows).
+            # cluster at a time through the checks below (a flooding pane makes only new rows).
             if x < width:
                 cells += [chars[c, style] for c in (text if x + len(text) <= width else text[: width - x])]
             x += len(text)
             continue
-        for c in text:
-            char = chars[c, style]
-            char_width = char.width
+        for start, stop, cells_taken in clusters(text):
+            char = chars[text[start:stop], style]
+            if stop - start == 1:
+                cells_taken = char.width  # (a control character is shown as ^I, two cells)
+            if not cells_taken:
+                # Nothing before it in this fragment to join: it joins the cell before, two columns
+                # back when that one is wide (as prompt_toolkit's copy merges it).
+                for back in (2, 1):
+                    if back <= x <= len(cells) and cells[x - back].width == back:
+                        previous = cells[x - back]
+                        cells[x - back] = chars[previous.char + char.char, previous.style]
+                        break
+                continue
             if x < width:
                 if x == len(cells):
                     cells.append(char)
                 else:
                     cells[x] = char
-                if char_width > 1:
+                if cells_taken > 1:
                     # The columns a wide character covers are blanked (past the width too, as
                     # prompt_toolkit does).
                     del cells[x + 1 :]
-                    cells.extend([_EMPTY] * (char_width - 1))
-                elif char_width == 0:
-                    # A combining character joins the character before it, two columns back when
-                    # that one is wide.
-                    for back in (2, 1):
-                        if x - back >= 0 and cells[x - back].width == back:
-                            previous = cells[x - back]
-                            cells[x - back] = chars[previous.char + c, previous.style]
-            x += char_width
+                    cells.extend([_EMPTY] * (cells_taken - 1))
+            x += cells_taken
     return cells
 
 
@@ -114,15 +155,28 @@ def _cached_cells(
 
 def character_columns(fragments: StyleAndTextTuples, width: int) -> list[tuple[int, int]]:
     """(character index, column) of each character of an unwrapped line that lands inside `width`, as
-    prompt_toolkit's copy maps them for its window's mouse handler (a combining mark at its base's)."""
+    `row_cells` places them (what joins a character at the column after that character's own cells,
+    where prompt_toolkit's copy maps a combining mark)."""
     out: list[tuple[int, int]] = []
     index = x = 0
     for style, text, *_ in fragments:
-        for c in text:
+        if text.isascii() and text.isprintable():
+            out.extend((index + i, x + i) for i in range(min(len(text), max(0, width - x))))
+            index += len(text)
+            x += len(text)
+            continue
+        for start, stop, cells in clusters(text):
+            if stop - start == 1:
+                cells = _chars[text[start], style].width
             if x < width:
                 out.append((index, x))
-            index += 1
-            x += _chars[c, style].width
+            if stop - start > 1:
+                # what joined it at the column after the character, as prompt_toolkit maps a mark
+                after = x + (max(0, char_width(text[start])) if cells else 0)
+                if after < width:
+                    out.extend((index + i, after) for i in range(1, stop - start))
+            index += stop - start
+            x += cells
     return out
 
 
@@ -140,6 +194,22 @@ def _character_map(
         if len(_maps) >= ROWS_KEPT:
             _maps.clear()
         found = _maps[key] = {(lineno, index): (y, x0 + x) for index, x in character_columns(fragments, width)}
+    return found
+
+
+def _cursor_map(
+    line: StyleAndTextTuples, ui_content: UIContent, width: int, lineno: int, ypos: int, xpos: int
+) -> dict[tuple[int, int], tuple[int, int]]:
+    """Where each character of the cursor's row was drawn, for prompt_toolkit to place the cursor; a
+    cursor past the row's characters is that many columns after them."""
+    columns = character_columns(line, width)
+    found = {(lineno, index): (ypos + lineno, xpos + x) for index, x in columns}
+    cursor = ui_content.cursor_position
+    if (lineno, cursor.x) not in found:
+        count = sum(len(fragment[1]) for fragment in line)
+        end = row_cells(line, width)
+        x = len(end) if end is not None else 0
+        found[lineno, cursor.x] = (ypos + lineno, xpos + min(width - 1, x + max(0, cursor.x - count)))
     return found
 
 
@@ -192,8 +262,14 @@ class PaneWindow(ViewWindow):
         if align != WindowAlign.LEFT or self._highlights():
             return theirs(ui_content)
         # Rows prompt_toolkit copies itself: where the cursor is, when the window has the focus (it is
-        # shown only then), and where the menu is.
+        # shown only then), and where the menu is; but a pane's cursor row is copied here too, and its
+        # characters mapped here for the cursor (prompt_toolkit's copy splits emoji sequences and flags).
         cursor = ui_content.cursor_position if has_focus else None
+        if cursor is not None and not self.maps_characters and ui_content.menu_position is None:
+            cursor_line: int | None = cursor.y
+            cursor = None
+        else:
+            cursor_line = None
         own = {point.y for point in (cursor, ui_content.menu_position) if point is not None}
         shown = range(vertical_scroll, min(ui_content.line_count, vertical_scroll + write_position.height))
         cells_by_line: dict[int, list[Char]] = {}
@@ -259,6 +335,15 @@ class PaneWindow(ViewWindow):
                 buffer[ypos + lineno].update(zip(range(xpos, xpos + len(cells)), cells, strict=True))
         for lineno, (line, key_text) in mapped.items():
             result[1].update(_character_map(line, key_text, width, lineno, ypos + lineno, xpos))
+        if cursor_line is not None and cursor_line in cells_by_line:
+            places = _cursor_map(get_line(cursor_line), ui_content, width, cursor_line, ypos, xpos)
+            result[1].update(places)
+            # What prompt_toolkit's copy does for the focused window's cursor, when it copies that row.
+            y, x = places[cursor_line, ui_content.cursor_position.x]
+            new_screen.set_cursor_position(self, Point(x=x, y=y))
+            new_screen.show_cursor = False if always_hide_cursor else ui_content.show_cursor
+            self._highlight_digraph(new_screen)
+            self._show_key_processor_key_buffer(new_screen)
         return result
 
     def _highlights(self) -> bool:

@@ -25,6 +25,8 @@ from prompt_toolkit.data_structures import Point, Size
 from prompt_toolkit.layout.screen import Char, Screen
 from prompt_toolkit.output import ColorDepth, Output
 
+from dsh.term.widths import uncertain
+
 # The parameters of prompt_toolkit's diff this one takes the place of (3.0.x).
 PARAMETERS = (
     "app",
@@ -88,6 +90,28 @@ def first_change(
         if cell is not old and (cell.char != old.char or cell.style != old.style):
             return column
     return -1
+
+
+def _write_cluster(output: Output, char: str, column: int, cell_width: int, width: int) -> int:
+    """Write a cell the user's terminal may draw another width than dsh's table says (an emoji
+    sequence), or a character with a mark joined on the last column; returns the column after it.
+
+    The cells it covers are blanked first and the cursor is placed after it by column, so a terminal
+    that draws it wider or narrower shifts nothing after it (the rest of the row, a border) and leaves
+    nothing stale. On the last column autowrap is on while it is written: with autowrap off a
+    terminal (tmux) joins the mark to the cell before the cursor, the one before the last."""
+    write_raw = output.write_raw
+    if column == width - 1:
+        write_raw("\x1b[?7h")
+        output.write(char)
+        write_raw(f"\x1b[?7l\x1b[{width}G")  # (the wrap it may have left pending is taken back)
+        return width
+    if cell_width > 1:
+        output.write(" " * cell_width)
+        write_raw(f"\x1b[{column + 1}G")
+    output.write(char)
+    write_raw(f"\x1b[{column + cell_width + 1}G")
+    return column + cell_width
 
 
 def output_screen_diff(
@@ -196,8 +220,15 @@ def output_screen_diff(
                     if not last_style or new_attrs != attrs[last_style]:
                         set_attributes(new_attrs, color_depth)
                     last_style = style
-                run.append(cell.char)
-                column += cell.width or 1
+                char = cell.char
+                if char.isascii() or not (uncertain(char) or (column == width - 1 and len(char) > 1)):
+                    run.append(char)
+                    column += cell.width or 1
+                    continue
+                if run:
+                    write("".join(run))
+                    run = []
+                column = _write_cluster(output, char, column, cell.width or 1, width)
             if run:
                 write("".join(run))
             x = column
