@@ -194,9 +194,9 @@ def test_ranking_left_after_a_key_is_finished_in_the_background(monkeypatch: Any
 
     @extra.add("c-q")
     def _watch(event: Any) -> None:
-        seen["pending_after_keys"] = model.pending
-
         async def wait_then_quit() -> None:
+            await asyncio.sleep(0)  # the keys read together are ranked once, after the last of them
+            seen["pending_after_keys"] = model.pending and model.query == "fixrend"
             for _ in range(2000):  # gives up rather than hang if nothing finishes the ranking
                 if not model.pending:
                     break
@@ -348,3 +348,44 @@ def test_agent_rows_are_renamed_and_archived_in_their_own_cli() -> None:
         ("message", "a claude conversation is renamed in claude itself (/rename there)"),
         ("message", "a claude conversation is archived or deleted with claude itself"),
     ]
+
+
+def test_keys_read_together_are_ranked_once_after_the_last() -> None:
+    import asyncio
+
+    many = [cand(f"id{i:04d}", HERE, f"row {i}", "2026-11-01T10:00:00Z") for i in range(50)]
+    model = PickerModel(many, current_cwd=HERE, now=NOW)
+    ranked: list[str] = []
+    real = model.set_query
+
+    def counting(text: str) -> None:
+        ranked.append(text)
+        real(text)
+
+    model.set_query = counting  # type: ignore[method-assign]
+    view = PickerView(
+        model,
+        on_resume=lambda c: None,
+        on_close=lambda: None,
+        on_rename=lambda c, t: None,
+        on_archive=lambda c: None,
+        on_message=lambda m: None,
+    )
+    extra = KeyBindings()
+
+    @extra.add("c-q")
+    def _quit(event: Any) -> None:
+        async def later() -> None:
+            await asyncio.sleep(0)
+            event.app.exit()
+
+        event.app.create_background_task(later())
+
+    with create_pipe_input() as pipe:
+        app: Application[None] = Application(
+            layout=Layout(view.container), key_bindings=extra, input=pipe, output=DummyOutput()
+        )
+        pipe.send_text("row 4x\x7f2" + QUIT)  # typed at once, a backspace among them
+        app.run()
+    assert ranked == ["row 42"] and model.query == "row 42"
+    assert [c.id for c in model.visible] == ["id0042"]

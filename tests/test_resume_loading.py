@@ -364,3 +364,28 @@ def test_following_the_disk_makes_a_new_line_searchable_and_says_so(root: Path, 
     found = index.read(lambda conn: textsearch.search(conn, "ocelot"))
     assert [hit.owner for hit in found] == [f"s:{log.id}"]
     log.close()
+
+
+def test_a_query_at_the_open_finds_an_old_row_before_every_row_is_here(
+    root: Path, index: SessionIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dsh.resume import loading
+    from dsh.resume.loading import find_rows
+
+    monkeypatch.setattr(loading, "RECENT_ROWS", 5)  # the open shows the 5 newest rows of every workspace
+    old = SessionLog.create(root, "/w/far")
+    old.append("input", text="make race")
+    old.set_title("flamingo checkout race")
+    old.close()
+    for i in range(12):
+        make(root, f"/w/ws{i}", f"pytest -k case{i}")
+    index.refresh()
+    model = open_picker(index, cwd="/w/here", current_session_id=None, own_pid=os.getpid(), now=0.0)
+    model.toggle_scope()
+    model.set_query("flamingoc")
+    assert model.partial and model.visible == []  # not among the newest rows
+    found = find_rows(index, "flamingoc", current_session_id=None, own_pid=os.getpid(), agents=False)
+    assert [c.id for c in found] == [old.id]  # the LIKE found it; the ranking decides it matches
+    assert model.add_found("flamingoc", found)
+    assert [c.id for c in model.visible] == [old.id]
+    assert not model.add_found("older query", found)  # an answer to another query is dropped

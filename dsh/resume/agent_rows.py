@@ -77,11 +77,12 @@ def agent_candidates(
     limit: int | None = None,
     kinds: Collection[str] | None = None,
     include_open: bool = False,
+    like: Sequence[str] = (),
 ) -> list[Candidate]:
     """Conversations newest first (of `cwds`, or every directory), less those open in a dsh pane (the
     picker lists those as the session holding them) unless `include_open`."""
     hidden = set() if include_open else open_agent_keys(conn)
-    rows = agent_table.conversations(conn, cwds=cwds, limit=limit)
+    rows = agent_table.conversations(conn, cwds=cwds, limit=limit, like=like)
     return [
         candidate(row)
         for row in rows

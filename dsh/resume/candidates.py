@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
+import sys
+import threading
 from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
@@ -153,6 +155,33 @@ class Candidate(NamedTuple):
 
 def _optional_text(value: object) -> str | None:
     return clean(value, 80) or None if isinstance(value, str) else None
+
+
+# While a worker lists every row, the interpreter hands the GIL over this often (its default is 5 ms): a
+# thread that steps SQLite one row at a time (the picker's searches) or the event loop waits for it at
+# each step, and at 5 ms a search of 150 rows took a second beside a listing.
+BUSY_SWITCH_INTERVAL = 0.0005
+_busy = 0
+_busy_lock = threading.Lock()
+_saved_interval = 0.005
+
+
+@contextlib.contextmanager
+def sharing_the_gil() -> Iterator[None]:
+    """Hand the GIL to other threads often while the block (a worker's long Python loops) runs."""
+    global _busy, _saved_interval
+    with _busy_lock:
+        if _busy == 0:
+            _saved_interval = sys.getswitchinterval()
+            sys.setswitchinterval(BUSY_SWITCH_INTERVAL)
+        _busy += 1
+    try:
+        yield
+    finally:
+        with _busy_lock:
+            _busy -= 1
+            if _busy == 0:
+                sys.setswitchinterval(_saved_interval)
 
 
 @contextlib.contextmanager

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 from dsh.resume.agent_rows import RECENT_ROWS, read_agent_candidates
-from dsh.resume.candidates import Candidate, gc_paused
+from dsh.resume.candidates import Candidate, gc_paused, sharing_the_gil
 from dsh.resume.picker import AllRows, PickerModel, prepare_all
 from dsh.store.index import SessionIndex, release
 from dsh.store.workspace import workspace_partition
@@ -74,7 +74,7 @@ def load_rest(
     Opens its own connection to the index (SQLite connections stay in the thread that made them) and
     never raises for a broken index: the answer then carries the reason in `error`.
     """
-    with gc_paused():
+    with gc_paused(), sharing_the_gil():
         own = SessionIndex(index.db_path, index.root, progress=io.StringIO())  # type: ignore[arg-type]
         agent_rows: list[Candidate] = []
         try:
@@ -125,22 +125,35 @@ def load_rest_and_refresh(
     """
     agents = refresh_agents is not None
     deliver(load_rest(index, cwd=cwd, current_session_id=current_session_id, own_pid=own_pid, agents=agents))
-    own = SessionIndex(index.db_path, index.root, progress=io.StringIO())  # type: ignore[arg-type]
-    try:
-        warnings = own.refresh(sync_search=False)
-        changed = own.changed
-        if refresh_agents is not None:
-            agents_changed, agent_warnings = refresh_agents(own)
-            changed = changed or agents_changed
-            warnings += agent_warnings
-        own.sync_search()  # what was typed becomes searchable, a batch per transaction
-    except Exception as exc:  # a broken index must not take the app down from a worker thread
-        return [f"session index: {exc}"]
-    finally:
-        own.close()
+    changed, warnings = follow(index, refresh_agents)  # what was typed becomes searchable too
     if changed:
         deliver(load_rest(index, cwd=cwd, current_session_id=current_session_id, own_pid=own_pid, agents=agents))
     return warnings
+
+
+# Rows a search while every row loads brings at most (the newest that may match), of sessions and of
+# conversations each.
+FOUND_ROWS = 100
+
+
+def find_rows(
+    index: SessionIndex, query: str, *, current_session_id: str | None, own_pid: int, agents: bool
+) -> list[Candidate]:
+    """The newest rows that may match `query`, straight from the index (a LIKE per term): what the picker
+    ranks while every row is still on its way, so a query typed at the open finds an old row at once."""
+    from dsh.store.index import like_subsequence
+
+    terms = query.split()
+    if not terms:
+        return []
+    with gc_paused():
+        summaries = index.matching(terms, FOUND_ROWS)
+        rows = Candidate.from_summaries(summaries, current_session_id=current_session_id, own_pid=own_pid)
+        if agents:
+            like = [like_subsequence(term) for term in terms]
+            found, _ = read_agent_candidates(index, limit=FOUND_ROWS, like=like)
+            rows += found
+    return rows
 
 
 def follow(index: _IndexLocation, refresh_agents: AgentRefresher | None = None) -> tuple[bool, list[str]]:
@@ -148,13 +161,14 @@ def follow(index: _IndexLocation, refresh_agents: AgentRefresher | None = None) 
     what they hold made searchable. (whether anything changed, the warnings); safe on a worker thread."""
     own = SessionIndex(index.db_path, index.root, progress=io.StringIO())  # type: ignore[arg-type]
     try:
-        warnings = own.refresh(sync_search=False)
-        changed = own.changed
-        if refresh_agents is not None:
-            agents_changed, agent_warnings = refresh_agents(own)
-            changed = changed or agents_changed
-            warnings += agent_warnings
-        own.sync_search()
+        with sharing_the_gil():
+            warnings = own.refresh(sync_search=False)
+            changed = own.changed
+            if refresh_agents is not None:
+                agents_changed, agent_warnings = refresh_agents(own)
+                changed = changed or agents_changed
+                warnings += agent_warnings
+            own.sync_search()
     except Exception as exc:  # a broken index must not take the app down from a worker thread
         return False, [f"session index: {exc}"]
     finally:

@@ -234,6 +234,23 @@ class PickerModel:
             return
         self._rescope(chosen)
 
+    def add_found(self, query: str, rows: Iterable[Candidate]) -> bool:
+        """Rows a search of the index found for `query` while every row is still on its way: they join the
+        newest rows of the `all` scope (an old row a query names is listed at once). False, and nothing
+        done, once every row is here or for an older query."""
+        if self.all_loaded or query != self.query:
+            return False
+        scope = self._live[ALL]
+        have = {c.key for c in scope.rows}
+        new = [c for c in rows if c.key not in have and c.key not in self._archived and not c.archived]
+        if not new:
+            return False
+        chosen = self.selected if self.selected_index > 0 and not self.show_archived else None
+        scope.reset(newest_first(self._with_local_edits([*scope.rows, *new])))
+        if self.scope == ALL and not self.show_archived:
+            self._rescope(chosen)
+        return True
+
     def _rescope(self, chosen: Candidate | None) -> None:
         """The active scope's rows changed: rank the query again, keep the highlighted row if listed."""
         if self.query.split():

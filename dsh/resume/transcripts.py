@@ -1,4 +1,5 @@
-"""The picker's transcript search, on a thread of its own: one query at a time, the newest asked for wins."""
+"""The picker's searches of the index, on a thread of its own: the typed lines and prompts that hold a
+query, and, while every row is still on its way, the rows that may match it; the newest asked for wins."""
 
 from __future__ import annotations
 
@@ -7,11 +8,14 @@ import os
 import sqlite3
 import threading
 from collections.abc import Callable, Collection
+from typing import Any
 
 from dsh.store.index import SessionIndex
 from dsh.store.textsearch import match_expression, search
 
 Deliver = Callable[[str, dict[str, str]], None]
+RowsJob = Callable[[SessionIndex], Any]
+DeliverRows = Callable[[str, Any], None]
 HITS = 200
 
 
@@ -24,6 +28,7 @@ class TranscriptSearcher:
         self._db_path, self._root = db_path, root
         self._lock = threading.Condition()
         self._waiting: tuple[str, frozenset[str] | None, Deliver] | None = None
+        self._rows_waiting: tuple[str, RowsJob, DeliverRows] | None = None
         self._closed = False
         self._thread: threading.Thread | None = None
         self.errors: list[str] = []
@@ -36,11 +41,23 @@ class TranscriptSearcher:
             if self._closed:
                 return False
             self._waiting = (query, frozenset(owners) if owners is not None else None, deliver)
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="dsh-transcripts", daemon=True)
-                self._thread.start()
-            self._lock.notify()
+            self._start()
         return True
+
+    def ask_rows(self, query: str, job: RowsJob, deliver: DeliverRows) -> None:
+        """Run `job(index)` for `query` soon (before any transcript search waiting) and hand its answer to
+        `deliver(query, answer)` on this thread; a newer ask replaces one still waiting."""
+        with self._lock:
+            if self._closed:
+                return
+            self._rows_waiting = (query, job, deliver)
+            self._start()
+
+    def _start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="dsh-transcripts", daemon=True)
+            self._thread.start()
+        self._lock.notify()
 
     def close(self) -> None:
         with self._lock:
@@ -53,13 +70,24 @@ class TranscriptSearcher:
         try:
             while True:
                 with self._lock:
-                    while self._waiting is None and not self._closed:
+                    while self._waiting is None and self._rows_waiting is None and not self._closed:
                         self._lock.wait()
                     if self._closed:
                         return
-                    assert self._waiting is not None
-                    query, owners, deliver = self._waiting
-                    self._waiting = None
+                    rows, self._rows_waiting = self._rows_waiting, None
+                    if rows is None:
+                        assert self._waiting is not None
+                        query, owners, deliver = self._waiting
+                        self._waiting = None
+                if rows is not None:
+                    asked, job, deliver_rows = rows
+                    try:
+                        answer = job(index)
+                    except sqlite3.Error as exc:
+                        self.errors.append(f"row search: {exc}")
+                        continue
+                    deliver_rows(asked, answer)
+                    continue
                 try:
                     hits = index.read(lambda conn, q=query, o=owners: search(conn, q, limit=HITS, owners=o))
                 except sqlite3.Error as exc:

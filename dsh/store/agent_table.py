@@ -150,10 +150,16 @@ def conversations(
     cwds: Sequence[str] | None = None,
     limit: int | None = None,
     sources: Sequence[str] | None = None,
+    like: Sequence[str] = (),
 ) -> list[ConversationRow]:
-    """Conversations newest first: those recorded in one of `cwds`, or all; of `sources`, or of every one."""
+    """Conversations newest first: those recorded in one of `cwds`, or all; of `sources`, or of every one;
+    whose title or first prompt match every LIKE pattern of `like` (escape character `\\`)."""
     where: list[str] = []
     params: list[object] = []
+    text = "(title || ' ' || coalesce(first_prompt, ''))"
+    for pattern in like:
+        where.append(f"{text} LIKE ? ESCAPE '\\'")
+        params.append(pattern)
     if cwds is not None:
         where.append(f"cwd IN ({', '.join('?' * len(cwds))})")
         params += list(cwds)

@@ -565,6 +565,15 @@ class SessionIndex:
         """The newest `limit` sessions of every workspace (one walk of the time index: a few ms at 100k)."""
         return self._query("root = ?", [self._root_db], False, limit=limit)
 
+    def matching(self, terms: Sequence[str], limit: int) -> list[Summary]:
+        """The newest `limit` sessions (not archived) whose title or first line typed hold every term as a
+        sub-sequence, ASCII case aside: rows the picker's search may list, found with SQLite's LIKE while
+        every row is still on its way (110-140 ms at 100,000 sessions; the id and the cwd would add a
+        third, and far more rows where a query's letters are scattered)."""
+        text = "(title || ' ' || coalesce(first_input, ''))"
+        where = " AND ".join(["root = ?", *(f"{text} LIKE ? ESCAPE '\\'" for _ in terms)])
+        return self._query(where, [self._root_db, *map(like_subsequence, terms)], False, limit=limit)
+
     def archived(self) -> list[Summary]:
         """Every archived session, newest first."""
         return self._query("root = ? AND archived = 1", [self._root_db], True)
@@ -615,6 +624,11 @@ class SessionIndex:
             self._pending.append(f"{self.db_path}: session index cannot be read: {exc}")
             return None
         return _summary(rows[0]) if rows else None
+
+
+def like_subsequence(term: str) -> str:
+    """A LIKE pattern (escape character `\\`) that holds where `term`'s characters occur in order."""
+    return "%" + "%".join("\\" + ch if ch in "%_\\" else ch for ch in term) + "%"
 
 
 def summary_at(conn: sqlite3.Connection, path: str) -> Summary | None:

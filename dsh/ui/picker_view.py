@@ -20,8 +20,10 @@ from dsh.ui.window import ViewWindow
 ARCHIVE_CONFIRM_SECONDS = 3.0
 
 RENAME_PROMPT = "Rename: "
-# Ranking left over after a keystroke runs in slices this long, so keys are read between them.
-REFINE_SLICE = 0.015
+# Ranking left over after a keystroke runs in slices this long, so keys are read between them; the rows it
+# moves are drawn at most this often (a frame costs the host as much as a slice), and when it ends.
+REFINE_SLICE = 0.008
+REFINE_DRAW = 0.06
 # After the picker is first drawn, the search indexes are built this much later (before a Tab, usually).
 PREPARE_DELAY = 0.3
 # The transcript search runs once typing pauses this long.
@@ -76,6 +78,7 @@ class PickerView:
         on_unarchive: Callable[[Candidate], bool | None] | None = None,
         load_archived: Callable[[Callable[[list[Candidate]], None]], None] | None = None,
         search_transcripts: Callable[[str, Callable[[str, dict[str, str]], None], object], bool] | None = None,
+        find_rows: Callable[[str, Callable[[str, list[Candidate]], None]], None] | None = None,
         get_app: Callable[[], Application[object] | None] = get_app_or_none,
     ) -> None:
         # The app this view runs in: a host runs one per client, and callbacks from worker threads
@@ -90,6 +93,7 @@ class PickerView:
         self.on_unarchive = on_unarchive
         self.load_archived = load_archived
         self.search_transcripts = search_transcripts
+        self.find_rows = find_rows
         self._archived_asked = False
         self._search_generation = 0
         self.height = 20
@@ -113,10 +117,62 @@ class PickerView:
         if app is not None and app.is_running:
             app.invalidate()
 
+    @property
+    def query(self) -> str:
+        """The query as typed so far (the model ranks it once the keys read together are handled)."""
+        return self._typed if self._typed is not None else self.model.query
+
+    _typed: str | None = None
+
     def set_query(self, text: str) -> None:
+        """A new query. Keys that arrive together (typed fast, pasted) are ranked once, after the last:
+        ranking each of 9 keys read at once cost 9 rankings before the first frame."""
+        app = self._get_app()
+        if app is None or not app.is_running:
+            self._apply_query(text)
+            return
+        later = self._typed is None
+        self._typed = text
+        if later:
+            asyncio.get_running_loop().call_soon(self._apply_typed)
+
+    def _apply_typed(self) -> None:
+        text, self._typed = self._typed, None
+        if text is not None:
+            self._apply_query(text)
+            app = self._get_app()
+            if app is not None and app.is_running:
+                app.invalidate()
+
+    def _apply_query(self, text: str) -> None:
+        self.last_key = time.monotonic()
         self.model.set_query(text)
         self._refine_later()
         self._search_later()
+        self._find_rows()
+
+    def _find_rows(self) -> None:
+        """While every row is on its way, ask the index for the rows that may match the query at once."""
+        if self.find_rows is None or self.model.all_loaded or not self.model.query.split():
+            return
+        app = self._get_app()
+        if app is None or not app.is_running:
+            return
+        loop = asyncio.get_running_loop()
+
+        def deliver(query: str, rows: list[Candidate]) -> None:  # on the searcher's thread
+            loop.call_soon_threadsafe(self.rows_found, query, rows)
+
+        self.find_rows(self.model.query, deliver)
+
+    def rows_found(self, query: str, rows: list[Candidate]) -> None:
+        if self.model.add_found(query, rows):
+            self._refine_later()
+            app = self._get_app()
+            if app is not None and app.is_running:
+                app.invalidate()
+
+    last_key = 0.0  # when the query last changed (the disk is looked at between bursts of typing)
 
     def _search_later(self) -> None:
         """Search the transcripts for the query after a short pause in typing (off the loop)."""
@@ -173,8 +229,11 @@ class PickerView:
         generation = self._generation
 
         async def refine() -> None:
+            drawn = time.monotonic()
             while generation == self._generation and self.model.refine(REFINE_SLICE):
-                app.invalidate()
+                if time.monotonic() - drawn >= REFINE_DRAW:
+                    app.invalidate()
+                    drawn = time.monotonic()
                 await asyncio.sleep(0)
             app.invalidate()
 
@@ -280,32 +339,39 @@ class PickerView:
         @kb.add("c-p")
         @kb.add("c-k")
         def _up(event: KeyPressEvent) -> None:
+            self._apply_typed()  # keys typed before this one count first
             model.move(-1)
 
         @kb.add("down")
         @kb.add("c-n")
         @kb.add("c-j")
         def _down(event: KeyPressEvent) -> None:
+            self._apply_typed()  # keys typed before this one count first
             model.move(1)
 
         @kb.add("pageup")
         def _pageup(event: KeyPressEvent) -> None:
+            self._apply_typed()  # keys typed before this one count first
             model.page(-1, rows())
 
         @kb.add("pagedown")
         def _pagedown(event: KeyPressEvent) -> None:
+            self._apply_typed()  # keys typed before this one count first
             model.page(1, rows())
 
         @kb.add("home")
         def _home(event: KeyPressEvent) -> None:
+            self._apply_typed()  # keys typed before this one count first
             model.home()
 
         @kb.add("end")
         def _end(event: KeyPressEvent) -> None:
+            self._apply_typed()  # keys typed before this one count first
             model.end()
 
         @kb.add("enter")
         def _enter(event: KeyPressEvent) -> None:
+            self._apply_typed()  # keys typed before this one count first
             if self.editing is not None:
                 self.finish_rename()
             else:
@@ -313,6 +379,7 @@ class PickerView:
 
         @kb.add("escape", eager=True)
         def _escape(event: KeyPressEvent) -> None:
+            self._apply_typed()  # keys typed before this one count first
             if self.editing is not None:
                 self.editing = None
             else:
@@ -320,22 +387,26 @@ class PickerView:
 
         @kb.add("tab")
         def _tab(event: KeyPressEvent) -> None:
+            self._apply_typed()  # keys typed before this one count first
             if self.editing is None:
                 self._generation += 1
                 model.toggle_scope()
 
         @kb.add("c-r")
         def _rename(event: KeyPressEvent) -> None:
+            self._apply_typed()  # keys typed before this one count first
             if self.editing is None:
                 self.start_rename()
 
         @kb.add("c-d")
         def _archive(event: KeyPressEvent) -> None:
+            self._apply_typed()  # keys typed before this one count first
             if self.editing is None:
                 self.archive()
 
         @kb.add("c-a")
         def _archived(event: KeyPressEvent) -> None:
+            self._apply_typed()  # keys typed before this one count first
             if self.editing is None:
                 self.toggle_archived()
 
@@ -344,14 +415,14 @@ class PickerView:
             if self.editing is not None:
                 chosen, text = self.editing
                 self.editing = (chosen, text[:-1])
-            elif model.query:
-                self.set_query(model.query[:-1])
+            elif self.query:
+                self.set_query(self.query[:-1])
 
         @kb.add("c-u")
         def _clear(event: KeyPressEvent) -> None:
             if self.editing is not None:
                 self.editing = (self.editing[0], "")
-            elif model.query:
+            elif self.query:
                 self.set_query("")
 
         @kb.add(Keys.Any)
@@ -363,7 +434,7 @@ class PickerView:
                 chosen, current = self.editing
                 self.editing = (chosen, current + text)
             else:
-                self.set_query(model.query + text)
+                self.set_query(self.query + text)
 
         @kb.add(Keys.BracketedPaste)
         def _paste(event: KeyPressEvent) -> None:
@@ -374,6 +445,6 @@ class PickerView:
                 chosen, current = self.editing
                 self.editing = (chosen, current + text)
             elif text:
-                self.set_query(model.query + text)
+                self.set_query(self.query + text)
 
         return kb

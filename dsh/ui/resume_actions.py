@@ -44,6 +44,7 @@ class ResumeActions:
         view = self._view
         session = view.session
         agents = bool(picker_hooks.agent_sources(view.config))
+        self._agents = agents
         try:
             model = open_picker(
                 session.store.index,
@@ -70,6 +71,7 @@ class ResumeActions:
             on_unarchive=self._unarchive_candidate,
             load_archived=self._load_archived,
             search_transcripts=self._search_transcripts,
+            find_rows=self._find_rows,
         )
         view.mode = Mode.PICKER
         view.layout.focus(picker_view.container)
@@ -109,6 +111,9 @@ class ResumeActions:
 
         def tick() -> None:
             if not still_open() or self._loading:
+                return
+            if time.monotonic() - picker_view.last_key < FOLLOW_SECONDS:
+                loop.call_later(FOLLOW_SECONDS, tick)  # typing: its keys first, the disk after
                 return
             from dsh.resume.loading import follow, load_rest
 
@@ -153,13 +158,31 @@ class ResumeActions:
             view.picker.set_note(notes[0])
             view.invalidate()
 
-    def _search_transcripts(self, query: str, deliver: Callable[[str, dict[str, str]], None], owners: Any) -> bool:
+    def _searcher(self) -> Any:
         if self._transcripts is None:
             from dsh.resume.transcripts import TranscriptSearcher
 
             store = self._view.session.store
             self._transcripts = TranscriptSearcher(store.index.db_path, store.root)
-        return bool(self._transcripts.ask(query, deliver, owners))
+        return self._transcripts
+
+    def _find_rows(self, query: str, deliver: Callable[[str, Any], None]) -> None:
+        """The rows that may match `query`, from the index on the searcher's thread (while every row loads)."""
+        from functools import partial
+
+        from dsh.resume.loading import find_rows
+
+        view = self._view
+        agents = bool(view.picker_view is not None and self._agents)
+        job = partial(
+            find_rows, query=query, current_session_id=view.session.log.id, own_pid=os.getpid(), agents=agents
+        )
+        self._searcher().ask_rows(query, job, deliver)
+
+    _agents = False
+
+    def _search_transcripts(self, query: str, deliver: Callable[[str, dict[str, str]], None], owners: Any) -> bool:
+        return bool(self._searcher().ask(query, deliver, owners))
 
     def _load_archived(self, deliver: Callable[[list[Any]], None]) -> None:
         from dsh.resume.loading import load_archived
