@@ -40,6 +40,8 @@ KNOWN = [
     "kill-tab",
     "start-all",
     "agents",
+    "sessions",
+    "session",
 ]
 SOURCE = "/home/u/.dsh/config.toml"
 

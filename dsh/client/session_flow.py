@@ -59,11 +59,14 @@ def run_client(intent: Intent, entries: Entries) -> tuple[int, str]:
         try:
             next_target = Target(session_id, cwd, first_argv=first_argv)
             rows, cols = window_size(STDOUT)
-            return attach_or_start(next_target, intent.options, entries, rows=rows, cols=cols, from_cwd=from_cwd)
+            return attach_or_start(
+                next_target, intent.options, entries, rows=rows, cols=cols, from_cwd=from_cwd, from_session=left[0]
+            )
         except ClientError as exc:
             return str(exc)
 
     terminal = RawTerminal(STDIN)
+    left = [attachment.session_id]  # the session a switch leaves (the next host's `/session last`)
     with terminal, Pump(terminal) as pump:
         while True:
             outcome = pump.run(attachment, on_switch)
@@ -71,6 +74,7 @@ def run_client(intent: Intent, entries: Entries) -> tuple[int, str]:
                 break
             attachment.close()
             attachment = outcome.next
+            left[0] = attachment.session_id
             cwd = attachment.welcome.get("cwd")
             if isinstance(cwd, str):
                 with contextlib.suppress(OSError):
@@ -89,16 +93,26 @@ def run_client(intent: Intent, entries: Entries) -> tuple[int, str]:
 
 
 def attach_or_start(
-    target: Target, options: list[str], entries: Entries, *, rows: int, cols: int, from_cwd: str = ""
+    target: Target,
+    options: list[str],
+    entries: Entries,
+    *,
+    rows: int,
+    cols: int,
+    from_cwd: str = "",
+    from_session: str = "",
 ) -> Attachment:
     """An Attachment to the target's host: the running one, or one started for it here and now.
-    `from_cwd` is the client's directory when a /resume switched it here (the host says it moved)."""
+    `from_cwd` is the client's directory when a /resume switched it here (the host says it moved),
+    `from_session` the session it left (for that host's `/session last`; an older host ignores it)."""
     from dsh.client.attach import AttachError, Attachment, connect
     from dsh.client.spawn import HostStartError, start_session_host
     from dsh.host.spec import HostSpec
     from dsh.rundir import RunDirError, socket_path
 
     intent = {"from_cwd": from_cwd} if from_cwd else {}
+    if from_session:
+        intent["from_session"] = from_session
     session_id = target.session_id
     if session_id is not None and os.environ.get("DSH_SESSION_ID") == session_id:
         raise ClientError(

@@ -72,6 +72,10 @@ DEFAULT_PREFIX_BINDINGS: dict[str, str] = {
     "c-r": "start-all",
     "a": "agents",
     "g": "agents next",
+    "s": "sessions",
+    "L": "session last",
+    "(": "session prev",
+    ")": "session next",
 }
 
 DEFAULT_DIRECT_BINDINGS: dict[str, str] = {

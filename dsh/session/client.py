@@ -42,5 +42,8 @@ class Client(Protocol):
     def reload_config(self) -> None:
         """Read the config again and apply its keys to this client."""
 
+    def switch_session(self, session_id: str) -> None:
+        """Move this client to another session (its workspace checked, as /resume does)."""
+
     def detach(self) -> None:
         """Leave the session running and end this client."""

@@ -339,6 +339,9 @@ def build_registry() -> Registry:
     from dsh.session import tab_commands
 
     tab_commands.register(registry)
+    from dsh.session import switch_commands
+
+    switch_commands.register(registry)
     from dsh.session import attention_commands
 
     attention_commands.register(registry)

@@ -146,6 +146,7 @@ class DshApp:
         self._exit_requested = False
         self._first_frame_out = False  # the bindings and the index refresh for /resume wait for it
         self._on_switch = options.on_switch
+        self.previous_session: str | None = None  # where this client came from (`/session last`)
         self.send_notification = options.outward  # the session's attention calls it (None: no client terminal)
         self._last_search: tuple[str, bool] | None = None  # copy mode's last search, and whether forward
 
@@ -823,6 +824,10 @@ class DshApp:
         self.announce(reason, error=True)
 
     # -- lifetime -------------------------------------------------------------------------------------
+    def switch_session(self, session_id: str) -> None:
+        """Move this client to another session (`/session`), checked as the picker's Enter checks it."""
+        self.resume.resume_session(session_id)
+
     def detach(self) -> None:
         """End this client's view; the session and its programs keep running."""
         self.result = ViewResult("detached")

@@ -120,7 +120,8 @@ def pane_header(app: ViewState, pane_id: str) -> Callable[[], StyleAndTextTuples
             out.append((style, " "))
             out.append(("class:pane.status.ok" if ok else "class:pane.status.failed", " ✓ " if ok else f" ✗ {status} "))
         hint = pane_hint(pane)
-        if hint and pane.state in _WAITING and _waiting_panes(app) > 1:
+        # (Not beside an agent's resume hint, which says more and would be cut short.)
+        if hint and pane.state is PaneState.RESTORED and _waiting_panes(app) > 1:
             hint += f" · {key_display(START_ALL_KEY)}: start all"
         if hint:
             out.append((style, f"  {hint}"))

@@ -86,6 +86,8 @@ async def run_remote_view(session: Session, link: Connection) -> str:
                     outward=lambda title, body: _outward(session, link, title, body),
                 ),
             )
+            came_from = (link.hello.get("intent") or {}).get("from_session")
+            view.previous_session = came_from if isinstance(came_from, str) and came_from != session.log.id else None
             # Keys typed at once (Up as soon as the frame shows) wait for the prompt's history.
             keys.hold_until(view.history_ready(), HISTORY_WAIT)
             link.attach_view(_Handle(view, keys))

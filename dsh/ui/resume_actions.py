@@ -261,14 +261,18 @@ class ResumeActions:
         return True
 
     def _resume_candidate(self, candidate: Any) -> None:
+        if candidate.is_agent:
+            self._open_agent_candidate(candidate)
+            return
+        self.resume_session(candidate)
+
+    def resume_session(self, candidate: Any) -> None:
+        """Move to the session `candidate` (a picker row, or an id) names, its workspace checked now."""
         from dsh.resume.handoff import HandoffError, check_directory
         from dsh.resume.preflight import PreflightError, preflight
         from dsh.store.log import read_header
         from dsh.ui.app import Switch
 
-        if candidate.is_agent:
-            self._open_agent_candidate(candidate)
-            return
         view = self._view
         store = view.session.store
         try:

@@ -94,3 +94,26 @@ def test_start_all_after_a_kill_starts_every_restored_pane_and_reruns_nothing(
     r.type_line("cat runs.txt; echo cat-done")
     screen = r.wait_for("cat-done\n")
     assert (work / "runs.txt").read_text() == "ran\n"  # the saved command never ran again
+
+
+def test_session_keys_go_to_the_previous_next_and_last_session(
+    launch: Launch, dsh_cmd: list[str], dsh_env: dict[str, str], tmp_path: Path
+) -> None:
+    first = launch(cwd=tmp_path, env=dsh_env, rows=ROWS, cols=COLS)
+    first.wait_for("PROMPT")
+    first.type_line("echo in-first; sleep 300")  # busy: leaving it keeps it running
+    first.wait_for("\nin-first")
+    first.send(C_B + "d")
+    assert first.wait_exit() == 0
+    d = launch(cwd=tmp_path, env=dsh_env, rows=ROWS, cols=COLS)
+    d.wait_for("PROMPT")
+    d.type_line("echo in-second; sleep 300")
+    d.wait_for("\nin-second")
+    with pytest.raises(AssertionError):
+        d.wait_for("in-first", timeout=0.2)
+    d.send(C_B + "(")  # the previous running session: the first (ids begin with their start time)
+    d.wait_for("\nin-first", timeout=20)
+    d.send(C_B + "L")  # the last one: where this client came from
+    d.wait_until(lambda s: "\nin-second" in s and "\nin-first" not in s, timeout=20, what="back")
+    d.send(C_B + ")")  # next, wrapping around: the first again
+    d.wait_until(lambda s: "\nin-first" in s, timeout=20, what="the first again")

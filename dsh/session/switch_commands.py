@@ -1,0 +1,38 @@
+"""/session last|prev|next: tmux's switch-client -l/-p/-n over the sessions whose hosts run."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from dsh.commands.registry import CommandError, Registry, UsageError
+
+if TYPE_CHECKING:
+    from dsh.session.client import Client
+
+
+def register(registry: Registry) -> None:
+    @registry.command("session", usage="last|prev|next", args=["last", "prev", "next"])
+    async def session_(ctx: Client, args: list[str]) -> None:
+        """Go to the last, previous or next running session.
+
+        last is the session this client came from (prefix L); prev and next go through the running
+        sessions in the order they began, wrapping around (prefix ( and )).
+        """
+        if args not in (["last"], ["prev"], ["next"]):
+            raise UsageError("last, prev or next")
+        session = ctx.session
+        current = session.log.id
+        if args == ["last"]:
+            target = getattr(ctx, "previous_session", None)
+            if not target:
+                raise CommandError("no last session: this client has been in no other")
+        else:
+            from dsh.hostquery import running_hosts
+            from dsh.resume.ring import step_session
+
+            hosts = await session.loop.run_in_executor(session.worker, running_hosts)
+            ids = [str(h["session"]) for h in hosts if isinstance(h.get("session"), str)]
+            target = step_session(ids, current, 1 if args == ["next"] else -1)
+            if target is None:
+                raise CommandError("no other session is running")
+        ctx.switch_session(target)
