@@ -76,6 +76,7 @@ BOUNDS: dict[tuple[str, ...], Check] = {
     ("term", "tail_bytes"): _int_range(1024, 16 * 1024 * 1024),
     ("term", "term"): _term_name,
     ("term", "emoji_width"): _one_of("auto", "wide", "narrow"),
+    ("term", "clipboard"): _one_of("on", "external", "off"),
     # A plain character as the prefix would be taken from everything typed (`prefix = 5` ate every 5).
     ("ui", "prefix"): _one_key,
     ("ui", "escape_key"): _one_key,

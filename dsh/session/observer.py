@@ -23,6 +23,9 @@ class SessionObserver(Protocol):
     def on_alt_screen(self, pane_id: str, on: bool) -> None:
         """A pane's program entered (on) or left the alternate screen."""
 
+    def on_clipboard(self, pane_id: str, selections: str, data: str) -> None:
+        """A pane's program copied (OSC 52: the selections it named, the text in base64)."""
+
     def on_structure_changed(self, new_pane: Pane | None) -> None:
         """Tabs or splits changed; `new_pane` is a pane just opened, if any."""
 
@@ -52,6 +55,9 @@ class NoObserver:
         pass
 
     def on_alt_screen(self, pane_id: str, on: bool) -> None:
+        pass
+
+    def on_clipboard(self, pane_id: str, selections: str, data: str) -> None:
         pass
 
     def on_structure_changed(self, new_pane: Pane | None) -> None:

@@ -365,6 +365,7 @@ class Session:
             on_bell=lambda: self.attention.bell(pane_id),
             on_notice=lambda text: self.attention.terminal_notice(pane_id, text),
             on_alt_screen=lambda on: self.observer.on_alt_screen(pane_id, on),
+            on_clipboard=lambda selections, data: self.observer.on_clipboard(pane_id, selections, data),
         )
 
     def create_pane(self, argv: list[str] | None, cwd: str | None = None) -> Pane:

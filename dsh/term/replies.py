@@ -3,6 +3,7 @@ queries) and the strings it keeps from it (title, working directory, bell)."""
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -20,6 +21,11 @@ if TYPE_CHECKING:
 __all__ = ["TITLE_MAX", "Palette", "Replies"]
 
 TITLE_MAX = 256
+# OSC 52: the selections named (clipboard, primary, select, cut buffers) and the text's base64 (the
+# parser drops an OSC longer than its STRING_MAX, 64 KiB); at most this many kept between reads.
+_SELECTIONS = re.compile(r"[cpqs0-7]{0,8}")
+_BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
+CLIPBOARD_WRITES = 4
 
 
 class Palette(Value, fields=("foreground", "background", "ansi")):
@@ -98,6 +104,7 @@ class Replies:
     attention: bool
     bell_count: int
     notices: list[str]
+    clipboard_writes: list[tuple[str, str]]
     notice_parts: dict[str, list[str]]
     palette: Palette
     _reply: Callable[[str], None] | None
@@ -171,6 +178,8 @@ class Replies:
             text = osc_notice(code, rest, self.notice_parts)
             if text is not None and len(self.notices) < 16:
                 self.notices.append(text)
+        elif code == sq.OSC_CLIPBOARD:
+            self._clipboard(rest)
         elif code == sq.OSC_SEMANTIC_PROMPT:
             self.shell.mark(rest, self.history_pushed + self.cursor.y)
         elif code in (sq.OSC_FOREGROUND, sq.OSC_BACKGROUND, sq.OSC_CURSOR_COLOUR):
@@ -180,6 +189,16 @@ class Replies:
             for index, spec in zip(parts[::2], parts[1::2], strict=False):
                 if spec == "?" and index.isdigit() and int(index) < 256:
                     self.write_process_input(f"\x1b]4;{int(index)};{_rgb(self.palette.entry(int(index)))}{terminator}")
+
+    def _clipboard(self, rest: str) -> None:
+        """OSC 52 ; selections ; base64: a program's copy, kept for the attached client's terminal
+        (`clipboard_writes`). A read (`?`) is refused: a program would read the user's clipboard."""
+        selections, sep, data = rest.partition(";")
+        if not sep or data == "?" or not _SELECTIONS.fullmatch(selections) or not _BASE64.fullmatch(data):
+            return
+        if len(self.clipboard_writes) >= CLIPBOARD_WRITES:
+            del self.clipboard_writes[0]  # only the newest matter
+        self.clipboard_writes.append((selections, data))
 
     def _colour_queries(self, code: int, specs: list[str], terminator: str) -> None:
         # OSC 10;?;? asks for 10 then 11 (each further parameter is the next colour)

@@ -90,6 +90,7 @@ class TermScreen(Drawing, Editing, Replies):
         self.shell = ShellMarks()  # what a shell with dsh's integration says (OSC 133)
         self.attention = False
         self.bell_count = 0
+        self.clipboard_writes: list[tuple[str, str]] = []  # OSC 52 (selections, base64) not yet passed on
         self.notices: list[str] = []  # desktop notifications asked for since the terminal last looked
         self.notice_parts: dict[str, list[str]] = {}  # OSC 99 chunks waiting for their last
         self.palette = Palette()

@@ -166,6 +166,7 @@ OSC_TITLE_AND_ICON = "0"
 OSC_ICON = "1"
 OSC_TITLE = "2"
 OSC_PALETTE = "4"
+OSC_CLIPBOARD = "52"
 OSC_CWD = "7"
 # FinalTerm's semantic prompt marks, as kitty, WezTerm, iTerm2 and VS Code use them: A prompt starts,
 # B the command line starts (the prompt ended), C its output starts, D;status it ended.

@@ -91,6 +91,7 @@ class Terminal(Scrollback):
         on_bell: Callable[[], None] | None = None,
         on_notice: Callable[[str], None] | None = None,
         on_alt_screen: Callable[[bool], None] | None = None,
+        on_clipboard: Callable[[str, str], None] | None = None,
     ) -> None:
         self.argv = list(argv)
         self.cwd = cwd
@@ -105,6 +106,8 @@ class Terminal(Scrollback):
         self.on_title = on_title
         self.on_bell = on_bell
         self.on_notice = on_notice
+        self.on_clipboard = on_clipboard  # OSC 52 from the program: (selections, base64)
+        self._replaying = False
         self.on_alt_screen = on_alt_screen
         self.screen = TermScreen(self.cols, self.rows, scrollback=scrollback, write_process_input=self.write)
         self.exit_status: int | None = None
@@ -574,6 +577,11 @@ class Terminal(Scrollback):
             if self.on_notice is not None:
                 for text in notices:
                     _notify(self.on_notice, text)
+        if screen.clipboard_writes:
+            writes, screen.clipboard_writes = screen.clipboard_writes, []
+            if self.on_clipboard is not None and not self._replaying:  # a restored tail copies nothing
+                for selections, data in writes:
+                    _notify(self.on_clipboard, selections, data)
         if screen.bell_count != bells and self.on_bell is not None:
             _notify(self.on_bell)
         if screen.alternate_screen != alt and self.on_alt_screen is not None:
@@ -582,7 +590,11 @@ class Terminal(Scrollback):
     def replay(self, tail: bytes) -> None:
         """Feed a saved tail (from a snapshot, or the program that ran here before) without the modes
         its program set: they must not apply to the program that starts next."""
-        self.feed(strip_modes(tail))
+        self._replaying = True
+        try:
+            self.feed(strip_modes(tail))
+        finally:
+            self._replaying = False
 
     def continue_below(self, old: Terminal) -> None:
         """Start where `old` (a pane's previous terminal, its program gone) left off, on a clean screen:

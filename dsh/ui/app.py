@@ -37,6 +37,7 @@ from dsh.term.copymode import CopyMode
 from dsh.text import sanitize
 from dsh.ui import chrome
 from dsh.ui.application import ViewApplication
+from dsh.ui.clipboard import write_clipboard
 from dsh.ui.completion import RegistryCompleter
 from dsh.ui.pane_window import LineWindow, PaneWindow, install_widths
 from dsh.ui.panes_view import PanesContainer, PaneSlot
@@ -323,6 +324,13 @@ class DshApp:
     def on_alt_screen(self, pane_id: str, on: bool) -> None:
         if pane_id == self.session.tabs.active_pane:
             self.follow_keyboard()
+
+    def on_clipboard(self, pane_id: str, selections: str, data: str) -> None:
+        """A program's OSC 52 copy, passed on to the client's terminal as tmux's set-clipboard does
+        (`[term] clipboard`: "external" passes it on, "on" also makes it dsh's paste buffer, "off"
+        drops it). It goes as sent, not in tmux's passthrough: an outer tmux takes it by its own
+        set-clipboard (a buffer, and its terminal's clipboard) where passthrough would bypass that."""
+        write_clipboard(self.application, self.session.config, selections, data)
 
     def on_takes_keys(self, pane_id: str, takes: bool) -> None:
         """The keyboard follows the foreground program: into the pane when one that reads keys runs

@@ -4,6 +4,7 @@ terminal's cursor where tmux puts it."""
 
 from __future__ import annotations
 
+import base64
 import shlex
 from pathlib import Path
 
@@ -68,5 +69,32 @@ def test_dsh_in_tmux_draws_what_tmux_draws_and_keeps_its_border(
             assert screen[header + 1 + i].startswith(want), (lines[i], screen[header + 1 + i], want)
         x, y = tmux.cursor("ref")
         tmux.wait("the cursor after the last line", lambda: tmux.cursor("dsh") == (x, y + header + 1))
+    finally:
+        tmux.kill()
+
+
+def test_a_programs_osc_52_copy_lands_in_the_outer_tmuxs_buffer(
+    dsh_cmd: list[str], dsh_env: dict[str, str], tmp_path: Path
+) -> None:
+    work = tmp_path / "proj"
+    work.mkdir()
+    tmux = TmuxServer(env={**dsh_env, "SHELL": "/bin/sh"})
+    try:
+        tmux.start("dsh", shlex.join(dsh_cmd), 80, 24, cwd=str(work))
+        tmux.run("set-option", "-s", "set-clipboard", "on")  # tmux takes OSC 52 into a buffer
+        tmux.wait("dsh's prompt", lambda: "PROMPT" in "\n".join(tmux.screen("dsh")))
+        encoded = base64.b64encode("copied from a pane ✓".encode()).decode()
+        # a read first: refused, so nothing of the clipboard reaches the program
+        tmux.keys("dsh", f"printf '\\033]52;c;?\\007\\033]52;c;{encoded}\\007'; echo printed", literal=True)
+        tmux.keys("dsh", "Enter")
+        tmux.wait("the printf run", lambda: "printed" in "\n".join(tmux.screen("dsh")[2:]))
+
+        def buffer() -> str:
+            try:
+                return tmux.run("show-buffer")
+            except RuntimeError:  # no buffer yet
+                return ""
+
+        tmux.wait("the copy in tmux's buffer", lambda: buffer() == "copied from a pane ✓")
     finally:
         tmux.kill()

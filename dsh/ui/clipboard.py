@@ -1,0 +1,28 @@
+"""A pane program's OSC 52 copy passed on to the client's terminal (and maybe dsh's paste buffer)."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Any
+
+MODES = ("on", "external", "off")
+
+
+def write_clipboard(application: Any, config: Any, selections: str, data: str) -> bool:
+    """Pass on one copy (selections and base64 as the program sent them, checked by the screen);
+    False when `[term] clipboard` is "off"."""
+    mode = str(config.get("term.clipboard", "external") or "external")
+    if mode not in ("on", "external"):
+        return False
+    if mode == "on":
+        try:
+            text = base64.b64decode(data, validate=True).decode("utf-8", "replace")
+        except (binascii.Error, ValueError):
+            text = None
+        if text is not None:
+            application.clipboard.set_text(text)
+    output = application.output
+    output.write_raw(f"\x1b]52;{selections};{data}\x07")
+    output.flush()  # now: between frames, and no frame may come
+    return True
