@@ -16,7 +16,10 @@ def say(*parts: object, to: TextIO | None = None, sep: str = " ") -> None:
     stream.write(sep.join(sanitize(str(part)) for part in parts) + "\n")
 
 
-def fail(message: str, code: int = 1) -> int:
-    """Say `dsh: message` on stderr and return the exit status `code`."""
+def fail(message: str, code: int = 1, more: tuple[str, ...] = ()) -> int:
+    """Say `dsh: message` on stderr, then each of `more` on a line of its own (a command to copy, say),
+    and return the exit status `code`."""
     say(f"dsh: {message}")
+    for line in more:
+        say(line)
     return code

@@ -14,10 +14,10 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
 
-def _fail(message: str, code: int = 1) -> int:
+def _fail(message: str, code: int = 1, more: tuple[str, ...] = ()) -> int:
     from dsh.cli.output import fail
 
-    return fail(message, code)
+    return fail(message, code, more)
 
 
 def intent_from_args(args: argparse.Namespace) -> Intent:
@@ -41,7 +41,8 @@ def run_app(args: argparse.Namespace) -> int:
         return _fail("needs a terminal: stdin and stdout must be a TTY (try `dsh sessions` for a listing)", 2)
     refusal = nesting_refusal(os.environ, nested=bool(getattr(args, "nested", False)))
     if refusal:
-        return _fail(refusal, 2)
+        first, *more = refusal.splitlines()
+        return _fail(first, 2, tuple(more))
     from dsh.client.session_flow import Entries, run_client
     from dsh.home import HomeError, check_home
 
@@ -51,7 +52,7 @@ def run_app(args: argparse.Namespace) -> int:
     except HomeError as exc:
         return _fail(str(exc), 2)
     except ClientError as exc:
-        return _fail(str(exc), exc.code)
+        return _fail(str(exc), exc.code, exc.more)
     except Exception as exc:  # a bug must not leave a traceback on the user's screen; it goes to the log
         return _fail(f"internal error: {exc.__class__.__name__}: {exc} (details in {_log_crash()})")
     if message:

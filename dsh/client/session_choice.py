@@ -17,9 +17,10 @@ if TYPE_CHECKING:
 class ClientError(Exception):
     """The client cannot go on; the message is for the user (exit status in `code`)."""
 
-    def __init__(self, message: str, code: int = 1) -> None:
+    def __init__(self, message: str, code: int = 1, more: tuple[str, ...] = ()) -> None:
         super().__init__(message)
         self.code = code
+        self.more = more  # lines said after the message, each on its own
 
 
 class Target:

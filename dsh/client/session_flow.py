@@ -80,15 +80,19 @@ def run_client(intent: Intent, entries: Entries) -> tuple[int, str]:
                 with contextlib.suppress(OSError):
                     os.chdir(cwd)  # the client follows its session, as one dsh process did
         attachment.close()
-        if outcome.kind == "lost":
+        if outcome.kind != "exit":
+            # The view did not end its frame (the host died, the stream broke, this client was told to
+            # go by a signal): its modes are still on in the terminal (autowrap off, mouse, the
+            # alternate screen...). A view that ended put them back itself.
             pump.reset_screen()
     sys.stdout.flush()
     if outcome.kind == "lost":
         from dsh.rundir import host_log_path
 
         sid = attachment.session_id
-        reason = outcome.message or f"the host of session {sid} ended unexpectedly (its log: {host_log_path(sid)})"
-        raise ClientError(f"{reason}; dsh --resume={sid} restores the session from its snapshot")
+        # Lines short enough to read whole, the command that restores on a line of its own.
+        reason = outcome.message or f"the session's host ended unexpectedly (its log: {host_log_path(sid)})"
+        raise ClientError(reason, more=("to restore the session from its snapshot:", f"  dsh --resume={sid}"))
     return outcome.code, outcome.message
 
 

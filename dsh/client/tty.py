@@ -7,13 +7,17 @@ import os
 import termios
 import tty
 
-# What a full-screen program may have left on: mouse reporting, focus events, bracketed paste, the
-# alternate screen, application cursor keys, a hidden cursor. Written when a host vanished mid-frame.
+# What a full-screen view may have left on: mouse reporting, focus events, bracketed paste, the
+# alternate screen, application cursor keys and keypad, a hidden cursor or another cursor shape,
+# autowrap off (the view draws its rows with it off). Written when a view did not end its own frame:
+# the host vanished mid-frame, the stream broke, the client was ended by a signal.
 RESET_MODES = (
-    "\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1015l"  # mouse
+    "\x1b[?2026l"  # a synchronized update left open
+    "\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1005l\x1b[?1006l\x1b[?1015l"  # mouse
     "\x1b[?1004l\x1b[?2004l"  # focus events, bracketed paste
     "\x1b[?1l\x1b>"  # normal cursor and keypad keys
-    "\x1b[0m\x1b[?1049l\x1b[?25h"  # attributes, main screen, cursor shown
+    "\x1b[0m\x1b[?1049l\x1b[?7h\x1b[?25h\x1b[0 q"  # attributes, main screen, autowrap, cursor shown and shaped
+    "\r\n"  # what is said next starts a line of its own
 )
 
 
