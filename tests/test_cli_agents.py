@@ -79,3 +79,34 @@ def test_a_conversation_open_in_a_dsh_pane_is_that_sessions_row(
     # Its title is the conversation's, since the session was given none and typed nothing worth one.
     assert row["title"] == "in a pane" and row["agents"] == [{"kind": "claude", "session_id": sid}]
     assert row["state"] == "closed"
+
+
+def test_a_session_listing_follows_its_agents_retitle_reading_only_theirs(
+    dsh_cmd: list[str], env: dict[str, str], dsh_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sid = agent(["claude"], tmp_path, env, "first words")
+    agent(["claude"], tmp_path, env, "another conversation, in no session")
+    log = SessionLog.create(dsh_home / "sessions", str(tmp_path))
+    log.append("pane_opened", pane_id="p1", argv=["claude"])
+    log.append("agent", pane_id="p1", kind="claude", session_id=sid)
+    log.close()
+    (row,) = json.loads(sessions(dsh_cmd, env, tmp_path, "--json").stdout)
+    assert row["title"] == "first words"
+    agent(["claude", "--resume", sid], tmp_path, env, "/rename the ocelot work")
+    (row,) = json.loads(sessions(dsh_cmd, env, tmp_path, "--json").stdout)
+    assert row["title"] == "the ocelot work"
+
+    # In process: the listing's refresh stats this session's transcript only, not every one in the store.
+    from dsh.agents.conversations import refresh
+    from dsh.cli import main
+
+    seen: list[str] = []
+    real = refresh._scan
+    monkeypatch.setattr(refresh, "_scan", lambda *a, **k: seen.append("scan") or real(*a, **k))
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.chdir(tmp_path)
+    assert main(["sessions", "--json"]) == 0
+    assert seen == []
+    assert main(["sessions", "--agents", "--json"]) == 0
+    assert seen == ["scan", "scan"]  # --agents lists every conversation: both stores looked through

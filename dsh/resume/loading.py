@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Protocol
 
 from dsh.resume.agent_rows import RECENT_ROWS, read_agent_candidates
@@ -177,7 +177,12 @@ def follow(index: _IndexLocation, refresh_agents: AgentRefresher | None = None) 
 
 
 def agent_refresher(
-    stores: Sequence[object], *, cwds: Sequence[str], env: Mapping[str, str] | None = None, passes: int = 20
+    stores: Sequence[object],
+    *,
+    cwds: Sequence[str],
+    env: Mapping[str, str] | None = None,
+    passes: int = 20,
+    keys: Collection[str] | None = None,
 ) -> AgentRefresher:
     """A `refresh_agents` for `load_rest_and_refresh`: reads the stores in budgeted passes until done."""
     from dsh.agents.conversations.refresh import refresh_agents
@@ -185,7 +190,7 @@ def agent_refresher(
     def run(index: SessionIndex) -> tuple[bool, list[str]]:
         changed, warnings = False, []
         for _ in range(passes):
-            result = refresh_agents(index, stores, cwds=cwds, env=env)  # type: ignore[arg-type]
+            result = refresh_agents(index, stores, cwds=cwds, env=env, keys=keys)  # type: ignore[arg-type]
             changed = changed or result.changed
             warnings = result.warnings
             if not result.more:

@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dsh.agents.conversations.refresh import Source, sources
-from dsh.resume.loading import AgentRefresher, agent_refresher
+
+if TYPE_CHECKING:
+    from collections.abc import Collection
+
+    from dsh.resume.loading import AgentRefresher
 
 CONFIG_KEY = "resume.agents"
 
@@ -23,13 +27,18 @@ def agent_sources(config: Any, env: Mapping[str, str] | None = None) -> list[Sou
     return sources(agent_switches(config), os.environ if env is None else env)
 
 
-def agent_refresher_for(config: Any, cwd: str) -> tuple[AgentRefresher | None, list[str]]:
-    """(a refresher for `load_rest_and_refresh`, the list its warnings land in); (None, []) with no source."""
+def agent_refresher_for(
+    config: Any, cwd: str, keys: Collection[str] | None = None
+) -> tuple[AgentRefresher | None, list[str]]:
+    """(a refresher for `load_rest_and_refresh`, the list its warnings land in); (None, []) with no source.
+    With `keys`, it reads only those conversations where the index knows their files."""
+    from dsh.resume.loading import agent_refresher  # not at import: a listing need not load the picker
+
     stores = agent_sources(config)
     if not stores:
         return None, []
     notes: list[str] = []
-    inner = agent_refresher(stores, cwds=[cwd])
+    inner = agent_refresher(stores, cwds=[cwd], keys=keys)
 
     def run(index: Any) -> tuple[bool, list[str]]:
         changed, warnings = inner(index)
@@ -39,9 +48,10 @@ def agent_refresher_for(config: Any, cwd: str) -> tuple[AgentRefresher | None, l
     return run, notes
 
 
-def refresh_agent_stores(config: object, store: object, cwd: str) -> list[str]:
-    """Read what changed in the agents' stores (as config switches them) into the index; its warnings."""
-    refresher, notes = agent_refresher_for(config, cwd)
+def refresh_agent_stores(config: object, store: object, cwd: str, keys: Collection[str] | None = None) -> list[str]:
+    """Read what changed in the agents' stores (as config switches them) into the index; its warnings.
+    With `keys` (`kind:id`), only those conversations, where the index knows where they are."""
+    refresher, notes = agent_refresher_for(config, cwd, keys)
     if refresher is not None:
         refresher(store.index)  # type: ignore[attr-defined]
     return notes

@@ -14,7 +14,7 @@ import re
 import shutil
 import sqlite3
 import zlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from stat import S_ISREG
@@ -243,10 +243,36 @@ def _parse_file(
     return _Parsed(row, prompts, replace=start == 0, ino=ino, mark=mark), len(data), True
 
 
-def _file_source(index: SessionIndex, source: Source, budget: int, result: AgentRefresh) -> int:
-    """Refresh one file-backed store; returns the bytes read."""
+def _known_files(index: SessionIndex, source: Source, keys: Collection[str]) -> dict[str, tuple[int, int, int]] | None:
+    """(size, mtime_ns, inode) of the transcripts of `keys` this store's rows were read from, statted
+    one by one; None when a key of this agent has no row yet (its file must be looked for)."""
+    mine = [key for key in keys if key.partition(":")[0] == source.name]
+    rows = index.read(lambda conn: agent_table.by_keys(conn, mine))
+    if len(rows) < len(set(mine)):
+        return None
+    files: dict[str, tuple[int, int, int]] = {}
+    for row in rows.values():
+        if row.source != source.key:
+            continue
+        try:
+            st = os.stat(row.path, follow_symlinks=False)
+        except OSError:
+            continue
+        if S_ISREG(st.st_mode):
+            files[row.path] = (st.st_size, st.st_mtime_ns, st.st_ino)
+    return files
+
+
+def _file_source(
+    index: SessionIndex, source: Source, budget: int, result: AgentRefresh, keys: Collection[str] | None = None
+) -> int:
+    """Refresh one file-backed store (with `keys`, only the transcripts of those conversations, where the
+    index knows them all); returns the bytes read."""
     warnings: list[str] = []
-    files = claude_files(source.home, warnings) if source.name == "claude" else codex_files(source.home, warnings)
+    files = _known_files(index, source, keys) if keys is not None else None
+    only = files is not None
+    if files is None:
+        files = (claude_files if source.name == "claude" else codex_files)(source.home, warnings)
     result.warnings += warnings[:1]
     names: dict[str, str] = {}
     names_stamp = None
@@ -260,7 +286,7 @@ def _file_source(index: SessionIndex, source: Source, budget: int, result: Agent
     known, old_names_stamp = index.read(load)
     names_changed = names_stamp is not None and names_stamp != old_names_stamp
     changed = [p for p, stat in files.items() if known.get(p) != stat]
-    removed = [p for p in known if p not in files]
+    removed = [] if only else [p for p in known if p not in files]
     if not changed and not removed and not names_changed:
         return 0
     if names_stamp is not None:
@@ -445,8 +471,11 @@ def refresh_agents(
     env: Mapping[str, str] | None = None,
     budget: int = BUDGET_BYTES,
     opencode_lister: Callable[[str], list[dict[str, object]] | None] | None = None,
+    keys: Collection[str] | None = None,
 ) -> AgentRefresh:
-    """Read what changed in each store into the index (blocking: run it on a worker thread)."""
+    """Read what changed in each store into the index (blocking: run it on a worker thread). With `keys`
+    (`kind:id`), only those conversations' transcripts are looked at where the index knows where they
+    are: a session listing needs only the titles of its sessions' agents, not 20,000 files statted."""
     env = os.environ if env is None else env
     result = AgentRefresh()
     for source in stores:
@@ -454,7 +483,7 @@ def refresh_agents(
             if source.name == "opencode":
                 _opencode_source(index, source, cwds, env, result, opencode_lister)
             else:
-                budget -= _file_source(index, source, max(0, budget), result)
+                budget -= _file_source(index, source, max(0, budget), result, keys)
         except sqlite3.Error as exc:
             result.warnings.append(f"{source.name}: conversations not indexed: {exc}")
     return result
