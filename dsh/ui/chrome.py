@@ -141,6 +141,10 @@ def attention_fragments(pane: Pane, style: str) -> StyleAndTextTuples:
     if attention is None:
         return []
     state = attention.state
+    if state == EXITED and pane.state in (PaneState.RESTORED, PaneState.RESUMABLE, PaneState.EXITED):
+        # A restored pane's own state (RESUMABLE and its Enter hint) says it: "exited 16s" beside it
+        # would only push the hint out of a narrow header.
+        return []
     out: StyleAndTextTuples = [
         (style, " "),
         (f"class:attention.{state}", f" {GLYPHS[state]} {LABELS[state]} {age(time.time() - attention.since)} "),

@@ -47,10 +47,30 @@ def only_session_id(home: Path) -> str:
 
 
 def invocations(env: dict[str, str]) -> list[dict]:
+    """The fake agents' runs in a pane, in order (dsh's own `claude agents --json`, which lists Claude
+    sessions outside dsh, is not one)."""
     path = Path(env["FAKE_AGENT_LOG"])
     if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    runs = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return [run for run in runs if run["argv"][1:3] != ["agents", "--json"]]
+
+
+def without_hooks(argv: list[str]) -> list[str]:
+    """`argv` less the options that give an agent dsh's hooks (Claude's `--settings FILE`, Codex's
+    `-c notify=...` and `-c tui.notification...`), which every agent dsh starts gets
+    (dsh/agents/hook_launch.py)."""
+    out: list[str] = []
+    skip = False
+    for i, word in enumerate(argv):
+        if skip:
+            skip = False
+            continue
+        if word == "--settings" or (word == "-c" and i + 1 < len(argv) and argv[i + 1].startswith(("notify=", "tui."))):
+            skip = True
+            continue
+        out.append(word)
+    return out
 
 
 def test_resume_moves_the_process_to_another_workspace(run, dsh_env, dsh_home: Path, tmp_path: Path) -> None:
@@ -149,7 +169,8 @@ def test_killed_session_restores_layout_tails_and_agent(run, agent_env, dsh_home
     r.wait_for(f"fake-claude resumed {claude_session[:8]}")
     resumed = invocations(agent_env)[-1]
     # The program that ran (by its absolute path), in the directory it worked in.
-    assert resumed["argv"] == [str(FAKES / "claude"), "--resume", claude_session]
+    assert without_hooks(resumed["argv"]) == [str(FAKES / "claude"), "--resume", claude_session]
+    assert "--settings" in resumed["argv"]  # resumed with dsh's hooks, as it was started
     assert resumed["cwd"] == str(work)
     assert os.readlink(f"/proc/{host_pid(dsh_home)}/cwd") == str(work)
 
@@ -375,7 +396,8 @@ def crash_and_resume_codex(
     r.send("\r")
     r.wait_for(f"fake-codex resumed {thread}")
     resumed = invocations(agent_env)[-1]
-    assert resumed["argv"] == [str(FAKES / "codex"), "resume", thread] and resumed["cwd"] == str(work)
+    assert without_hooks(resumed["argv"]) == [str(FAKES / "codex"), "resume", thread]
+    assert resumed["cwd"] == str(work)
     return r
 
 
@@ -535,7 +557,8 @@ def test_two_opencode_panes_in_one_folder_and_a_new_session_in_one(run, agent_en
     r.send("\r")  # the active pane: the first, where /new ran
     r.wait_for(f"fake-opencode resumed {newer}")
     resumed = invocations(agent_env)[-1]
-    assert resumed["argv"] == [str(FAKES / "opencode"), "--session", newer] and resumed["cwd"] == str(work)
+    assert without_hooks(resumed["argv"]) == [str(FAKES / "opencode"), "--session", newer]
+    assert resumed["cwd"] == str(work)
 
 
 def test_a_restored_shell_starts_where_the_shell_was(run, dsh_env, dsh_home: Path, tmp_path: Path) -> None:
@@ -599,7 +622,7 @@ def test_a_typed_agent_resumes_with_its_own_store_and_program(run, agent_env, ds
     r.send("\r")
     r.wait_for("fake-claude resumed")
     resumed = invocations(agent_env)[-1]
-    assert resumed["argv"][0] == str(own_bin / "claude") and resumed["argv"][1] == "--resume"
+    assert resumed["argv"][0] == str(own_bin / "claude") and without_hooks(resumed["argv"])[1] == "--resume"
     assert resumed["cwd"] == str(sub)
 
 
