@@ -129,3 +129,79 @@ def test_work_left_for_later_runs_soon_after_the_first_frame_of_a_session_that_n
             os.close(fd)
         client.close()
     assert len(ran) == 1 and ran[0] - started < 0.8  # the host never paused 50 ms in that time
+
+
+def _silent_host_pump(monkeypatch: pytest.MonkeyPatch, answer_pings: bool) -> tuple[object, bytes, list[dict]]:
+    """A host that welcomed the client, then reads its frames and answers only pings (or nothing); the
+    user types a key, waits, then C-b and d in two reads. The outcome, what the terminal got, and the
+    control messages the host received."""
+    from dsh import protocol
+    from dsh.client import attach
+    from dsh.client.attach import Attachment
+
+    monkeypatch.setattr(attach, "PING_AFTER", 0.2)
+    monkeypatch.setattr(attach, "WEDGED_AFTER", 0.6)
+    host, client = socket.socketpair()
+    stdin_r, stdin_w = os.pipe()
+    out_r, out_w = os.pipe()
+    os.set_blocking(out_r, False)
+    controls: list[dict] = []
+
+    def the_host() -> None:
+        frames = protocol.FrameReader()
+        with contextlib.suppress(OSError):
+            while data := host.recv(65536):
+                for kind, payload in frames.feed(data):
+                    if kind == protocol.CONTROL:
+                        controls.append(protocol.parse_json(payload))
+                        if answer_pings and controls[-1]["type"] == "ping":
+                            host.sendall(protocol.control("pong"))
+
+    def the_user() -> None:
+        os.write(stdin_w, b"x")
+        time.sleep(1.5)
+        os.write(stdin_w, b"\x02")
+        time.sleep(0.1)
+        os.write(stdin_w, b"d")
+        if answer_pings:
+            time.sleep(0.5)
+            os.close(stdin_w)  # the terminal goes: the pump ends there
+
+    welcome = {"ok": True, "pid": 4242, "ping": True, "detach": "\x02d"}
+    attachment = Attachment(client, "s1", welcome, b"")
+    threads = [threading.Thread(target=the_host), threading.Thread(target=the_user)]
+    for t in threads:
+        t.start()
+    try:
+        with Pump(RawTerminal(stdin_r), stdin=stdin_r, stdout=out_w) as pump:
+            outcome = pump.run(attachment, lambda *a: None)
+        client.shutdown(socket.SHUT_RDWR)
+        for t in threads:
+            t.join(5)
+        shown = b""
+        with contextlib.suppress(BlockingIOError):
+            shown = os.read(out_r, 65536)
+    finally:
+        for fd in (stdin_r, out_r, out_w):
+            os.close(fd)
+        if not answer_pings:
+            os.close(stdin_w)
+        client.close()
+        host.close()
+    return outcome, shown, controls
+
+
+def test_a_host_that_stops_answering_is_said_and_its_detach_keys_work_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    outcome, shown, controls = _silent_host_pump(monkeypatch, answer_pings=False)
+    assert b"the session host (pid 4242) is not answering; C-b d detaches" in shown, shown
+    assert outcome.kind == "exit" and outcome.code == 0  # type: ignore[attr-defined]
+    assert "dsh attach s1" in outcome.message and "kill -CONT 4242" in outcome.message  # type: ignore[attr-defined]
+    assert controls == [{"type": "ping"}]  # asked once, not at every key
+
+
+def test_a_host_that_answers_pings_is_never_called_wedged(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Keys into a pane that echoes nothing (a password prompt): the host is there, and says so.
+    outcome, shown, controls = _silent_host_pump(monkeypatch, answer_pings=True)
+    assert b"not answering" not in shown
+    assert outcome.kind == "signal"  # type: ignore[attr-defined]
+    assert {"type": "ping"} in controls

@@ -40,6 +40,11 @@ _READ = 262144
 # _LATER_AT_MOST after the first frame, for a session that never pauses).
 _LATER_PAUSE = 0.05
 _LATER_AT_MOST = 1.0
+# Keys unanswered this long: ask the host whether it is there (a pane that echoes nothing is not a
+# wedged host); no answer at all for WEDGED_AFTER: say so, and which key detaches here, without it.
+PING_AFTER = 1.0
+WEDGED_AFTER = 4.0
+DEFAULT_DETACH = b"\x02d"  # C-b d
 
 
 class AttachError(Exception):
@@ -89,6 +94,12 @@ class Attachment:
         # Work the client owes but the user need not wait for (starting the spawner): run by the pump
         # once the session is on screen.
         self.later: list[Callable[[], None]] = []
+        # A host that answers pings (older ones do not: their silence is never taken for a wedge), and
+        # the keys that detach from it, which the client then reads itself.
+        self.pings = welcome.get("ping") is True
+        detach = welcome.get("detach")
+        keys = detach.encode("latin-1", "replace") if isinstance(detach, str) and 0 < len(detach) <= 8 else b""
+        self.detach_keys = keys or DEFAULT_DETACH
 
     @classmethod
     def open(
@@ -163,6 +174,10 @@ class Pump:
         self._old_handlers: dict[int, Any] = {}
         self.drawn = False  # whether the host has drawn anything (so the terminal needs a reset)
         self._shown_at: float | None = None  # when the current attachment's first output came
+        self._unanswered: float | None = None  # when keys went out with nothing heard since
+        self._pinged = False
+        self._wedged = False
+        self._typed = b""  # the last keys typed while the host is wedged (a detach split over reads)
 
     def __enter__(self) -> Pump:
         # warn_on_full_buffer=False: a storm of SIGWINCH must not print over the screen.
@@ -194,6 +209,7 @@ class Pump:
         sel.register(attachment.sock, selectors.EVENT_READ, "host")
         sel.register(self._wake_r, selectors.EVENT_READ, "signal")
         self._shown_at = None
+        self._unanswered, self._pinged, self._wedged = None, False, False
         try:
             if attachment._early:
                 early, attachment._early = attachment._early, b""
@@ -201,9 +217,12 @@ class Pump:
                 if outcome is not None:
                     return outcome
             while True:
-                events = sel.select(self._later_timeout(attachment))
+                events = sel.select(self._timeout(attachment))
                 if self._later_due(attachment, paused=not events):
                     self._run_later(attachment)
+                outcome = self._watch(attachment)
+                if outcome is not None:
+                    return outcome
                 for key, _ in events:
                     outcome = self._ready(key.data, attachment, on_switch)
                     if outcome is not None:
@@ -213,6 +232,57 @@ class Pump:
 
     def _later_timeout(self, attachment: Attachment) -> float | None:
         return _LATER_PAUSE if attachment.later and self._shown_at is not None else None
+
+    def _timeout(self, attachment: Attachment) -> float | None:
+        later = self._later_timeout(attachment)
+        if self._unanswered is None or self._wedged or not attachment.pings:
+            return later
+        due = self._unanswered + (WEDGED_AFTER if self._pinged else PING_AFTER) - time.monotonic()
+        return max(0.01, due) if later is None else max(0.01, min(later, due))
+
+    def _watch(self, attachment: Attachment) -> Outcome | None:
+        """Keys unanswered: ping the host, and when it stays silent, say so and how to leave."""
+        if self._unanswered is None or self._wedged or not attachment.pings:
+            return None
+        silent = time.monotonic() - self._unanswered
+        if not self._pinged and silent >= PING_AFTER:
+            self._pinged = True
+            return self._to_host(attachment, protocol.control("ping"))
+        if self._pinged and silent >= WEDGED_AFTER:
+            self._wedged = True
+            pid = attachment.welcome.get("pid")
+            who = f" (pid {pid})" if isinstance(pid, int) else ""
+            keys = _key_names(attachment.detach_keys)
+            line = f" dsh: the session host{who} is not answering; {keys} detaches (the session stays) "
+            with contextlib.suppress(OSError):
+                # On the bottom line, in reverse video, the cursor put back: the host redraws over it.
+                write_all(self.stdout, f"\x1b7\x1b[999;1H\x1b[2K\x1b[7m{line}\x1b[m\x1b8".encode())
+        return None
+
+    def _heard(self, attachment: Attachment) -> Outcome | None:
+        """Something came from the host: it is there. Once it was taken for wedged, it draws it all."""
+        self._unanswered, self._pinged = None, False
+        if self._wedged:
+            self._wedged = False
+            return self._to_host(attachment, protocol.control("redraw"))
+        return None
+
+    def _wedged_keys(self, attachment: Attachment, data: bytes) -> Outcome | None:
+        """Keys typed while the host is silent: its detach keys are read here, as the host would."""
+        self._typed = (self._typed + data)[-16:]
+        if attachment.detach_keys not in self._typed:
+            return None
+        sid = attachment.session_id
+        pid = attachment.welcome.get("pid")
+        host = f"its host (pid {pid})" if isinstance(pid, int) else "its host"
+        message = (
+            f"detached from session {sid}: {host} was not answering. dsh attach {sid} when it is back "
+            f"(kill -CONT {pid} if it was stopped; kill {pid} ends it, its snapshot kept)"
+            if isinstance(pid, int)
+            else f"detached from session {sid}: {host} was not answering. dsh attach {sid} when it is back"
+        )
+        self.reset_screen()  # the host cannot put the terminal back: its modes are undone here
+        return Outcome("exit", 0, message)
 
     def _later_due(self, attachment: Attachment, *, paused: bool) -> bool:
         if not attachment.later or self._shown_at is None:
@@ -234,6 +304,12 @@ class Pump:
                 data = b""
             if not data:  # the terminal is gone: leave the session running
                 return Outcome("signal", 0)
+            if self._wedged:
+                outcome = self._wedged_keys(attachment, data)
+                if outcome is not None:
+                    return outcome
+            elif self._unanswered is None:
+                self._unanswered = time.monotonic()
             return self._to_host(attachment, protocol.frame(protocol.INPUT, data))
         if what == "host":
             try:
@@ -244,6 +320,9 @@ class Pump:
                 data = b""
             if not data:
                 return Outcome("lost", 1)
+            outcome = self._heard(attachment)
+            if outcome is not None:
+                return outcome
             return self._from_host(attachment, data, on_switch)
         return self._signals(attachment)
 
@@ -340,6 +419,12 @@ class Pump:
         if self.drawn:
             with contextlib.suppress(OSError):
                 write_all(self.stdout, RESET_MODES.encode())
+
+
+def _key_names(keys: bytes) -> str:
+    """`C-b d` for b"\\x02d": the keys as a user presses them."""
+    names = [f"C-{chr(byte + 96)}" if 0 < byte < 27 else chr(byte) for byte in keys]
+    return " ".join(names)
 
 
 def _noop(signum: int, frame: object) -> None:

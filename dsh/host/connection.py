@@ -203,3 +203,5 @@ class Connection:
                 view.switch_failed(str(error) if error else "could not move to that session")
             elif kind_ == "redraw" and view is not None:
                 view.redraw()
+            elif kind_ == "ping":
+                self._send(protocol.control("pong"))  # the client's keys went unanswered: still here

@@ -192,7 +192,15 @@ class HostServer:
             )
             self.current = connection
             self.attaches += 1
-        writer.write(protocol.welcome(session=self.session.log.id, pid=os.getpid(), cwd=self.session.cwd))
+        writer.write(
+            protocol.welcome(
+                session=self.session.log.id,
+                pid=os.getpid(),
+                cwd=self.session.cwd,
+                ping=True,
+                detach=_detach_keys(self.session.config).decode("latin-1"),
+            )
+        )
         self.session.log_event("attach", client_pid=connection.client_pid)
         reason = await connection.run(self._run_view)
         if self.current is connection:
@@ -229,3 +237,21 @@ class HostServer:
 async def _drain(writer: asyncio.StreamWriter) -> None:
     with contextlib.suppress(Exception):
         await asyncio.wait_for(writer.drain(), 2.0)
+
+
+def _detach_keys(config: Any) -> bytes:
+    """The bytes of the keys that detach, for a client to read itself when this host stops answering:
+    the prefix (a control letter) and the key bound to `detach` after it; C-b d when not that simple."""
+    from dsh.commands.keymap import Keymap
+
+    table = config.get("keys", {}) or {}
+    table = dict(table) if isinstance(table, dict) else {}
+    prefix = config.get("ui.prefix")
+    if prefix and "prefix" not in table:
+        table["prefix"] = prefix
+    keymap, _ = Keymap.from_config(table, known_commands={"detach"}, source="config.toml")
+    name = keymap.prefix.lower()
+    after = [key for key, line in keymap.prefix_bindings.items() if line.strip().lstrip("/") == "detach"]
+    if len(name) == 3 and name.startswith("c-") and name[2].isalpha() and after and len(after[0]) == 1:
+        return bytes([ord(name[2]) & 0x1F]) + after[0].encode("latin-1", "replace")
+    return b"\x02d"

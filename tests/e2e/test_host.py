@@ -408,3 +408,20 @@ def test_panes_get_the_umask_of_the_terminal_that_started_their_session(run, dsh
     second.wait_for("PROMPT")
     second.type_line("umask; touch made-here; ls -l made-here")
     assert "0002" in second.wait_for("-rw-rw-r--")
+
+
+def test_a_stopped_host_is_said_and_the_detach_keys_still_get_the_user_out(run, dsh_home: Path) -> None:
+    d = run()
+    d.wait_for("PROMPT")
+    pid = host_pid(dsh_home)
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        d.send("x")
+        d.wait_for("is not answering", timeout=20)
+        assert f"session host (pid {pid}) is not answering; C-b d detaches" in d.text()
+        d.send("\x02d")
+        assert d.wait_exit(timeout=10) == 0
+        assert f"kill -CONT {pid}" in d.text().replace("\n", "")
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert alive(pid)  # the session stays
