@@ -64,6 +64,10 @@ CSI_METHODS: dict[str, str] = {
     sq.DECRQM: "report_mode",
     sq.DECRQM_PRIVATE: "report_private_mode",
     sq.DECSCA: "set_protection",
+    sq.DECSCUSR: "set_cursor_shape",
+    sq.XTVERSION: "report_version",
+    sq.XTWINOPS: "window_report",
+    sq.DECRQCRA: "report_checksum",
 }
 
 ESC_METHODS: dict[str, str] = {
@@ -373,4 +377,6 @@ class Parser:
         self._done()
         if kind == "]" and token not in (sq.CAN, sq.SUB):
             self.screen.osc(text[pos + intro : end.start()], "\x07" if token == sq.BEL else "\x1b\\")
+        elif kind == "P" and token not in (sq.CAN, sq.SUB):
+            self.screen.dcs(text[pos + intro : end.start()])
         return end.start() if token == sq.ESC else end.end()

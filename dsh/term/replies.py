@@ -12,6 +12,7 @@ from urllib.parse import unquote, urlsplit
 from pyte.graphics import FG_BG_256
 
 from dsh.term import sequences as sq
+from dsh.term.sgr import sgr_params
 from dsh.text import sanitize, strip_format
 from dsh.values import Value
 
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
 __all__ = ["TITLE_MAX", "Palette", "Replies"]
 
 TITLE_MAX = 256
+CELL_PIXELS = (16, 8)  # (height, width) of a cell in XTWINOPS' pixel reports
 # OSC 52: the selections named (clipboard, primary, select, cut buffers) and the text's base64 (the
 # parser drops an OSC longer than its STRING_MAX, 64 KiB); at most this many kept between reads.
 _SELECTIONS = re.compile(r"[cpqs0-7]{0,8}")
@@ -94,6 +96,8 @@ class Replies:
 
     cursor: Cursor
     columns: int
+    lines: int
+    cursor_shape: int
     margins: tuple[int, int] | None
     modes: set[int]
     private_modes: set[int]
@@ -148,6 +152,79 @@ class Replies:
     def report_private_mode(self, number: int = 0, *_: int) -> None:
         state = 0 if number not in sq.REPORTED_PRIVATE_MODES else 1 if number in self.private_modes else 2
         self.write_process_input(f"\x1b[?{number};{state}$y")
+
+    # -- reports programs ask for (esctest and vttest, vim, terminal probes) ------------------------
+    def set_cursor_shape(self, shape: int = 0, *_: int) -> None:
+        """DECSCUSR: 0/1 blinking block, 2 block, 3/4 underline, 5/6 bar (blinking, steady); the view
+        gives the focused pane's to the user's terminal."""
+        if 0 <= shape <= 6:
+            self.cursor_shape = shape
+
+    def report_version(self, which: int = 0, *_: int) -> None:
+        """XTVERSION (CSI > q): the terminal's name and version."""
+        if which == 0:
+            from dsh import __version__
+
+            self.write_process_input(f"\x1bP>|dsh({__version__})\x1b\\")
+
+    def window_report(self, op: int = 0, *_: int) -> None:
+        """XTWINOPS size reports: 14 the text area and 16 a cell in pixels (a cell taken as 8x16, the
+        pane's pixels unknown), 18 the text area and 19 the screen in characters (both the pane)."""
+        if op == 14:
+            self.write_process_input(f"\x1b[4;{self.lines * CELL_PIXELS[0]};{self.columns * CELL_PIXELS[1]}t")
+        elif op == 16:
+            self.write_process_input(f"\x1b[6;{CELL_PIXELS[0]};{CELL_PIXELS[1]}t")
+        elif op in (18, 19):
+            self.write_process_input(f"\x1b[{op - 10};{self.lines};{self.columns}t")
+
+    def dcs(self, body: str) -> None:
+        """A device control string: DECRQSS (DCS $ q Pt ST) for SGR, DECSCUSR, DECSTBM and DECSCA is
+        answered (DCS 1 $ r ... ST); any other setting asked for is not known (DCS 0 $ r ST)."""
+        if not body.startswith("$q"):
+            return
+        asked = body[2:]
+        attrs = self.cursor.attrs
+        if asked == "m":
+            setting: str | None = sgr_params(attrs) + "m"
+        elif asked == " q":
+            setting = f"{self.cursor_shape or 1} q"
+        elif asked == "r":
+            top, bottom = self.margins if self.margins is not None else (0, self.lines - 1)
+            setting = f"{top + 1};{bottom + 1}r"
+        elif asked == '"q':
+            setting = f'{1 if attrs.protected else 0}"q'
+        else:
+            setting = None
+        self.write_process_input(f"\x1bP1$r{setting}\x1b\\" if setting is not None else "\x1bP0$r\x1b\\")
+
+    def report_checksum(self, ident: int = 0, _page: int = 0, top: int = 0, left: int = 0, *rest: int) -> None:
+        """DECRQCRA (CSI Pi ; Pg ; Pt ; Pl ; Pb ; Pr * y): xterm's checksum of a rectangle of the screen
+        (the negated 16-bit sum of its characters and some attribute bits), as test suites read a screen."""
+        bottom = rest[0] if rest else 0
+        right = rest[1] if len(rest) > 1 else 0
+        first, last = (
+            (self.margins if self.margins is not None else (0, self.lines - 1))
+            if sq.DECOM in self.private_modes
+            else (0, self.lines - 1)
+        )
+        y0 = min(first + max(top, 1) - 1, last)
+        y1 = min(first + bottom - 1, last) if bottom else last
+        x0 = min(max(left, 1) - 1, self.columns - 1)
+        x1 = min(right - 1, self.columns - 1) if right else self.columns - 1
+        total = 0
+        rows = self.buffer  # type: ignore[attr-defined]
+        for y in range(y0, y1 + 1):
+            for cell in rows[y][x0 : x1 + 1]:
+                total += sum(map(ord, cell.data)) if cell.data else 0
+                if cell.underscore:
+                    total += 0x10
+                if cell.reverse:
+                    total += 0x20
+                if cell.blink:
+                    total += 0x40
+                if cell.bold:
+                    total += 0x80
+        self.write_process_input(f"\x1bP{ident}!~{-total & 0xFFFF:04X}\x1b\\")
 
     def bell(self) -> None:
         self.attention = True

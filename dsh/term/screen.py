@@ -120,6 +120,7 @@ class TermScreen(Drawing, Editing, Replies):
         self._saved: _Saved | None = None
         self.title = ""
         self.icon_name = ""
+        self.cursor_shape = 0  # DECSCUSR
         self.last_char = ""
         self._mode_flags()
 
@@ -311,11 +312,11 @@ class TermScreen(Drawing, Editing, Replies):
         cursor.x = min(saved.x, self.columns - 1)
         cursor.y = min(saved.y, self.lines - 1)
         cursor.attrs = saved.attrs
-        for mode, on in ((sq.DECOM, saved.origin), (sq.DECAWM, saved.autowrap)):
-            if on:
-                self.private_modes.add(mode)
-            else:
-                self.private_modes.discard(mode)
+        # (DECAWM is left as it is: xterm and tmux do not restore it)
+        if saved.origin:
+            self.private_modes.add(sq.DECOM)
+        else:
+            self.private_modes.discard(sq.DECOM)
         self.charsets = list(saved.charsets)
         self._gl = saved.gl
         self._mode_flags()
@@ -401,6 +402,7 @@ class TermScreen(Drawing, Editing, Replies):
             self._leave_alternate(restore_cursor=True)
         self.private_modes.add(sq.DECTCEM)
         self.cursor.hidden = False
+        self.cursor_shape = 0
         self._mode_flags()
 
     def _enter_alternate(self, *, save_cursor: bool) -> None:

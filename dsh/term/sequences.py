@@ -104,6 +104,9 @@ DECRQM = "$p"
 DECRQM_PRIVATE = "?$p"
 DECSCA = '"q'  # character protection
 DECSCUSR = " q"  # cursor style
+XTVERSION = ">q"  # the terminal's name and version
+XTWINOPS = "t"  # window operations: here only the size reports (14, 16, 18, 19)
+DECRQCRA = "*y"  # a checksum of a rectangle of the screen
 
 # -- modes: ANSI (SM/RM) and DEC private (DECSET/DECRST) -----------------------------------------
 IRM = 4  # insert

@@ -10,7 +10,7 @@ from pyte import graphics as g
 
 from dsh.term.cells import BLANK, UNDERLINE_DOUBLE, UNDERLINE_SINGLE, Cell, glyphs_for
 
-__all__ = ["PALETTE_NAMES", "SGR_CACHE", "apply_sgr", "canonical", "sgr_step"]
+__all__ = ["PALETTE_NAMES", "SGR_CACHE", "apply_sgr", "canonical", "sgr_params", "sgr_step"]
 
 # Palette entries 0-15 by the names SGR 30-37 and 90-97 give them, so `38;5;1` is the same red as
 # `31` (the user's terminal palette draws both), not a fixed RGB value.
@@ -151,3 +151,55 @@ def sgr_step(attrs: Cell, params: str) -> SgrEntry:
         _renditions[BLANK] = BLANK
     entry = SGR_CACHE[(id(attrs), params)] = (attrs, new, glyphs_for(new).__getitem__)
     return entry
+
+
+_FG_CODES = {
+    **{name: code for code, name in g.FG_ANSI.items() if code != 39},
+    **{n: c for c, n in g.FG_AIXTERM.items()},
+}
+_BG_CODES = {
+    **{name: code for code, name in g.BG_ANSI.items() if code != 49},
+    **{n: c for c, n in g.BG_AIXTERM.items()},
+}
+
+
+def _colour_params(name: str, codes: dict[str, int], extended: int) -> str | None:
+    if name == "default":
+        return None
+    if name in codes:
+        return str(codes[name])
+    if len(name) == 6:
+        try:
+            r, gr, b = int(name[0:2], 16), int(name[2:4], 16), int(name[4:6], 16)
+        except ValueError:
+            return None
+        return f"{extended};2;{r};{gr};{b}"
+    return None
+
+
+def sgr_params(attrs: Cell) -> str:
+    """The SGR parameters that set rendition `attrs` from nothing (as DECRQSS reports them): "0;..."."""
+    parts = ["0"]
+    for flag, code in (
+        (attrs.bold, "1"),
+        (attrs.dim, "2"),
+        (attrs.italics, "3"),
+        (attrs.blink, "5"),
+        (attrs.reverse, "7"),
+        (attrs.hidden, "8"),
+        (attrs.strikethrough, "9"),
+        (attrs.overline, "53"),
+    ):
+        if flag:
+            parts.append(code)
+    if attrs.underscore:
+        parts.append("4" if attrs.underline_style in (0, UNDERLINE_SINGLE) else f"4:{attrs.underline_style}")
+    for name, codes, extended in ((attrs.fg, _FG_CODES, 38), (attrs.bg, _BG_CODES, 48)):
+        param = _colour_params(name, codes, extended)
+        if param is not None:
+            parts.append(param)
+    if attrs.underline_colour != "default":
+        param = _colour_params(attrs.underline_colour, {}, 58)
+        if param is not None:
+            parts.append(param)
+    return ";".join(parts)

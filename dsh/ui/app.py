@@ -39,6 +39,7 @@ from dsh.ui import chrome
 from dsh.ui.application import ViewApplication
 from dsh.ui.clipboard import write_clipboard
 from dsh.ui.completion import RegistryCompleter
+from dsh.ui.cursor_shape import PaneCursorShape
 from dsh.ui.pane_window import LineWindow, PaneWindow, install_widths
 from dsh.ui.panes_view import PanesContainer, PaneSlot
 from dsh.ui.prompt_control import PromptControl
@@ -196,6 +197,7 @@ class DshApp:
             max_render_postpone_time=None,
             refresh_interval=None,
             color_depth=(lambda: depth) if depth is not None else None,
+            cursor=PaneCursorShape(self._pane_cursor_shape),
         )
         self.application.ttimeoutlen = 0.05
         self.application.timeoutlen = 0.05
@@ -324,6 +326,11 @@ class DshApp:
     def on_alt_screen(self, pane_id: str, on: bool) -> None:
         if pane_id == self.session.tabs.active_pane:
             self.follow_keyboard()
+
+    def _pane_cursor_shape(self) -> int:
+        """The DECSCUSR shape of the pane the keys go to; 0 (the terminal's own) on the prompt."""
+        pane = self.active_pane if self.mode == Mode.PANE else None
+        return pane.terminal.screen.cursor_shape if pane is not None else 0
 
     def on_clipboard(self, pane_id: str, selections: str, data: str) -> None:
         """A program's OSC 52 copy, passed on to the client's terminal as tmux's set-clipboard does

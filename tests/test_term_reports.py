@@ -1,0 +1,52 @@
+"""The reports programs ask a terminal for: XTVERSION, XTWINOPS sizes, DECRQSS, DECRQCRA; DECSCUSR kept;
+DECRC leaves autowrap alone."""
+
+from __future__ import annotations
+
+from dsh import __version__
+from dsh.term.screen import TermScreen
+
+
+def screen(columns: int = 20, lines: int = 5) -> tuple[TermScreen, list[str]]:
+    replies: list[str] = []
+    return TermScreen(columns, lines, write_process_input=replies.append), replies
+
+
+def test_xtversion_and_the_size_reports() -> None:
+    s, out = screen(30, 7)
+    s.feed(b"\x1b[>q\x1b[>0q\x1b[>1q")
+    assert out == [f"\x1bP>|dsh({__version__})\x1b\\"] * 2
+    out.clear()
+    s.feed(b"\x1b[14t\x1b[16t\x1b[18t\x1b[19t\x1b[22;0t")
+    assert out == ["\x1b[4;112;240t", "\x1b[6;16;8t", "\x1b[8;7;30t", "\x1b[9;7;30t"]
+
+
+def test_decrqss_reports_the_rendition_cursor_shape_margins_and_protection() -> None:
+    s, out = screen()
+    s.feed(b"\x1b[1;3;4:3;31;48;2;1;2;3;58;2;9;9;9m\x1bP$qm\x1b\\")
+    assert out == ["\x1bP1$r0;1;3;4:3;31;48;2;1;2;3;58;2;9;9;9m\x1b\\"]
+    out.clear()
+    s.feed(b"\x1b[m\x1bP$qm\x1b\\\x1bP$q q\x1b\\\x1b[6 q\x1bP$q q\x1b\\\x1b[2;4r\x1bP$qr\x1b\\\x1bP$qzz\x1b\\")
+    assert out == ["\x1bP1$r0m\x1b\\", "\x1bP1$r1 q\x1b\\", "\x1bP1$r6 q\x1b\\", "\x1bP1$r2;4r\x1b\\", "\x1bP0$r\x1b\\"]
+    assert s.cursor_shape == 6
+    s.feed(b"\x1b[9 q")  # not a shape: kept as it was
+    assert s.cursor_shape == 6
+
+
+def test_decrqcra_sums_a_rectangle_as_xterm() -> None:
+    s, out = screen()
+    s.feed(b"ab\r\n\x1b[1mc\x1b[m")
+    s.feed(b"\x1b[7;1;1;1;1;2*y\x1b[8;1;2;1;2;1*y\x1b[9;1;3;1;3;1*y")
+    assert out == [
+        f"\x1bP7!~{-(97 + 98) & 0xFFFF:04X}\x1b\\",
+        f"\x1bP8!~{-(99 + 0x80) & 0xFFFF:04X}\x1b\\",  # bold counts
+        f"\x1bP9!~{-32 & 0xFFFF:04X}\x1b\\",  # a blank is a space
+    ]
+
+
+def test_decrc_leaves_autowrap_as_it_is() -> None:
+    s, _ = screen(5, 3)
+    s.feed(b"\x1b7\x1b[?7l\x1b8")  # saved with autowrap on, restored with it off: stays off
+    assert not s.has_private_mode(7)
+    s.feed(b"abcdefg")
+    assert s.display[0] == "abcdg" and s.display[1] == "     "
