@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.conftest import Launch
+from tests.e2e.hooks_argv import without_hooks
 from tests.e2e.hosts import host_pid
 from tests.e2e.ptydriver import PtyDriver
 
@@ -74,7 +75,7 @@ def test_agent_conversations_of_other_projects_open_in_a_dsh_pane(run, agent_env
     # A new dsh session in the conversation's directory, its pane running the agent's own resume.
     d.wait_for(f"fake-claude resumed {claude_id}", timeout=20)
     resumed = [r for r in invocations(agent_env) if r["agent"] == "claude"][-1]
-    assert resumed["argv"] == [str(FAKES / "claude"), "--resume", claude_id]
+    assert without_hooks(resumed["argv"]) == [str(FAKES / "claude"), "--resume", claude_id]
     assert resumed["cwd"] == str(webapp)
     assert os.readlink(f"/proc/{d.pid}/cwd") == str(webapp)
     d.wait_for(f"opened claude --resume {claude_id} in")
@@ -189,7 +190,8 @@ def test_open_agent_from_the_command_line(run, agent_env, tmp_path: Path) -> Non
     d.wait_for(f"fake-codex resumed {codex_id}", timeout=20)
     d.wait_for(f"opened codex resume {codex_id} in")
     resumed = [r for r in invocations(agent_env) if r["agent"] == "codex"][-1]
-    assert resumed["argv"] == [str(FAKES / "codex"), "resume", codex_id] and resumed["cwd"] == str(project)
+    assert without_hooks(resumed["argv"]) == [str(FAKES / "codex"), "resume", codex_id]
+    assert resumed["cwd"] == str(project)
     bad = run("--open-agent=codex:0b7e4c1a-9a49-4a4a-9d0f-2f1f1e3b9a11", cwd=elsewhere, env=agent_env)
     assert bad.wait_exit() == 1
     assert "no codex conversation 0b7e4c1a-9a49-4a4a-9d0f-2f1f1e3b9a11 in the index" in bad.text().replace("\n", " ")

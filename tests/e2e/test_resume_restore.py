@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.conftest import Launch
+from tests.e2e.hooks_argv import without_hooks
 from tests.e2e.hosts import host_pid, kill_host, wait_pane_cwd_saved, wait_saved
 from tests.e2e.ptydriver import PtyDriver
 
@@ -54,23 +55,6 @@ def invocations(env: dict[str, str]) -> list[dict]:
         return []
     runs = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     return [run for run in runs if run["argv"][1:3] != ["agents", "--json"]]
-
-
-def without_hooks(argv: list[str]) -> list[str]:
-    """`argv` less the options that give an agent dsh's hooks (Claude's `--settings FILE`, Codex's
-    `-c notify=...` and `-c tui.notification...`), which every agent dsh starts gets
-    (dsh/agents/hook_launch.py)."""
-    out: list[str] = []
-    skip = False
-    for i, word in enumerate(argv):
-        if skip:
-            skip = False
-            continue
-        if word == "--settings" or (word == "-c" and i + 1 < len(argv) and argv[i + 1].startswith(("notify=", "tui."))):
-            skip = True
-            continue
-        out.append(word)
-    return out
 
 
 def test_resume_moves_the_process_to_another_workspace(run, dsh_env, dsh_home: Path, tmp_path: Path) -> None:
