@@ -99,7 +99,7 @@ def test_copy_mode_copies_selected_lines_and_paste_types_them(tmp_path: Path) ->
             await h.wait(lambda: pane.terminal.copy.selected_text() == "alpha\nbeta\ngamma", "a selection")
             h.send("\r")
             await h.wait(lambda: h.app.mode == "prompt", "copy mode left after copying")
-            assert h.app.application.clipboard.get_data().text == "alpha\nbeta\ngamma"
+            assert h.app.paste_buffer.get_data().text == "alpha\nbeta\ngamma"
             assert "copied 3 lines" in h.message
             sent = h.record(pane)
             h.send(C_B + "]")

@@ -200,3 +200,38 @@ def test_the_pane_style_keeps_the_keys_in_the_pane(tmp_path: Path, dsh_home: Pat
             await h.wait(lambda: h.app.mode == "pane", "the keys back in the (new) pane")
 
     run(body)
+
+
+def test_a_300_line_paste_on_the_prompt_reaches_an_agent_as_one_paste_then_enter(tmp_path: Path) -> None:
+    # A fake agent as Claude Code reads: raw keys, bracketed paste on; it counts what one Enter ends.
+    agent = tmp_path / "agent.py"
+    agent.write_text(
+        "import os, sys, tty\n"
+        "tty.setraw(0)\n"
+        "sys.stdout.write('\\x1b[?2004hREADY\\r\\n'); sys.stdout.flush()\n"
+        "data = b''\n"
+        "while not (data.endswith(b'\\r') and data.count(b'\\x1b[201~') == data.count(b'\\x1b[200~')):\n"
+        "    data += os.read(0, 65536)\n"
+        "body = data[data.find(b'~') + 1 : data.rfind(b'\\x1b[201~')]\n"
+        "tail = data[data.rfind(b'\\x1b[201~') + 6 :]\n"
+        "counts = (data.count(b'\\x1b[200~'), body.count(b'\\r') + 1, tail)\n"
+        "print('PASTES %d LINES %d TAIL %r' % counts, end='\\r\\n')\n"
+        "os.read(0, 1)\n"
+    )
+    lines = [f"line {i} of the paste" for i in range(300)]
+
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            h.type_line(f"/new {sys.executable} {agent}")
+            await h.wait(lambda: len(h.session.tabs.tabs) == 2, "the agent's tab")
+            pane = h.pane
+            await h.wait_output(pane, "READY")
+            await h.wait(lambda: h.app.mode == "pane", "the keyboard to the agent")
+            h.send(C_RBRACKET)  # to dsh's prompt, and paste there
+            await h.wait(lambda: h.app.mode == "prompt", "C-] to the prompt")
+            h.send("\x1b[200~" + "\n".join(lines) + "\x1b[201~")
+            await h.wait(lambda: h.app.prompt_buffer.text.count("\n") == 299, "the paste on the prompt")
+            h.send(ENTER)
+            await h.wait_output(pane, "PASTES 1 LINES 300 TAIL b'\\r'")
+
+    run(body)

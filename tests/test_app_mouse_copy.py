@@ -37,7 +37,7 @@ def show(pane, row: int, text: str) -> None:  # type: ignore[no-untyped-def]
 
 
 def clipboard(h) -> str:  # type: ignore[no-untyped-def]
-    return h.app.application.clipboard.get_data().text
+    return h.app.paste_buffer.get_data().text
 
 
 def test_a_drag_copies_exactly_the_cells_it_went_over(tmp_path: Path) -> None:

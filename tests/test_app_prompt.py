@@ -382,3 +382,39 @@ def test_tab_offers_what_the_commands_bash_completion_offers(tmp_path: Path) -> 
             await h.wait(lambda: buffer.text.startswith("git che"), "the first choice on the line")
 
     run(body)
+
+
+def test_the_line_editors_kill_ring_is_not_the_paste_buffer_and_a_paste_joins_a_half_typed_line(
+    tmp_path: Path,
+) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            app = h.app
+            app.copy_to_clipboards("copied")  # as copy mode or the mouse would
+            sent = h.record(h.pane)
+            h.send("draft line\x15")  # C-u clears the line into the line editor's kill ring
+            await h.wait(lambda: app.prompt_buffer.text == "", "C-u")
+            assert app.paste_buffer.get_data().text == "copied"  # copy mode's buffer untouched
+            h.send("\x19")  # C-y yanks the line editor's own kill
+            await h.wait(lambda: app.prompt_buffer.text == "draft line", "C-y")
+            h.send(" " + C_B + "]")  # prefix ] with a half-typed line: onto the line, not into the pane
+            await h.wait(lambda: app.prompt_buffer.text == "draft line copied", "the paste on the prompt")
+            assert sent == []
+            h.send("\x15" + C_B + "]")  # on an empty prompt it goes to the pane's program, as ever
+            await h.wait(lambda: b"copied" in b"".join(sent), "the paste into the pane")
+
+    run(body)
+
+
+def test_escape_ends_a_search_on_the_line_it_found(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            h.type_line("echo apple-two")
+            await h.wait_output(h.pane, "apple-two")
+            h.send("\x12" + "apple")
+            await h.wait(lambda: h.app.prompt_buffer.text == "echo apple-two", "the match")
+            h.send("\x1b")  # Escape: bash keeps the line found, to edit
+            await h.wait(lambda: h.app.memory.search is None, "the search to end")
+            assert h.app.prompt_buffer.text == "echo apple-two"
+
+    run(body)

@@ -666,11 +666,17 @@ class Session:
         if not pane.running:
             self.announce(f"{pane.id} could not start; /close it, or /split to open a new pane", error=True)
             return None
-        data = text.encode("utf-8", "surrogateescape") + b"\r"
+        typed = text.encode("utf-8", "surrogateescape") + b"\r"
         for target in self.input_panes() or [pane]:
             if target.terminal.scroll_offset:
                 target.terminal.scroll_to_bottom()
-            target.terminal.write(data)
+            if "\n" in text and target.terminal.bracketed_paste:
+                # Lines pasted on the prompt go to a program that takes pastes (an agent, an editor) as
+                # one paste, then Enter: typed, each newline was an Enter, and agents saw several pastes.
+                target.terminal.paste(text)
+                target.terminal.write(b"\r")
+            else:
+                target.terminal.write(typed)
         self.used = True
         self.scheduler.mark_dirty()
         return pane

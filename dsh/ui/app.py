@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.clipboard import InMemoryClipboard
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.key_binding import DynamicKeyBindings, KeyBindingsBase
@@ -142,6 +143,9 @@ class DshApp:
         self.keyboard = Keyboard(str(self.config.get("ui.keyboard", "follow") or "follow"))
         self.prefix_pending = False
         self.message: Announcement | None = None
+        # dsh's paste buffer (copy mode, the mouse, `prefix ]`), apart from the prompt line's kill ring
+        # (prompt_toolkit's clipboard: C-u, C-k, C-w, C-y), so clearing the line keeps what was copied.
+        self.paste_buffer = InMemoryClipboard()
         self._child_focus: str | None = None
         self.result = ViewResult("")  # running; whatever ends the view says why
         self._ended = False
@@ -337,7 +341,7 @@ class DshApp:
         (`[term] clipboard`: "external" passes it on, "on" also makes it dsh's paste buffer, "off"
         drops it). It goes as sent, not in tmux's passthrough: an outer tmux takes it by its own
         set-clipboard (a buffer, and its terminal's clipboard) where passthrough would bypass that."""
-        write_clipboard(self.application, self.session.config, selections, data)
+        write_clipboard(self.application, self.session.config, selections, data, buffer=self.paste_buffer)
 
     def on_takes_keys(self, pane_id: str, takes: bool) -> None:
         """The keyboard follows the foreground program: into the pane when one that reads keys runs
@@ -748,8 +752,8 @@ class DshApp:
         self.return_keyboard()
 
     def copy_to_clipboards(self, text: str) -> None:
-        """Put `text` on dsh's clipboard and, through OSC 52, the outer terminal's."""
-        self.application.clipboard.set_text(text)
+        """Put `text` on dsh's paste buffer and, through OSC 52, the outer terminal's clipboard."""
+        self.paste_buffer.set_text(text)
         encoded = base64.b64encode(text.encode("utf-8", "replace")).decode("ascii")
         self.application.output.write_raw(f"\x1b]52;c;{encoded}\x07")
 
@@ -778,7 +782,11 @@ class DshApp:
     def paste_clipboard(self) -> None:
         """Type dsh's clipboard into the active pane (bracketed when the program asked for it)."""
         pane = self.active_pane
-        text = self.application.clipboard.get_data().text
+        text = self.paste_buffer.get_data().text
+        if self.mode == Mode.PROMPT and self.prompt_buffer.text and text:
+            # A half-typed line on the prompt: the paste goes onto it, not behind it into the pane.
+            self.prompt_buffer.insert_text(text)
+            return
         if pane is None or not pane.running:
             raise CommandError("no running program in the active pane to paste into")
         if not text:

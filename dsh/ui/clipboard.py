@@ -9,9 +9,10 @@ from typing import Any
 MODES = ("on", "external", "off")
 
 
-def write_clipboard(application: Any, config: Any, selections: str, data: str) -> bool:
+def write_clipboard(application: Any, config: Any, selections: str, data: str, buffer: Any = None) -> bool:
     """Pass on one copy (selections and base64 as the program sent them, checked by the screen);
-    False when `[term] clipboard` is "off"."""
+    False when `[term] clipboard` is "off". With "on" it also goes to `buffer` (dsh's paste buffer;
+    the application's clipboard unless given)."""
     mode = str(config.get("term.clipboard", "external") or "external")
     if mode not in ("on", "external"):
         return False
@@ -21,7 +22,7 @@ def write_clipboard(application: Any, config: Any, selections: str, data: str) -
         except (binascii.Error, ValueError):
             text = None
         if text is not None:
-            application.clipboard.set_text(text)
+            (application.clipboard if buffer is None else buffer).set_text(text)
     output = application.output
     output.write_raw(f"\x1b]52;{selections};{data}\x07")
     output.flush()  # now: between frames, and no frame may come

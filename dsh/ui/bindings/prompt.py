@@ -128,10 +128,15 @@ def search_bindings(app: DshApp, m: Modes) -> KeyBindings:
             memory.show_search(buffer)
 
     @kb.add("c-g", filter=on_prompt & searching)
-    @kb.add("escape", filter=on_prompt & searching, eager=True)
     @kb.add("c-c", filter=on_prompt & searching)
     def _cancel(event: KeyPressEvent) -> None:
         memory.cancel_search(buffer)
+
+    @kb.add("escape", filter=on_prompt & searching, eager=True)
+    def _keep(event: KeyPressEvent) -> None:
+        # Escape ends the search on the line it found, to edit (bash's isearch-terminators); C-g and
+        # C-c give the line back as it was.
+        memory.end_search()
 
     @kb.add("enter", filter=on_prompt & searching)
     def _run(event: KeyPressEvent) -> None:
