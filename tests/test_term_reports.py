@@ -50,3 +50,13 @@ def test_decrc_leaves_autowrap_as_it_is() -> None:
     assert not s.has_private_mode(7)
     s.feed(b"abcdefg")
     assert s.display[0] == "abcdg" and s.display[1] == "     "
+
+
+def test_with_autowrap_off_the_cursor_stays_on_the_last_column() -> None:
+    s, out = screen(5, 3)
+    s.feed(b"\x1b[?7labcdefg")
+    assert s.cursor.x == 4 and s.display[0] == "abcdg"
+    s.feed(b"\x08X\x1b[6n")  # BS from the last column: the one before it, as xterm and tmux
+    assert s.display[0] == "abcXg" and out == ["\x1b[1;5R"]
+    s.feed("\u4e2d".encode())  # a wide character ends on the last column
+    assert s.cursor.x == 4 and s.display[0] == "abc\u4e2d"

@@ -484,7 +484,6 @@ class Drawing:
                     x = 0
                 else:
                     row[limit - 1] = getc(text[-1])  # each further character overwrites the last column
-                    x = limit
                     break
             k = min(limit - x, n - i)
             chunk = text[i : i + k] if i or k < n else text
@@ -494,7 +493,8 @@ class Drawing:
             row[x : x + k] = map(getc, chunk)
             x += k
             i += k
-        cursor.x = x
+        # with autowrap off the cursor stays on the last column (xterm, tmux), no wrap pending
+        cursor.x = x if x < limit or self._autowrap else limit - 1
 
     def _draw_wide(self, text: str) -> None:
         """Draw text with wide and zero-width characters, one character at a time (the cells by
@@ -534,7 +534,7 @@ class Drawing:
             row[x] = glyphs[ch]
             if width == 2:
                 row[x + 1] = glyphs[""]
-            cursor.x = x + width
+            cursor.x = x + width if x + width < limit or self._autowrap else limit - 1
 
     def _cell_before(self) -> tuple[int, str] | None:
         """The column and text of the cell the cursor comes right after (a wide character, not its
