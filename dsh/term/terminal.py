@@ -53,11 +53,31 @@ def _notify(callback: Callable[..., None] | None, *args: object) -> None:
         logger.debug("terminal callback %r failed", callback, exc_info=True)
 
 
+# Signals a pane's program must get with their default action. An ignored signal survives exec (and a
+# shell started with SIGINT ignored keeps it ignored for every command: C-c would stop nothing), as
+# does a blocked one. Python itself ignores SIGPIPE and SIGXFSZ (`yes | head` would complain of broken
+# pipes); whatever started dsh may have ignored the rest (nohup, `trap '' INT`, a test runner).
+_CHILD_DEFAULTS = (
+    signal.SIGPIPE,
+    signal.SIGXFSZ,
+    signal.SIGINT,
+    signal.SIGQUIT,
+    signal.SIGTERM,
+    signal.SIGHUP,
+    signal.SIGTSTP,
+    signal.SIGTTIN,
+    signal.SIGTTOU,
+    signal.SIGCHLD,
+    signal.SIGWINCH,
+)
+
+
 def _default_signals() -> None:
-    """In the child before exec: Python ignores SIGPIPE and SIGXFSZ, and ignored signals survive
-    exec, so `yes | head` would complain of broken pipes. Give the child the defaults."""
-    for sig in (signal.SIGPIPE, signal.SIGXFSZ):
+    """In the child before exec: every signal a program expects at its default, none blocked (as
+    tmux gives the programs of its panes)."""
+    for sig in _CHILD_DEFAULTS:
         signal.signal(sig, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, ())
 
 
 def close_pty(proc: ptyprocess.PtyProcess) -> None:

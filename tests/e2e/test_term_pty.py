@@ -228,6 +228,28 @@ def test_child_gets_default_sigpipe(tmp_path: Path) -> None:
     run(main())
 
 
+def test_c_c_interrupts_a_pane_program_even_when_dsh_was_started_ignoring_sigint(tmp_path: Path) -> None:
+    # nohup, `trap '' INT` or a test runner may start dsh with SIGINT ignored or blocked; an ignored
+    # signal survives exec, and a shell started so keeps it ignored for every command it runs.
+    import signal
+
+    async def main() -> None:
+        term, exits = make(["sh", "-c", "echo ready; sleep 30; echo after"], tmp_path)
+        term.start()
+        await until(lambda: "ready" in text(term), "the child to start")
+        term.write(b"\x03")
+        await until(lambda: exits, "C-c to end the child")
+        assert "after" not in text(term)
+
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGQUIT})
+    try:
+        run(main())
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+
+
 def test_synchronized_update_is_drawn_when_it_ends(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("dsh.term.terminal.SYNC_TIMEOUT", 60.0)  # only the end of the update may redraw
     script = (
