@@ -60,3 +60,20 @@ def test_with_autowrap_off_the_cursor_stays_on_the_last_column() -> None:
     assert s.display[0] == "abcXg" and out == ["\x1b[1;5R"]
     s.feed("\u4e2d".encode())  # a wide character ends on the last column
     assert s.cursor.x == 4 and s.display[0] == "abc\u4e2d"
+
+
+def test_colours_a_program_sets_are_what_its_queries_answer_until_reset() -> None:
+    s, out = screen()
+    s.feed(b"\x1b]11;rgb:ff/ff/ff\x07\x1b]11;?\x07\x1b]10;#123\x1b\\\x1b]10;?\x1b\\")
+    assert out == ["\x1b]11;rgb:ffff/ffff/ffff\x07", "\x1b]10;rgb:1111/2222/3333\x1b\\"]
+    out.clear()
+    s.feed(b"\x1b]4;1;#00ff00;200;rgb:1/2/3\x07\x1b]4;1;?;200;?\x07\x1b]104;1\x07\x1b]4;1;?;200;?\x07")
+    assert out == [
+        "\x1b]4;1;rgb:0000/ffff/0000\x07",
+        "\x1b]4;200;rgb:1111/2222/3333\x07",
+        "\x1b]4;1;rgb:cdcd/0000/0000\x07",  # reset: xterm's red again
+        "\x1b]4;200;rgb:1111/2222/3333\x07",  # (only entry 1 was reset)
+    ]
+    out.clear()
+    s.feed(b"\x1b]111\x07\x1b]11;?\x07\x1b]11;bogus\x07\x1b]11;?\x07")
+    assert out == ["\x1b]11;rgb:0000/0000/0000\x07"] * 2

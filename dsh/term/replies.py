@@ -111,6 +111,7 @@ class Replies:
     clipboard_writes: list[tuple[str, str]]
     notice_parts: dict[str, list[str]]
     palette: Palette
+    colour_sets: dict[int, str]  # OSC 4 (0-255), 10 and 11 as the program set them: rrggbb
     _reply: Callable[[str], None] | None
 
     def write_process_input(self, data: str) -> None:
@@ -264,8 +265,19 @@ class Replies:
         elif code == sq.OSC_PALETTE:
             parts = rest.split(";")
             for index, spec in zip(parts[::2], parts[1::2], strict=False):
-                if spec == "?" and index.isdigit() and int(index) < 256:
-                    self.write_process_input(f"\x1b]4;{int(index)};{_rgb(self.palette.entry(int(index)))}{terminator}")
+                if not index.isdigit() or int(index) > 255:
+                    continue
+                if spec == "?":
+                    colour = self.colour_sets.get(int(index)) or self.palette.entry(int(index))
+                    self.write_process_input(f"\x1b]4;{int(index)};{_rgb(colour)}{terminator}")
+                elif (parsed := parse_colour(spec)) is not None:
+                    self.colour_sets[int(index)] = parsed
+        elif code == "104":  # reset palette entries (all of them, or those named)
+            named = [int(p) for p in rest.split(";") if p.isdigit()] if rest else None
+            for key in [k for k in self.colour_sets if k < 256 and (named is None or k in named)]:
+                del self.colour_sets[key]
+        elif code in ("110", "111"):  # reset the foreground, the background
+            self.colour_sets.pop(int(code) - 100, None)
 
     def _clipboard(self, rest: str) -> None:
         """OSC 52 ; selections ; base64: a program's copy, kept for the attached client's terminal
@@ -281,10 +293,33 @@ class Replies:
         # OSC 10;?;? asks for 10 then 11 (each further parameter is the next colour)
         for offset, spec in enumerate(specs):
             which = code + offset
-            if spec != "?" or which > int(sq.OSC_CURSOR_COLOUR):
+            if which > int(sq.OSC_CURSOR_COLOUR):
+                continue
+            if spec != "?":
+                parsed = parse_colour(spec)
+                if parsed is not None and which != 12:
+                    self.colour_sets[which] = parsed  # answered from now on (the drawing keeps the user's)
                 continue
             colour = self.palette.background if which == 11 else self.palette.foreground
+            colour = self.colour_sets.get(which, colour)
             self.write_process_input(f"\x1b]{which};{_rgb(colour)}{terminator}")
+
+
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+
+
+def parse_colour(spec: str) -> str | None:
+    """An X colour spec a program sets (rgb:r/g/b with 1-4 hex digits each, #rgb, #rrggbb,
+    #rrrrggggbbbb) as rrggbb; None for anything else (names are not known here)."""
+    if spec.startswith("rgb:"):
+        parts = spec[4:].split("/")
+        if len(parts) != 3 or not all(1 <= len(p) <= 4 and set(p) <= _HEX_DIGITS for p in parts):
+            return None
+        return "".join(f"{round(int(p, 16) * 255 / (16 ** len(p) - 1)):02x}" for p in parts)
+    if spec.startswith("#") and len(spec) in (4, 7, 13) and set(spec[1:]) <= _HEX_DIGITS:
+        n = (len(spec) - 1) // 3
+        return "".join(spec[1 + i * n : 1 + i * n + min(n, 2)].ljust(2, spec[1 + i * n]) for i in range(3)).lower()
+    return None
 
 
 def _cwd_from_url(url: str) -> str | None:

@@ -120,6 +120,7 @@ class TermScreen(Drawing, Editing, Replies):
         self._saved: _Saved | None = None
         self.title = ""
         self.icon_name = ""
+        self.colour_sets: dict[int, str] = {}
         self.cursor_shape = 0  # DECSCUSR
         self.last_char = ""
         self._mode_flags()
