@@ -235,3 +235,18 @@ def test_a_300_line_paste_on_the_prompt_reaches_an_agent_as_one_paste_then_enter
             await h.wait_output(pane, "PASTES 1 LINES 300 TAIL b'\\r'")
 
     run(body)
+
+
+def test_alt_arrows_unbound_from_focus_reach_the_program_as_xterm_sends_them(tmp_path: Path, dsh_home: Path) -> None:
+    # M-Left/M-Right move the focus by default; a user who wants them in programs unbinds them.
+    (dsh_home / "config.toml").write_text('[keys.direct]\n"M-Left" = ""\n"escape right" = ""\n')
+
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            sent = h.record(h.pane)
+            h.send(C_RBRACKET)
+            await h.wait(lambda: h.app.mode == "pane", "C-] into the pane")
+            h.send("\x1b[1;3A" + ALT_LEFT + ALT_RIGHT)  # M-Up is still bound: the focus, not the pane
+            await h.wait(lambda: b"".join(sent) == b"\x1b[1;3D\x1b[1;3C", "CSI 1;3D and CSI 1;3C, one each")
+
+    run(body)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["KEYPAD_SEQUENCES", "key_to_bytes", "paste_bytes"]
+__all__ = ["KEYPAD_SEQUENCES", "alt_key_bytes", "key_to_bytes", "paste_bytes"]
 
 # xterm modifier parameter: 1 + (shift 1, alt 2, ctrl 4)
 _MODIFIERS = {"": 1, "s-": 2, "c-": 5, "c-s-": 6}
@@ -70,6 +70,23 @@ def _function_key(number: int, modifier: int) -> bytes | None:
     if number in _FKEY_TILDE:
         code = _FKEY_TILDE[number]
         return f"\x1b[{code}~".encode() if modifier == 1 else f"\x1b[{code};{modifier}~".encode()
+    return None
+
+
+def alt_key_bytes(key: str) -> bytes | None:
+    """Alt with a cursor, editing or function key as xterm and tmux send it: the modifier parameter
+    gains 2 (`M-Left` is CSI 1;3D, `M-C-Up` CSI 1;7A, `M-F5` CSI 15;3~), never ESC then the key's
+    own sequence (ESC ESC[D, which programs read as Escape and Left). None for other keys (an Alt
+    letter is ESC x)."""
+    key = str(getattr(key, "value", key))
+    modifier, base = _split_modifier(key)
+    modifier += 2
+    if base in _CURSOR:
+        return f"\x1b[1;{modifier}{_CURSOR[base]}".encode()
+    if base in _TILDE:
+        return f"\x1b[{_TILDE[base]};{modifier}~".encode()
+    if base.startswith("f") and base[1:].isdigit():
+        return _function_key(int(base[1:]), modifier)
     return None
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import ptyprocess
 
-from dsh.term.keys import key_to_bytes, paste_bytes, typed_bytes
+from dsh.term.keys import alt_key_bytes, key_to_bytes, paste_bytes, typed_bytes
 from dsh.term.replay import strip_modes
 from dsh.term.screen import TermScreen
 from dsh.term.scrollback import Scrollback
@@ -449,7 +449,8 @@ class Terminal(Scrollback):
             self._held_keys += out
             return
         if self._held_keys:
-            out = bytes(self._held_keys) + out
+            alt = alt_key_bytes(key) if bytes(self._held_keys) == b"\x1b" else None
+            out = alt if alt is not None else bytes(self._held_keys) + out
             self._held_keys.clear()
         self.write(out)
 
