@@ -514,3 +514,24 @@ def test_prefix_x_closes_an_exited_pane_without_asking(tmp_path: Path) -> None:
             assert "y closes it" not in h.message
 
     run(body)
+
+
+def test_prefix_keys_work_in_the_picker(tmp_path: Path) -> None:
+    # C-b d once typed `d` into the picker's query; C-b and an arrow leave the picker for that pane.
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            left = h.pane.id
+            right = await split(h, "%")
+            h.type_line("/resume")
+            await h.wait(lambda: h.app.mode == "picker", "/resume to open the picker")
+            h.send(C_B + "\x1b[D")  # C-b Left
+            await h.wait(lambda: h.app.mode != "picker", "C-b Left to leave the picker")
+            assert h.session.tabs.active_pane == left != right
+            h.type_line("/resume")
+            await h.wait(lambda: h.app.mode == "picker", "/resume again")
+            h.send(C_B + "d")
+            await h.wait(lambda: h.task.done(), "C-b d to detach from the picker")
+            assert h.task.result().reason == "detached"
+            assert h.app.picker is None or h.app.picker.query == ""
+
+    run(body)

@@ -173,8 +173,10 @@ def test_ranking_left_after_a_key_is_finished_in_the_background(monkeypatch: Any
     import asyncio
 
     from dsh.resume import picker as picker_mod
+    from dsh.ui import picker_view as view_mod
 
     monkeypatch.setattr(picker_mod, "KEYSTROKE_BUDGET", 0.0)  # a keystroke ranks one slice only
+    monkeypatch.setattr(view_mod, "REFINE_SLICE", 0.0)  # and so does each background step, however fast
     words = ["parser", "fixture", "login", "export", "flaky", "render"]
     many = [
         cand(f"id{i:04d}", HERE, f"{words[i % 6]} {words[(i * 5) % 6]} {i}", "2026-11-01T10:00:00Z")

@@ -9,7 +9,8 @@ from collections.abc import Callable
 from prompt_toolkit.application import Application
 from prompt_toolkit.application.current import get_app_or_none
 from prompt_toolkit.data_structures import Point
-from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.key_binding import ConditionalKeyBindings, KeyBindings, KeyBindingsBase, KeyPressEvent
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout.controls import UIContent, UIControl
 
@@ -37,7 +38,7 @@ class _PickerControl(UIControl):
     def is_focusable(self) -> bool:
         return True
 
-    def get_key_bindings(self) -> KeyBindings:
+    def get_key_bindings(self) -> KeyBindingsBase:
         return self._view.key_bindings
 
     def create_content(self, width: int, height: int) -> UIContent:
@@ -80,6 +81,7 @@ class PickerView:
         search_transcripts: Callable[[str, Callable[[str, dict[str, str]], None], object], bool] | None = None,
         find_rows: Callable[[str, Callable[[str, list[Candidate]], None]], None] | None = None,
         get_app: Callable[[], Application[object] | None] = get_app_or_none,
+        keys_elsewhere: Callable[[], bool] | None = None,
     ) -> None:
         # The app this view runs in: a host runs one per client, and callbacks from worker threads
         # carry no context to find it by.
@@ -101,6 +103,8 @@ class PickerView:
         self._generation = 0
         self._prepared = False
         self._archive_armed: tuple[str, float] | None = None  # (session id, until when a 2nd C-d archives)
+        # While the app's prefix waits for its key, no key is the picker's (C-b d detaches, not types d).
+        self._keys_elsewhere = keys_elsewhere or (lambda: False)
         self.key_bindings = self._bindings()
         self.container = ViewWindow(content=_PickerControl(self), always_hide_cursor=False)
 
@@ -327,7 +331,7 @@ class PickerView:
 
     # -- keys --------------------------------------------------------------------------------------
 
-    def _bindings(self) -> KeyBindings:
+    def _bindings(self) -> KeyBindingsBase:
         kb = KeyBindings()
         model = self.model
 
@@ -447,4 +451,4 @@ class PickerView:
             elif text:
                 self.set_query(self.query + text)
 
-        return kb
+        return ConditionalKeyBindings(kb, filter=Condition(lambda: not self._keys_elsewhere()))

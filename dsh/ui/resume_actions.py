@@ -72,6 +72,7 @@ class ResumeActions:
             load_archived=self._load_archived,
             search_transcripts=self._search_transcripts,
             find_rows=self._find_rows,
+            keys_elsewhere=lambda: bool(view.prefix_pending),
         )
         view.mode = Mode.PICKER
         view.layout.focus(picker_view.container)

@@ -27,6 +27,7 @@ class Modes:
         self.in_copy = Condition(lambda: app.mode == Mode.COPY)
         self.in_help = Condition(lambda: app.mode == Mode.HELP)
         self.in_work = Condition(lambda: app.mode in WORK_MODES)
+        self.in_picker = Condition(lambda: app.mode == Mode.PICKER)
         self.pane_is_tombstone = Condition(lambda: bool(app.active_pane and app.active_pane.startable))
         self.pane_has_saved_command = Condition(
             lambda: app.active_pane is not None and app.active_pane.rerun_line is not None

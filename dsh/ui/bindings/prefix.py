@@ -12,6 +12,7 @@ from prompt_toolkit.keys import Keys
 from dsh.commands.keymap import command_name, key_display, key_sequence
 from dsh.ui import keyhelp
 from dsh.ui.keyhelp import CONFIRM_COMMANDS, REPEATABLE_COMMANDS, TMUX_HINTS, pressed_display
+from dsh.ui.state import Mode
 
 if TYPE_CHECKING:
     from dsh.ui.app import DshApp
@@ -33,7 +34,8 @@ def prefix_bindings(app: DshApp, m: Modes) -> KeyBindings:
         app.prefix_pending = False
         release_keyboard()
 
-    @kb.add(*key_sequence(keymap.prefix), filter=m.in_work & m.no_prefix, eager=True)
+    # In the picker too: C-b d detaches from it, C-b and an arrow leave it for that pane.
+    @kb.add(*key_sequence(keymap.prefix), filter=(m.in_work | m.in_picker) & m.no_prefix, eager=True)
     def _prefix(event: KeyPressEvent) -> None:
         start_prefix()
 
@@ -76,6 +78,8 @@ def prefix_bindings(app: DshApp, m: Modes) -> KeyBindings:
 
         def run(event: KeyPressEvent) -> None:
             end_prefix()
+            if app.mode == Mode.PICKER:
+                app.close_overlay()  # a prefix key in the picker leaves it, then does what it does
             if ask_first(command_line):
                 return
             if repeatable:
