@@ -344,3 +344,37 @@ def test_a_prompt_of_a_conversation_open_in_a_pane_finds_the_session_holding_it(
     assert ids(m.visible) == ["s1"]
     assert m.transcript_line(m.visible[0]) == "add a /health endpoint to server.py returning ok"
     assert "untitled  › add a /health endpoint to server.py returning ok" in render_text(m.frame(100, 20))
+
+
+def test_a_session_archived_here_is_in_the_archived_view_and_comes_back_right() -> None:
+    m = model()
+    m.toggle_archived()
+    m.set_archived([])  # loaded: none archived yet
+    m.toggle_archived()
+    m.archive("a1")
+    m.toggle_archived()
+    assert ids(m.visible) == ["a1"] and m.visible[0].archived
+    m.toggle_archived()
+    m.archive("b1")  # of another workspace: in the archived view of every workspace
+    m.toggle_archived()
+    m.toggle_scope()
+    assert ids(m.visible) == ["b1", "a1"]
+    m.unarchive(m.visible[1].key)  # C-d on the second row brings back that one, not another
+    assert ids(m.visible) == ["b1"]
+    m.toggle_archived()
+    assert "a1" in ids(m.visible) and "b1" not in ids(m.visible)
+
+
+def test_archived_rows_loaded_late_from_a_stale_index_still_show_this_pickers_archive() -> None:
+    m = model()
+    m.archive("a1")  # before the archived view was ever loaded
+    m.toggle_archived()
+    m.set_archived([cand("old", HERE, "an old one", "2026-01-01T00:00:00.000Z")._replace(archived=True)])
+    assert ids(m.visible) == ["a1", "old"]
+
+
+def test_crashed_rows_are_marked_as_detached_ones_are() -> None:
+    crashed = cand("x1", HERE, "the one that died", "2026-11-29T20:00:00.000Z")._replace(state="crashed")
+    closed = cand("x2", HERE, "ended cleanly", "2026-11-29T19:00:00.000Z")
+    text = render_text(model([crashed, closed]).frame(100, 20))
+    assert "the one that died  ✗ crashed" in text and "ended cleanly  ✗" not in text

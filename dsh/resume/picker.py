@@ -187,6 +187,7 @@ class PickerModel:
         self._renamed: dict[str, str] = {}
         self._archived: set[str] = set()
         self._unarchived: set[str] = set()
+        self._newly_archived: dict[str, Candidate] = {}
         # Transcript search: the query it answered, the line it matched per owner, and the rows it adds
         # to the fuzzy matches (scope row numbers).
         self._hits_query = ""
@@ -275,10 +276,8 @@ class PickerModel:
 
     def set_archived(self, candidates: Iterable[Candidate]) -> None:
         """The archived sessions (loaded when the archived view is first shown)."""
-        rows = [c for c in newest_first(candidates) if c.key not in self._unarchived]
         chosen = self.selected if self.show_archived and self.selected_index > 0 else None
-        self._arch[ALL].reset(rows)
-        self._arch[WORKSPACE].reset([c for c in rows if self._here(c)])
+        self._put_archived(list(candidates))
         self.archived_loaded = True
         if self.show_archived:
             self._rescope(chosen)
@@ -293,6 +292,7 @@ class PickerModel:
         back = next((c for c in self._arch[ALL].rows if c.key == key), None)
         self._unarchived.add(key)
         self._archived.discard(key)
+        self._newly_archived.pop(key, None)
         for scope in self._arch.values():
             scope.reset([c for c in scope.rows if c.key != key])
         if back is not None:
@@ -596,8 +596,24 @@ class PickerModel:
         self._update(key, lambda c: c._replace(title=clean(title) or c.title))
 
     def archive(self, key: str) -> None:
+        """An archived session leaves the listing and joins the archived view at once (the archived
+        rows loaded earlier, or later from an index that has not seen the archive yet, lack it)."""
+        row = next((c for c in self._live[ALL].rows if c.key == key), None)
+        row = row or next((c for c in self._live[WORKSPACE].rows if c.key == key), None)
         self._archived.add(key)
+        self._unarchived.discard(key)
+        if row is not None:
+            self._newly_archived[key] = row._replace(archived=True)
+            if self.archived_loaded:
+                self._put_archived([*self._arch[ALL].rows])
         self._update(key, None)
+
+    def _put_archived(self, rows: list[Candidate]) -> None:
+        have = {c.key for c in rows}
+        rows = newest_first([*rows, *(c for k, c in self._newly_archived.items() if k not in have)])
+        rows = [c for c in rows if c.key not in self._unarchived]
+        self._arch[ALL].reset(rows)
+        self._arch[WORKSPACE].reset([c for c in rows if self._here(c)])
 
     def _update(self, key: str, change: object) -> None:
         for scope in self._live.values():
