@@ -467,3 +467,22 @@ def test_a_refresh_that_fails_rebuilds_the_index_and_logs_why(
     logged = (dsh_home / "log" / "dsh.log").read_text()
     assert "session index not refreshed: disk I/O error (OperationalError)" in logged
     assert "rebuilt from the logs" in logged
+
+
+def test_a_rename_or_an_archive_keeps_the_sessions_age(index: SessionIndex, root: Path) -> None:
+    older = raw_log(
+        root,
+        "/w",
+        "old",
+        header("old")
+        + b'{"type": "input", "at": "2026-01-01T00:00:05.000Z", "text": "make"}\n'
+        + b'{"type": "close", "at": "2026-01-01T00:00:06.000Z"}\n',
+    )
+    raw_log(root, "/w", "mid", header("mid", at="2026-01-02T00:00:00.000Z"))
+    index.refresh()
+    append_event(older, "title", title="renamed from a picker")
+    append_event(older, "archive", archived=False)
+    index.refresh()
+    (row,) = [s for s in index.summaries() if s.id == "old"]
+    assert row.title == "renamed from a picker" and row.updated_at == "2026-01-01T00:00:06.000Z"
+    assert [s.id for s in index.summaries()] == ["mid", "old"]  # it does not jump to the top either

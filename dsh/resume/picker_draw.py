@@ -238,6 +238,8 @@ def _row_lines(model: PickerModel, c: Candidate, selected: bool, width: int) -> 
         left.append((merge(S_DISABLED, sel), f"  — {c.unresumable_reason}"))
     elif c.live_pid is not None:
         left.append((merge(S_META, sel), f"  ● {c.state}"))  # Enter attaches its running host
+    elif c.state == "crashed":
+        left.append((merge(S_META, sel), "  ✗ crashed"))  # Enter restores it from its snapshot
     room = max(0, width - sum(cells(t) for _, t in meta) - 1)
     first = fit([*fit(left, room, merge(base, sel)), (merge(base, sel), " "), *meta], width, merge(base, sel))
     out = [first]

@@ -58,7 +58,9 @@ from dsh.store.workspace import NO_WORKSPACE, home_dir, workspace_label, workspa
 # 14: agent_conversations.ino and .mark (store/agent_table.py): a transcript is read on from where the last
 #    read stopped only when it is the same file and the bytes before that point are unchanged; a
 #    transcript rewritten in place or replaced kept its old lines.
-SCHEMA_VERSION = 14
+# 15: updated_at is the last event that is not a rename or an archive (store/summary.py BOOKKEEPING):
+#    renaming or archiving a session from a picker reset its age.
+SCHEMA_VERSION = 15
 BUSY_TIMEOUT_SECONDS = 30.0
 MAP_BYTES = 1 << 30  # of the index mapped by `map_reads` (only the pages read are loaded)
 WARNINGS_PER_FILE = 5

@@ -50,6 +50,10 @@ JSON_KEYS = (
 ATTACHED, DETACHED, CLOSED, CRASHED = "attached", "detached", "closed", "crashed"
 
 
+# Events that change how a session is listed, not what was done in it: they move no session's age.
+BOOKKEEPING = frozenset({"title", "archive"})
+
+
 def session_state(live_pid: int | None, closed: bool, attached: bool) -> str:
     if live_pid is not None:
         return ATTACHED if attached else DETACHED
@@ -171,7 +175,9 @@ class Digester:
         count = self.input_count
         for event in reversed(events):
             at = event.get("at")
-            if type(at) is str:
+            # A rename or an archive (often from another session's picker) is not work in the session:
+            # its age, and its place in the listings, stay the session's own.
+            if type(at) is str and event["type"] not in BOOKKEEPING:
                 self.last_at = at
                 break
         if self.first_at is None:
