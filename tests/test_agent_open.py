@@ -4,7 +4,11 @@ the transcript searcher the picker asks on its own thread."""
 from __future__ import annotations
 
 import io
+import os
+import subprocess
+import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -88,3 +92,35 @@ def test_the_searcher_answers_the_newest_query_on_its_thread(tmp_path: Path) -> 
     assert done.wait(10)
     assert got == [("http.server", {"s:abc": "python -m http.server"}, "dsh-transcripts")]
     searcher.close()
+
+
+def test_a_conversation_live_anywhere_is_gone_to_never_opened_twice(tmp_path: Path) -> None:
+    from dsh.resume.agent_open import held_elsewhere
+    from dsh.store.log import SessionLog
+
+    index = SessionIndex(tmp_path / "q.db", tmp_path / "sessions", progress=io.StringIO())
+    log = SessionLog.create(tmp_path / "sessions", str(tmp_path))
+    log.append("pane_opened", pane_id="p1", argv=["codex"])
+    log.append("agent", pane_id="p1", kind="codex", session_id="th-held")
+    log.close()
+    index.refresh()
+    assert held_elsewhere(index, "codex", "th-held") == log.id  # a dsh pane holds it: go to that session
+    assert held_elsewhere(index, "claude", "c-free") is None
+
+    # A claude started outside dsh on the conversation: refused, saying where it runs.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DSH_")}
+    outside = subprocess.Popen(
+        ["bash", "-c", f'exec -a claude {sys.executable} -c "import time; time.sleep(60)" --resume c-live'], env=env
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while not Path(f"/proc/{outside.pid}/cmdline").read_bytes().startswith(b"claude\0"):
+            assert time.monotonic() < deadline, "the stand-in claude did not start"
+            time.sleep(0.01)
+        expected = rf"claude conversation c-live is running outside dsh \(pid {outside.pid}"
+        with pytest.raises(PreflightError, match=expected):
+            held_elsewhere(index, "claude", "c-live")
+    finally:
+        outside.kill()
+        outside.wait()
+    index.close()

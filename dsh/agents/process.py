@@ -167,3 +167,29 @@ def resolve_program(argv0: str, *, path: str | None, cwd: str | None) -> str | N
 
 def _executable(path: str) -> bool:
     return os.path.isfile(path) and os.access(path, os.X_OK)
+
+
+def running_with(token: str, programs: tuple[str, ...], *, proc: str = "/proc") -> list[tuple[int, str | None]]:
+    """(pid, its terminal) of each process of one of `programs` (by argv[0]'s or argv[1]'s name: a node
+    script's too) whose argv holds `token`: a conversation id given to `claude --resume`, say."""
+    found: list[tuple[int, str | None]] = []
+    own = os.getpid()
+    try:
+        names = os.listdir(proc)
+    except OSError:
+        return found
+    for name in names:
+        if not name.isdigit() or int(name) == own:
+            continue
+        raw = _read(f"{proc}/{name}/cmdline")
+        if not raw or token.encode() not in raw:
+            continue
+        argv = [_text(part) for part in raw.split(b"\0") if part]
+        if not any(os.path.basename(word) in programs for word in argv[:2]) or token not in argv:
+            continue
+        try:
+            tty: str | None = os.readlink(f"{proc}/{name}/fd/0")
+        except OSError:
+            tty = None
+        found.append((int(name), tty if tty and tty.startswith("/dev/") else None))
+    return found

@@ -127,7 +127,7 @@ def open_store(options: list[str]) -> Store:
 def _agent_target(agent: str, options: list[str], here: str) -> Target:
     """`--open-agent KIND:ID`: a new session in the conversation's directory, its first pane the agent's
     resume (planned as /resume plans it: dsh.resume.agent_open)."""
-    from dsh.resume.agent_open import plan_from_index
+    from dsh.resume.agent_open import held_elsewhere, plan_from_index
     from dsh.resume.picker_hooks import refresh_agent_stores
     from dsh.resume.preflight import PreflightError
 
@@ -135,10 +135,18 @@ def _agent_target(agent: str, options: list[str], here: str) -> Target:
     try:
         refresh_agent_stores(store.config, store, here)
         plan = plan_from_index(store.index, agent, current_cwd=here)
+        # Open anywhere already: go there, never a second agent writing the same transcript.
+        holder = held_elsewhere(store.index, plan.kind, plan.session_id)
     except (PreflightError, ValueError) as exc:
         raise ClientError(f"cannot open {agent}: {exc}") from exc
     finally:
         store.close()
+    if holder is not None:
+        import sys
+
+        what = f"{plan.kind} conversation {plan.session_id}"
+        print(f"dsh: {what} is open in dsh session {holder}: going there", file=sys.stderr)
+        return Target(holder, here)
     return Target(None, plan.cwd, first_argv=plan.argv)
 
 

@@ -109,3 +109,59 @@ def describe(argv: list[str]) -> str:
     if rest:
         rest[0] = os.path.basename(rest[0])
     return " ".join(rest)
+
+
+def held_elsewhere(index: object, kind: str, session_id: str) -> str | None:
+    """Where a conversation already runs: the id of the dsh session whose pane holds it (Enter, `--open-agent`
+    go there), else None; PreflightError when its agent runs outside dsh, saying how to reach it (two
+    writers on one transcript corrupt it, a top complaint about the agents' own resume)."""
+    import sqlite3
+
+    from dsh.agents.process import running_with
+    from dsh.resume.agent_rows import open_agent_sessions
+
+    try:
+        holders = index.read(open_agent_sessions)  # type: ignore[attr-defined]
+    except sqlite3.Error:
+        holders = {}
+    holder = holders.get(f"{kind}:{session_id}")
+    if holder is not None:
+        return str(holder)
+    outside = [(pid, tty) for pid, tty in running_with(session_id, (kind,)) if not _in_dsh(pid)]
+    if outside:
+        pid, tty = outside[0]
+        raise PreflightError(
+            f"{clean(kind, 40)} conversation {clean(session_id, 80)} is running outside dsh (pid {pid}"
+            f"{f', on {tty}' if tty else ''}): {_reach(tty) or 'go to its terminal'}, or end it and open it here"
+        )
+    return None
+
+
+def _in_dsh(pid: int) -> bool:
+    """Whether the process runs in a dsh pane (its environment names the session)."""
+    from dsh.agents.process import read_process
+
+    facts = read_process(pid, with_files=False)
+    return facts is not None and "DSH_SESSION_ID" in facts.env
+
+
+def _reach(tty: str | None) -> str | None:
+    """The tmux command that shows the pane on `tty`, when a tmux server has one."""
+    import subprocess
+
+    if tty is None or shutil.which("tmux") is None:
+        return None
+    try:
+        listed = subprocess.run(
+            ["tmux", "list-panes", "-a", "-F", "#{pane_tty} #{session_name}:#{window_index}.#{pane_index}"],
+            capture_output=True,
+            text=True,
+            timeout=2,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    for line in listed.splitlines():
+        pane_tty, _, target = line.partition(" ")
+        if pane_tty == tty and target:
+            return f"tmux switch-client -t {clean(target, 80)}"
+    return None

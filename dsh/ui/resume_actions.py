@@ -287,11 +287,24 @@ class ResumeActions:
     def _open_agent_candidate(self, candidate: Any) -> None:
         """An agent conversation from /resume: a new tab here when it is this workspace's, else a new dsh
         session in its directory (the client starts its host), with a pane running the agent's resume."""
-        from dsh.resume.agent_open import plan_agent_open
+        from dsh.resume.agent_open import held_elsewhere, plan_agent_open
         from dsh.resume.preflight import PreflightError
         from dsh.ui.app import Switch
 
         view = self._view
+        try:
+            # Live anywhere: go there, never start a second agent on the same transcript.
+            holder = held_elsewhere(view.session.store.index, candidate.kind, candidate.id)
+        except PreflightError as exc:
+            view.announce(str(exc), error=True)
+            return
+        if holder is not None:
+            if holder == view.session.log.id:
+                view.close_overlay()
+                view.announce(f"{candidate.kind} conversation {candidate.id} is open in this session")
+                return
+            self._resume_candidate(candidate._replace(kind="dsh", id=holder))
+            return
         try:
             plan = plan_agent_open(
                 candidate.kind,
