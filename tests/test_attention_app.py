@@ -157,3 +157,24 @@ def test_agents_list_goes_to_the_pane_that_needs_you_and_c_b_g_jumps_there(tmp_p
             await h.wait(lambda: h.app.list_overlay is None, "q closes it")
 
     run(body)
+
+
+def test_a_background_hook_that_arrives_after_a_later_one_is_old_news(tmp_path: Path) -> None:
+    async def body() -> None:
+        from dsh.persist.records import AgentInfo
+
+        async with running_app(tmp_path) as h:
+            pane = h.pane
+            pane.agent = AgentInfo(kind="claude", session_id=None, resume_argv=None)
+            attention = h.session.attention
+            attention.hook(pane.id, claude("PermissionRequest", tool_name="Bash", tool_input={}), at=100.0, order=11)
+            # The prompt's hook started first (same clock tick, lower pid) but its report came second.
+            assert not attention.hook(pane.id, claude("UserPromptSubmit", prompt="p"), at=100.0, order=10)
+            assert not attention.hook(pane.id, claude("UserPromptSubmit", prompt="p"), at=99.0, order=99)
+            assert pane.agent_state.state == BLOCKED
+            assert attention.hook(pane.id, claude("PostToolUse", tool_name="Bash"), at=100.2, order=12)
+            assert pane.agent_state.state == WORKING
+            # A clock set back an hour: not "older", taken.
+            assert attention.hook(pane.id, claude("Stop", last_assistant_message="x"), at=100.2 - 3600, order=1)
+
+    run(body)

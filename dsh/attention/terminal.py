@@ -69,3 +69,15 @@ def title_spins(title: str) -> bool:
     """True when a title starts with a braille spinner frame (U+2800-U+28FF), as Claude Code's does
     while it works (its idle title starts with ✳)."""
     return bool(title) and "\u2800" <= title[0] <= "\u28ff"
+
+
+# What an agent's own desktop notifications say (checked with codex 0.171.0, whose TUI dsh asks for
+# OSC 9 notifications): these ask for the user; anything else is a turn's end.
+_ASKS = {"codex": ("Approval requested", "Codex wants to", "Question requested")}
+
+
+def agent_notice_state(kind: str, text: str) -> str:
+    """blocked or done: the state an agent's terminal notification puts it in."""
+    from dsh.attention.states import BLOCKED, DONE
+
+    return BLOCKED if text.startswith(_ASKS.get(kind, ())) else DONE

@@ -548,6 +548,7 @@ def _wait(options: dict[str, Any], rest: list[str], extra: dict[str, str]) -> in
 
 
 def _report(options: dict[str, Any], rest: list[str], extra: dict[str, str]) -> int:
+    _started = _start_time()
     state, hook = options.get("state"), options.get("hook")
     if not state and not hook:
         raise UsageError("dsh report: --state working|blocked|done|idle (or --hook KIND with its payload)")
@@ -559,7 +560,10 @@ def _report(options: dict[str, Any], rest: list[str], extra: dict[str, str]) -> 
         payload = rest[-1] if rest and rest[-1].lstrip().startswith("{") else _stdin_text()
         if payload is None:
             return 0
-        fields.update(hook=hook, payload=payload)
+        # When this hook started (and its pid, which orders two started within one clock tick): the host
+        # drops a report older than one it already took (dsh's Claude hooks run in the background, and
+        # two may arrive out of order).
+        fields.update(hook=hook, payload=payload, at=_started, order=os.getpid())
     else:
         fields["state"] = state
         message = options.get("message")
@@ -579,6 +583,20 @@ def _report(options: dict[str, Any], rest: list[str], extra: dict[str, str]) -> 
     where = locate(options.get("target"))
     reply = call(where.socket, where.request("report", **fields), timeout=REPORT_TIMEOUT)
     return _reply_out(options, reply)
+
+
+def _start_time() -> float:
+    """When this process started (wall clock): its start in clock ticks since boot, else now."""
+    import time
+
+    try:
+        with open("/proc/self/stat", "rb") as handle:
+            ticks = int(handle.read().rsplit(b")", 1)[1].split()[19])
+        with open("/proc/uptime", "rb") as handle:
+            uptime = float(handle.read().split()[0])
+        return time.time() - uptime + ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return time.time()
 
 
 def _stdin_text(wait: float = STDIN_WAIT) -> str | None:

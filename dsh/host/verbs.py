@@ -556,7 +556,11 @@ async def _report(server: HostServer, request: dict[str, Any]) -> dict[str, Any]
         event = event_for(hook, payload) if payload is not None else None
         if event is None:
             return {"pane": pane.id, "state": None}
-        session.attention.hook(pane.id, event)
+        at = request.get("at")
+        at = float(at) if isinstance(at, (int, float)) and not isinstance(at, bool) else None
+        order = request.get("order")
+        order = order if isinstance(order, int) and not isinstance(order, bool) else 0
+        session.attention.hook(pane.id, event, at=at, order=order)
         session.wake_waiters()
         return {"pane": pane.id, "state": event.state}
     state = request.get("state")

@@ -36,6 +36,7 @@ class SessionAttention:
 
     def __init__(self, session: Session) -> None:
         self.session = session
+        self._hook_at: dict[str, tuple[float, int]] = {}  # each pane's latest hook report, by its process's start
 
     # -- sources ---------------------------------------------------------------------------
     def report(self, pane_id: str, report: Report, *, now: float | None = None) -> bool:
@@ -59,11 +60,20 @@ class SessionAttention:
         self.session.observer.on_changed()
         return True
 
-    def hook(self, pane_id: str, event: HookEvent) -> bool:
-        """A hook's report (dsh report --hook KIND): its state, and the conversation it names."""
+    def hook(self, pane_id: str, event: HookEvent, at: float | None = None, order: int = 0) -> bool:
+        """A hook's report (dsh report --hook KIND): its state, and the conversation it names. `at`: when
+        the hook's process started; dsh's Claude hooks run in the background, so two of them may arrive
+        out of order, and one that started before the last one taken is old news."""
         pane = self.session.panes.get(pane_id)
         if pane is None:
             return False
+        if at is not None:
+            # Started within one clock tick of each other (10 ms): the later pid is the later hook.
+            last, last_order = self._hook_at.get(pane_id, (0.0, 0))
+            older = at < last - 0.005 or (abs(at - last) <= 0.005 and order < last_order)
+            if older and last - at < 60:  # (a clock set back an hour is not "older")
+                return False
+            self._hook_at[pane_id] = (at, order)
         if event.session_id and pane.agent is not None and pane.agent.session_id != event.session_id:
             try:
                 self._learn_id(pane, event.session_id, event.transcript)
@@ -101,7 +111,9 @@ class SessionAttention:
         if pane.agent is None:
             self._plain_notice(pane, text)
             return
-        self.report(pane_id, Report(DONE, TERMINAL, one_line(text)))
+        from dsh.attention.terminal import agent_notice_state
+
+        self.report(pane_id, Report(agent_notice_state(pane.agent.kind, text), TERMINAL, one_line(text)))
 
     def notice(self, pane_id: str, text: str) -> None:
         """`dsh notify TEXT` about a pane: a notification with its text (none for the pane in view)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from dsh.attention.model import Attention
-from dsh.attention.states import DONE, EXITED
+from dsh.attention.states import DONE
 from dsh.layout.serialize import tabset_to_dict
 from dsh.layout.tabs import TabSet
 from dsh.persist.env import filter_env
@@ -166,9 +166,8 @@ def auto_resume_panes(session: Session) -> None:
 
 def restored_attention(record: PaneRecord) -> Attention | None:
     """A saved pane's attention: a turn that ended unseen stays done (and its notice unread); its
-    process is gone, so anything else it was doing has ended."""
-    if record.agent_state is None:
+    process is gone, so anything else it was doing has ended, and the pane's state label says so."""
+    if record.agent_state != DONE:
         return None
     since = epoch_from_iso(record.state_since or "") or 0.0
-    state = DONE if record.agent_state == DONE else EXITED
-    return Attention(state, since=since, message=record.last_message)
+    return Attention(DONE, since=since, message=record.last_message)

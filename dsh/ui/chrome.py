@@ -10,7 +10,7 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 from prompt_toolkit.styles import Style
 
-from dsh.attention.states import BLOCKED, DONE, EXITED, GLYPHS, LABELS, WORKING, age, counts_line, most_urgent
+from dsh.attention.states import BLOCKED, DONE, EXITED, GLYPHS, IDLE, LABELS, WORKING, age, counts_line, most_urgent
 from dsh.commands.keymap import key_display
 from dsh.persist.states import PaneState
 from dsh.session.attention import state_of
@@ -138,8 +138,8 @@ def pane_header(app: ViewState, pane_id: str) -> Callable[[], StyleAndTextTuples
 def attention_fragments(pane: Pane, style: str) -> StyleAndTextTuples:
     """A pane's agent state in its header: glyph, word and age, then its one-line message."""
     attention = pane.agent_state
-    if attention is None:
-        return []
+    if attention is None or attention.state == EXITED or (attention.state == IDLE and not pane.running):
+        return []  # an ended program's pane says so in its state label
     state = attention.state
     if state == EXITED and pane.state in (PaneState.RESTORED, PaneState.RESUMABLE, PaneState.EXITED):
         # A restored pane's own state (RESUMABLE and its Enter hint) says it: "exited 16s" beside it

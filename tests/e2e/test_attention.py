@@ -1,0 +1,106 @@
+"""End to end: a fake Claude that runs the hooks dsh gave it (as the real CLI does) reports through
+`dsh report` to the pane's host; its state shows in the header and the status line, the user's own
+hook still runs once; a blocked agent in a detached session counts in another session's status line,
+and Enter in /agents attaches there with that pane focused."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.conftest import Launch
+from tests.e2e.ptydriver import PtyDriver
+
+pytestmark = pytest.mark.slow
+
+FAKES = Path(__file__).resolve().parent.parent / "fakes" / "bin"
+
+
+@pytest.fixture
+def agent_env(dsh_env: dict[str, str], tmp_path: Path) -> dict[str, str]:
+    env = dict(dsh_env)
+    env["PATH"] = f"{FAKES}{os.pathsep}{env.get('PATH', '')}"
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    env["HOME"] = str(home)
+    env.pop("CLAUDE_CONFIG_DIR", None)
+    # The user's own hook, which must still run (once) beside dsh's.
+    mine = tmp_path / "mine.log"
+    settings = {
+        "hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": f"cat >> {mine}; echo >> {mine}"}]}]}
+    }
+    (home / ".claude" / "settings.json").write_text(json.dumps(settings))
+    return env
+
+
+@pytest.fixture
+def run(launch: Launch) -> Launch:
+    def start(*args: str, cwd: Path, env: dict[str, str], rows: int = 30, cols: int = 120) -> PtyDriver:
+        return launch(*args, cwd=cwd, env=env, rows=rows, cols=cols)
+
+    return start
+
+
+def dsh(dsh_cmd: list[str], *args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*dsh_cmd, *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=30)
+
+
+def test_claude_s_hooks_report_its_states_and_the_user_s_hook_runs_once(run, agent_env, tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    d = run(cwd=work, env=agent_env)
+    d.wait_for("PROMPT")
+    d.type_line("/agent claude")
+    d.wait_for("fake-claude session")
+    d.wait_for("○ idle")  # SessionStart
+    d.send("ask rm -rf build\r")
+    screen = d.wait_for("! needs you")
+    assert "allow Bash: rm -rf build" in screen
+    assert "1 needs you" in screen
+    d.send("y\r")
+    # Its turn ends in front of the user: seen at once (idle), with its last answer kept in the header.
+    d.wait_for("claude> ask rm -rf build", timeout=15)
+    d.wait_until(lambda screen: "○ idle" in screen, what="idle after the turn", timeout=15)
+    mine = [json.loads(line) for line in (tmp_path / "mine.log").read_text().splitlines() if line.strip()]
+    assert [entry["prompt"] for entry in mine] == ["ask rm -rf build"]  # once, not twice
+
+
+def test_a_blocked_agent_in_a_detached_session_is_counted_here_and_enter_goes_there(
+    run, agent_env, dsh_cmd, tmp_path: Path
+) -> None:
+    other, here = tmp_path / "other", tmp_path / "here"
+    other.mkdir()
+    here.mkdir()
+    made = dsh(dsh_cmd, "new", "-d", "--json", "--", "claude", env=agent_env, cwd=other)
+    assert made.returncode == 0, made.stderr
+    session_id = json.loads(made.stdout)["session"]
+    listed = json.loads(dsh(dsh_cmd, "list", "--all", "--json", env=agent_env, cwd=other).stdout)
+    pane_id = next(p["id"] for s in listed for t in s["tabs"] for p in t["panes"])
+    sent = dsh(dsh_cmd, "send", "-t", f"{session_id}:{pane_id}", "ask make deploy\r", env=agent_env, cwd=other)
+    assert sent.returncode == 0, sent.stderr
+    waited = dsh(
+        dsh_cmd,
+        "wait",
+        "-t",
+        f"{session_id}:{pane_id}",
+        "--state",
+        "blocked",
+        "--timeout",
+        "20",
+        env=agent_env,
+        cwd=other,
+    )
+    assert waited.returncode == 0, waited.stderr + waited.stdout
+    d = run(cwd=here, env=agent_env)
+    d.wait_for("PROMPT")
+    d.wait_for("1 needs you", timeout=15)  # another session's agent, in this one's status line
+    d.send("\x02a")
+    screen = d.wait_for("allow Bash: make deploy")
+    assert "needs you" in screen
+    d.send("\r")
+    # The other session, attached, with the blocked pane focused (its header marked, the ask in it).
+    d.wait_until(lambda screen: f"▶ {pane_id}" in screen and "Allow Bash: make deploy" in screen, what="attached there")
