@@ -548,7 +548,7 @@ def _wait(options: dict[str, Any], rest: list[str], extra: dict[str, str]) -> in
 
 
 def _report(options: dict[str, Any], rest: list[str], extra: dict[str, str]) -> int:
-    _started = _start_time()
+    started, order = _hook_started()
     state, hook = options.get("state"), options.get("hook")
     if not state and not hook:
         raise UsageError("dsh report: --state working|blocked|done|idle (or --hook KIND with its payload)")
@@ -563,7 +563,7 @@ def _report(options: dict[str, Any], rest: list[str], extra: dict[str, str]) -> 
         # When this hook started (and its pid, which orders two started within one clock tick): the host
         # drops a report older than one it already took (dsh's Claude hooks run in the background, and
         # two may arrive out of order).
-        fields.update(hook=hook, payload=payload, at=_started, order=os.getpid())
+        fields.update(hook=hook, payload=payload, at=started, order=order)
     else:
         fields["state"] = state
         message = options.get("message")
@@ -585,18 +585,22 @@ def _report(options: dict[str, Any], rest: list[str], extra: dict[str, str]) -> 
     return _reply_out(options, reply)
 
 
-def _start_time() -> float:
-    """When this process started (wall clock): its start in clock ticks since boot, else now."""
+def _hook_started() -> tuple[float, int]:
+    """When the hook that runs this started, and its pid: the agent's shell for the hook command (this
+    process's parent), which the agent starts in the order of its events (this process may start
+    later than a sibling's on a busy machine). From /proc: start in clock ticks since boot."""
     import time
 
     try:
         with open("/proc/self/stat", "rb") as handle:
+            parent = int(handle.read().rsplit(b")", 1)[1].split()[1])
+        with open(f"/proc/{parent}/stat", "rb") as handle:
             ticks = int(handle.read().rsplit(b")", 1)[1].split()[19])
         with open("/proc/uptime", "rb") as handle:
             uptime = float(handle.read().split()[0])
-        return time.time() - uptime + ticks / os.sysconf("SC_CLK_TCK")
+        return time.time() - uptime + ticks / os.sysconf("SC_CLK_TCK"), parent
     except (OSError, ValueError, IndexError):
-        return time.time()
+        return time.time(), os.getpid()
 
 
 def _stdin_text(wait: float = STDIN_WAIT) -> str | None:
