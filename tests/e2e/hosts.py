@@ -121,20 +121,3 @@ def _read(path: Path) -> bytes:
     except OSError:
         return b""
 
-
-def without_dsh_hooks(record: dict) -> dict:
-    """A fake agent's logged run with the options dsh adds for its hooks taken out of `argv` (`--settings
-    FILE` of dsh's, Codex's `-c notify=…` and `-c tui.notification…`), kept whole in `raw_argv`."""
-    argv, out, i = record["argv"], [], 0
-    while i < len(argv):
-        word = argv[i]
-        following = argv[i + 1] if i + 1 < len(argv) else ""
-        if word == "--settings" and "/hooks/" in following:
-            i += 2
-            continue
-        if word == "-c" and following.startswith(("notify=", "tui.notification")):
-            i += 2
-            continue
-        out.append(word)
-        i += 1
-    return {**record, "raw_argv": argv, "argv": out, "args": out[1:]}
