@@ -42,13 +42,27 @@ class Palette(Value, fields=("foreground", "background", "ansi")):
     background: str
     ansi: list[str]
 
-    def __init__(self, foreground: str = "e5e5e5", background: str = "000000", ansi: list[str] | None = None) -> None:
-        self.foreground = foreground
-        self.background = background
-        self.ansi = list(FG_BG_256[:16]) if ansi is None else ansi
+    def __init__(self, foreground: str = "", background: str = "", ansi: list[str] | None = None) -> None:
+        self.foreground = foreground or LEARNED.get("fg", "e5e5e5")
+        self.background = background or LEARNED.get("bg", "000000")
+        self.ansi = [LEARNED.get(i, c) for i, c in enumerate(FG_BG_256[:16])] if ansi is None else ansi
 
     def entry(self, index: int) -> str:
         return self.ansi[index] if index < 16 else FG_BG_256[index]
+
+
+# What the attached client's terminal said its colours are (dsh.term.colour_replies): new panes' too.
+LEARNED: dict[str | int, str] = {}
+
+
+def learn_colours(colours: dict[str | int, str], screens: list) -> None:  # type: ignore[type-arg]
+    """The client's terminal's colours ("fg", "bg", 0-15: rrggbb) for these screens and every new one."""
+    LEARNED.update(colours)
+    for screen in screens:
+        palette = screen.palette
+        palette.foreground = colours.get("fg", palette.foreground)
+        palette.background = colours.get("bg", palette.background)
+        palette.ansi = [colours.get(i, c) for i, c in enumerate(palette.ansi)]
 
 
 def _rgb(hex6: str) -> str:

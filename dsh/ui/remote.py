@@ -9,6 +9,8 @@ from prompt_toolkit.data_structures import Size
 from prompt_toolkit.output.color_depth import ColorDepth
 from prompt_toolkit.output.vt100 import Vt100_Output
 
+from dsh.term.colour_replies import QUERIES, ColourReplies
+from dsh.term.replies import learn_colours
 from dsh.ui.app import Announcement, DshApp, Switch, ViewOptions, ViewResult
 from dsh.ui.link_input import LinkInput
 
@@ -90,7 +92,11 @@ async def run_remote_view(session: Session, link: Connection) -> str:
             view.previous_session = came_from if isinstance(came_from, str) and came_from != session.log.id else None
             # Keys typed at once (Up as soon as the frame shows) wait for the prompt's history.
             keys.hold_until(view.history_ready(), HISTORY_WAIT)
-            link.attach_view(_Handle(view, keys))
+            replies = ColourReplies()
+            link.attach_view(_Handle(view, keys, replies, session))
+            # The terminal's own colours, for the panes' OSC 10/11/4 queries: asked, never waited for.
+            link.write_output(QUERIES.encode())
+            replies.asked()
             result = await view.run_async()
     finally:
         keys.close()
@@ -118,16 +124,30 @@ def color_depth_for(env: dict[str, str]) -> ColorDepth:
 class _Handle:
     """The connection's handle on the view (host.connection.ViewHandle)."""
 
-    def __init__(self, view: DshApp, keys: LinkInput) -> None:
+    def __init__(self, view: DshApp, keys: LinkInput, replies: ColourReplies, session: Session) -> None:
         self._view = view
         self._keys = keys
+        self._replies = replies
+        self._session = session
 
     @property
     def reason(self) -> str:
         return self._view.result.reason
 
     def feed(self, data: bytes) -> None:
-        self._keys.feed(data)
+        data, found = self._replies.take(data)
+        if found:
+            learn_colours(self._replies.colours, [pane.terminal.screen for pane in self._session.panes.values()])
+        if self._replies.holding():
+            # the start of an answer, or keys after all: the next read tells, or this soon does
+            self._session.loop.call_later(0.1, self._release)
+        if data:
+            self._keys.feed(data)
+
+    def _release(self) -> None:
+        held = self._replies.flush()
+        if held:
+            self._keys.feed(held)
 
     def resized(self) -> None:
         app = self._view.application
