@@ -309,3 +309,22 @@ def test_a_control_request_from_another_uid_is_refused(tmp_path: Path) -> None:
         with_host(public, test)
     finally:
         shutil.rmtree(public, ignore_errors=True)
+
+
+def test_the_lean_socket_path_is_rundirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from dsh.cli.control_cmd import socket_of
+    from dsh.rundir import socket_path
+
+    mine = tmp_path / "xdg"
+    mine.mkdir(mode=0o700)
+    open_to_all = tmp_path / "open"
+    open_to_all.mkdir()
+    open_to_all.chmod(0o777)
+    cases = [("DSH_HOME", str(tmp_path / "h")), ("XDG_RUNTIME_DIR", str(mine)), ("XDG_RUNTIME_DIR", str(open_to_all))]
+    for name, value in cases:
+        monkeypatch.setenv(name, value)
+        assert socket_of("20261201T000000Z-abcdef") == str(socket_path("20261201T000000Z-abcdef")), (name, value)
+    monkeypatch.delenv("XDG_RUNTIME_DIR")
+    monkeypatch.setenv("DSH_HOME", "~/x/.././/dsh-home-rel/")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert socket_of("s1") == str(socket_path("s1"))

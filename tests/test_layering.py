@@ -116,3 +116,35 @@ def test_the_attach_clients_path_loads_neither_typing_nor_hashlib() -> None:
         "assert dsh.client.session_choice.choose_target(intent, os.getcwd()).session_id == 'h1'"
     )
     assert _loaded_after(imports, run, "m in ('typing', 'tempfile', 'hashlib')") == []
+
+
+def test_the_scripting_verbs_load_next_to_nothing() -> None:
+    # `dsh report` runs in every agent turn and `dsh send` in loops: inside a pane (DSH_SOCKET), the
+    # whole path, the installed script (bin/dsh) included, imports only these beyond Python's start.
+    repo = PACKAGE.parent
+    script = ast.parse((repo / "bin" / "dsh").read_text())
+    assert sorted(_imports_of(script)) == ["dsh.cli", "sys"]  # pip's console script would add re
+    probe = (
+        "import os, sys\nbefore = set(sys.modules)  # a start with site has os already\n"
+        "from dsh.cli import main\n"
+        "assert main(['report', '--state', 'working']) == 0\n"
+        "assert main(['send', '-t', 's1:p1', 'x']) == 2\n"
+        "print(sorted(set(sys.modules) - before))\n"
+    )
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(repo), "DSH_SOCKET": "/nonexistent/s1.sock"}
+    env.update(DSH_SESSION_ID="s1", DSH_PANE_ID="p1")
+    out = subprocess.run([sys.executable, "-S", "-c", probe], capture_output=True, text=True, timeout=60, env=env)
+    assert out.returncode == 0, out.stderr
+    loaded = set(ast.literal_eval(out.stdout.strip()))
+    ours = {"dsh", "dsh.cli", "dsh.cli.control_cmd", "dsh.client", "dsh.client.control"}
+    assert loaded <= {"__future__", "_json", "_socket", *ours}, loaded
+
+
+def _imports_of(tree: ast.Module) -> list[str]:
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.append(node.module)
+    return names

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
-from types import SimpleNamespace
 
 from dsh import __version__
 
 TYPE_CHECKING = False  # the client's start-up path: importing typing costs it 5-10 ms
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Sequence
+    from types import SimpleNamespace
     from typing import Any
 
 
@@ -77,6 +77,8 @@ def quick_args(words: Sequence[str]) -> SimpleNamespace | None:
     formatter even asks the terminal's size) took 38 ms of a start here, part of it modules the client
     imports anyway. None for anything else, which the parser handles; a test holds the two to the
     parser's answer."""
+    from types import SimpleNamespace  # here: `dsh report` and `dsh send` need none of it
+
     base: dict[str, Any] = {
         "resume": None,
         "continue_": False,

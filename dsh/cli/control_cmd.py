@@ -271,13 +271,13 @@ def _newest_here() -> Where:
 
 def _session(word: str) -> Where:
     """The live session `word` names (an id, a title, a unique start of either)."""
-    from dsh.rundir import socket_path
-    from dsh.store.ids import is_valid_session_id
-
-    if is_valid_session_id(word):
-        path = socket_path(word)
+    inside = _inside()
+    if inside is not None and word == inside.session:
+        return Where(inside.socket, word, None)
+    if _ID_CHARS.issuperset(word) and 0 < len(word) <= 64 and word[0] not in "-_":
+        path = socket_of(word)
         if os.path.exists(path):
-            return Where(str(path), word, None)
+            return Where(path, word, None)
     from dsh.store.targets import Candidate, TargetError, resolve
 
     hosts = _hosts()
@@ -286,6 +286,36 @@ def _session(word: str) -> Where:
     except TargetError as exc:
         raise ControlError(f"{exc} among the live sessions (dsh list --all)", NO_TARGET) from exc
     return Where(host["socket"], host["session"], None)  # type: ignore[index]
+
+
+_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+
+
+def socket_of(session_id: str) -> str:
+    """dsh.rundir.socket_path's answer for a valid id, without importing it (pathlib, the home's
+    checks and the store's are most of a `dsh send -t ID`): the folder's checks are made on connecting
+    (dsh.client.control._connect). A test holds the two to the same answer."""
+    xdg = os.environ.get("XDG_RUNTIME_DIR")
+    if xdg and os.path.isabs(xdg) and _runtime_dir_usable(xdg):
+        return os.path.join(xdg, "dsh", f"{session_id}.sock")
+    raw = os.environ.get("DSH_HOME")
+    home = os.path.expanduser(raw) if raw else os.path.join(os.path.expanduser("~"), ".dsh")
+    if not os.path.isabs(home):
+        home = os.path.join(os.getcwd(), home)
+    # As pathlib spells it: no "." parts or doubled slashes, ".." kept.
+    home = "/" + "/".join(part for part in home.split("/") if part not in ("", "."))
+    return os.path.join(home, "run", f"{session_id}.sock")
+
+
+def _runtime_dir_usable(xdg: str) -> bool:
+    """dsh.rundir.runtime_dir_problem(xdg) is None."""
+    try:
+        info = os.stat(xdg)
+    except OSError:
+        return True
+    import stat
+
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o022
 
 
 def _is_pane_id(word: str) -> bool:
