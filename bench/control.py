@@ -26,8 +26,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import latency  # noqa: E402  (bench/latency.py: the PTY helpers)
-import ptyprocess  # noqa: E402
+import latency
+import ptyprocess
 
 
 def timed(argv: list[str], env: dict[str, str]) -> float:
