@@ -119,8 +119,9 @@ def test_the_attach_clients_path_loads_neither_typing_nor_hashlib() -> None:
 
 
 def test_the_scripting_verbs_load_next_to_nothing() -> None:
-    # `dsh report` runs in every agent turn and `dsh send` in loops: inside a pane (DSH_SOCKET), the
-    # whole path, the installed script (bin/dsh) included, imports only these beyond Python's start.
+    # `dsh report` runs in every agent turn (and `dsh send` in loops, on the same path): inside a pane
+    # (DSH_SOCKET), the whole path, the installed script (bin/dsh) included, imports only these beyond
+    # Python's start. (An error's message is sanitized, which costs more: it is the way out.)
     repo = PACKAGE.parent
     script = ast.parse((repo / "bin" / "dsh").read_text())
     assert sorted(_imports_of(script)) == ["dsh.cli", "sys"]  # pip's console script would add re
@@ -128,7 +129,6 @@ def test_the_scripting_verbs_load_next_to_nothing() -> None:
         "import os, sys\nbefore = set(sys.modules)  # a start with site has os already\n"
         "from dsh.cli import main\n"
         "assert main(['report', '--state', 'working']) == 0\n"
-        "assert main(['send', '-t', 's1:p1', 'x']) == 2\n"
         "print(sorted(set(sys.modules) - before))\n"
     )
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(repo), "DSH_SOCKET": "/nonexistent/s1.sock"}
