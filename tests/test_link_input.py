@@ -123,3 +123,51 @@ def test_a_huge_paste_is_handed_over_in_parts(monkeypatch: pytest.MonkeyPatch) -
         keys.feed(b"b\x1b[201~")
     assert "".join(data for _key, data in got) == "a" * 25 + "b"
     assert {key for key, _data in got} == {Keys.BracketedPaste}
+
+
+def test_a_long_run_of_text_in_one_read_is_a_paste_and_keys_around_it_stay_keys() -> None:
+    link = LinkInput()
+    text = "x" * 300
+    link.feed(b"ab")  # typed: keys
+    link.feed(text.encode() + b"\r" + b"\x1b[A")  # a script's line, then Enter and Up
+    keys = link.read_keys()
+    assert [k.key for k in keys] == ["a", "b", Keys.BracketedPaste, Keys.ControlM, Keys.Up]
+    assert keys[2].data == text
+    # An escape sequence's parameters are never taken for text, however long.
+    link.feed(b"\x1b]11;" + b"9" * 100 + b"\x07")
+    assert all(k.key != Keys.BracketedPaste for k in link.read_keys())
+    # Nor the start of a read that follows one ending inside a sequence.
+    link.feed(b"\x1b[")
+    link.feed(b"1;" + b"5" * 80 + b"H")
+    assert all(k.key != Keys.BracketedPaste for k in link.flush_keys())
+    # A bracketed paste is left to the parser, runs inside it and all.
+    link.feed(b"\x1b[200~" + b"y" * 100 + b"\r" + b"z" * 100 + b"\x1b[201~")
+    (paste,) = link.read_keys()
+    assert paste.key == Keys.BracketedPaste and paste.data == "y" * 100 + "\r" + "z" * 100
+
+
+def test_the_prompt_refuses_what_passes_its_bound_and_says_so() -> None:
+    from dsh.ui.prompt_buffer import PROMPT_MAX, PromptBuffer
+
+    refused: list[int] = []
+    buffer = PromptBuffer(refused=refused.append, multiline=False)
+    buffer.insert_text("a" * (PROMPT_MAX - 10))
+    buffer.insert_text("b" * 25)
+    assert len(buffer.text) == PROMPT_MAX and buffer.text.endswith("b" * 10) and refused == [15]
+    buffer.insert_text("c")
+    assert len(buffer.text) == PROMPT_MAX and refused == [15, 1]
+
+
+def test_the_prompts_undo_steps_hold_a_bounded_number_of_characters(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dsh.ui import prompt_buffer
+    from dsh.ui.prompt_buffer import PromptBuffer
+
+    monkeypatch.setattr(prompt_buffer, "UNDO_CHARS", 100_000)
+    buffer = PromptBuffer(refused=lambda n: None, multiline=False)
+    for _ in range(2000):  # a key at a time, each step saved (prompt_toolkit kept every prefix)
+        buffer.save_to_undo_stack()
+        buffer.insert_text("ab")
+    held = sum(len(text) for text, _ in buffer._undo_stack)
+    assert held <= 100_000 and len(buffer._undo_stack) > 10
+    buffer.undo()
+    assert buffer.text == "ab" * 1999  # the newest steps are the ones kept

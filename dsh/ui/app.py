@@ -8,7 +8,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.clipboard import InMemoryClipboard
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
@@ -43,6 +42,7 @@ from dsh.ui.completion import RegistryCompleter
 from dsh.ui.cursor_shape import PaneCursorShape
 from dsh.ui.pane_window import LineWindow, PaneWindow, install_widths
 from dsh.ui.panes_view import PanesContainer, PaneSlot
+from dsh.ui.prompt_buffer import PromptBuffer
 from dsh.ui.prompt_control import PromptControl
 from dsh.ui.prompt_line import PromptLine
 from dsh.ui.prompt_memory import HistorySuggest, PromptMemory
@@ -170,7 +170,8 @@ class DshApp:
         self.memory = PromptMemory(
             session.cwd, session.env, lambda text: self.announce(text, error=True), session.worker
         )
-        self.prompt_buffer = Buffer(
+        self.prompt_buffer = PromptBuffer(
+            refused=self._prompt_full,
             name="prompt",
             multiline=False,
             history=self.memory.history,
@@ -220,6 +221,13 @@ class DshApp:
         self._history_in_buffer = asyncio.Event()
 
     # -- small helpers ---------------------------------------------------------------
+    def _prompt_full(self, count: int) -> None:
+        from dsh.ui.prompt_buffer import PROMPT_MAX
+
+        self.announce(
+            f"the prompt holds {PROMPT_MAX // (1 << 20)} MB at most: {count} characters were not added", error=True
+        )
+
     def _read_keymap(self) -> list[str]:
         """The keymap and the escape key from the config; what is wrong in [keys], as warnings."""
         keys_table = self.config.get("keys", {}) or {}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import contextlib
+import re
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import AbstractContextManager
@@ -19,6 +20,13 @@ from prompt_toolkit.keys import Keys
 PASTE_GAP_SECONDS = 0.5
 # A paste longer than this (characters) is handed over in parts.
 PASTE_MAX_CHARS = 4 * 1024 * 1024
+# A run of this many printable characters in one read is a paste, bracketed or not (a terminal without
+# bracketed paste, `tmux send-keys`, a script): handed over as one, not key by key, each of which made
+# the prompt copy its whole line (64 KB typed cost 13.6 s and 2 GB). A person typing sends 1-3 at a time.
+BURST_MIN = 64
+# Such a run, starting after a control character other than ESC (or at the start of a clean read): the
+# parameters of an escape sequence are never taken for text.
+_BURST = re.compile(r"(?:(?<=[\x00-\x1a\x1c-\x1f\x7f])|^)[^\x00-\x1f\x7f]{" + str(BURST_MIN) + ",}")
 
 
 class LinkInput(Input):
@@ -40,6 +48,7 @@ class LinkInput(Input):
         self._held = False
         self._release: asyncio.Future[None] | None = None
         self._last_feed = 0.0
+        self._clean_tail = True  # the last read did not end inside an escape sequence
 
     def feed(self, data: bytes) -> None:
         """Key bytes from the client; read by the attached application before this returns."""
@@ -50,13 +59,36 @@ class LinkInput(Input):
         if parser._in_bracketed_paste and now - self._last_feed > PASTE_GAP_SECONDS:
             self._end_paste(done=True)  # a paste whose end never came: what follows is keys again
         self._last_feed = now
-        parser.feed(self._decoder.decode(data))
+        text = self._decoder.decode(data)
+        if parser._in_bracketed_paste or len(text) < BURST_MIN:
+            parser.feed(text)
+        else:
+            self._feed_bursts(text)
+        self._clean_tail = "\x1b" not in text[-32:]
         if parser._in_bracketed_paste and len(parser._paste_buffer) > PASTE_MAX_CHARS:
             self._end_paste(done=False)  # handed over in parts, never held without bound
         if self._callbacks and not self._held:
             # Called even when no key is complete yet (a lone Escape): the application then starts
             # the timer that flushes it.
             self._callbacks[-1]()
+
+    def _feed_bursts(self, text: str) -> None:
+        """Feed `text`, its long runs of printable characters as pastes (see BURST_MIN)."""
+        parser = self._parser
+        at = 0
+        for match in _BURST.finditer(text):
+            start = match.start()
+            if start == 0 and not self._clean_tail:
+                continue  # the last read may have ended inside an escape sequence
+            if "\x1b[200~" in text[at:start]:
+                break  # a bracketed paste begins: the parser reads the rest
+            parser.feed(text[at:start])
+            if parser._in_bracketed_paste:
+                at = start
+                break
+            self._keys.append(KeyPress(Keys.BracketedPaste, match.group()))
+            at = match.end()
+        parser.feed(text[at:])
 
     def _end_paste(self, *, done: bool) -> None:
         """Hand over what a bracketed paste holds so far (prompt_toolkit's parser keeps it, unbounded,
