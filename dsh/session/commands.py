@@ -66,7 +66,7 @@ def build_registry() -> Registry:
         if not busy:
             ctx.session.quit()
             return
-        names = ", ".join(f"{pane.id} {pane.title}" for pane in busy[:3]) + ("…" if len(busy) > 3 else "")
+        names = ", ".join(f"{pane.id} {pane.header_name}" for pane in busy[:3]) + ("…" if len(busy) > 3 else "")
         ctx.confirm(
             f"still running: {names}. End them and quit? y quits, any other key stays",
             ctx.session.quit,

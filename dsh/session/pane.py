@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shlex
 
 from dsh.attention.model import Attention
@@ -12,6 +13,10 @@ from dsh.store.timefmt import now_iso
 from dsh.term.terminal import Terminal
 from dsh.text import sanitize, strip_format
 from dsh.values import Value
+
+# The glyphs agents animate at the front of their titles while they work (Claude Code's braille
+# dots and its ✳ ✶ ✻ ✽ ✢ · stars; Codex's and opencode's braille), and the space after them.
+_SPINNER = re.compile(r"^[\u2800-\u28ff\u2722\u2733\u2736\u273b\u273d\u00b7\u2022\u25cf\u25d0-\u25d3]+\s*")
 
 
 class Pane(
@@ -136,6 +141,19 @@ class Pane(
         return sanitize(strip_format(os.path.basename(argv[0])), max_len=40) if argv else "pane"
 
     @property
+    def header_name(self) -> str:
+        """What a pane's header calls it: its /name, else what runs in it now (the foreground program,
+        as the tab says: `less`, not the shell running it), then the title the program set, if it
+        says more."""
+        if self.name:
+            return sanitize(strip_format(self.name), max_len=120)
+        program, title = self.program, self.title
+        own = os.path.basename(self.argv[0]) if self.argv else ""
+        if title in (program, own):
+            return program  # no title of its own: `p1 less` while the shell runs less
+        return title if title.startswith(program) else f"{program} {title}"
+
+    @property
     def title(self) -> str:
         if self.name:
             return sanitize(strip_format(self.name), max_len=120)
@@ -145,7 +163,11 @@ class Pane(
         if not title:
             title = os.path.basename(self.argv[0]) if self.argv else "pane"
         # A saved title is disk input: format characters go, as they do from a live child's title.
-        return sanitize(strip_format(title), max_len=120)
+        title = sanitize(strip_format(title), max_len=120)
+        if self.is_tombstone:
+            # Nothing runs here: an agent's spinner frame, frozen at the save, would say it works.
+            title = _SPINNER.sub("", title) or title
+        return title
 
     @property
     def rerun_line(self) -> str | None:

@@ -595,7 +595,7 @@ class Terminal(Scrollback):
         if screen.notices:
             # Desktop notifications the program asked for (OSC 9, 777, 99), each one line already.
             notices, screen.notices = screen.notices, []
-            if self.on_notice is not None:
+            if self.on_notice is not None and not self._replaying:  # a restored tail's were seen
                 for text in notices:
                     _notify(self.on_notice, text)
         if screen.clipboard_writes:
@@ -603,7 +603,8 @@ class Terminal(Scrollback):
             if self.on_clipboard is not None and not self._replaying:  # a restored tail copies nothing
                 for selections, data in writes:
                     _notify(self.on_clipboard, selections, data)
-        if screen.bell_count != bells and self.on_bell is not None:
+        if screen.bell_count != bells and self.on_bell is not None and not self._replaying:
+            # (A restored tail's bells rang when they were printed: replayed, they ring nothing.)
             _notify(self.on_bell)
         if screen.alternate_screen != alt and self.on_alt_screen is not None:
             _notify(self.on_alt_screen, screen.alternate_screen)

@@ -109,7 +109,7 @@ def pane_header(app: ViewState, pane_id: str) -> Callable[[], StyleAndTextTuples
         else:
             style = "class:pane.header"
         marker = "▶ " if active else "  "
-        out: StyleAndTextTuples = [(style, f"{marker}{pane.id} {pane.title}")]
+        out: StyleAndTextTuples = [(style, f"{marker}{pane.id} {pane.header_name}")]
         out += attention_fragments(pane, style)
         state = pane_state_label(pane)
         out.append((style, "  "))
