@@ -58,9 +58,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="set a config value for this run (highest layer), e.g. -o ui.prefix=c-a",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    from dsh.cli import attach_cmd, completion, config_cmd, machines_cmd, sessions
+    from dsh.cli import agents_cmd, attach_cmd, completion, config_cmd, machines_cmd, sessions
 
     sessions.add_parser(sub)
+    agents_cmd.add_parser(sub)
     attach_cmd.add_parsers(sub)
     config_cmd.add_parser(sub)
     machines_cmd.add_parser(sub)

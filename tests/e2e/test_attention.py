@@ -95,6 +95,12 @@ def test_a_blocked_agent_in_a_detached_session_is_counted_here_and_enter_goes_th
         cwd=other,
     )
     assert waited.returncode == 0, waited.stderr + waited.stdout
+    listed = dsh(dsh_cmd, "agents", "--json", env=agent_env, cwd=other)
+    rows = json.loads(listed.stdout)
+    assert [(r["session"], r["pane"], r["state"], r["message"]) for r in rows] == [
+        (session_id, pane_id, "blocked", "allow Bash: make deploy")
+    ]
+    assert json.loads(dsh(dsh_cmd, "agents", "--json", env=agent_env, cwd=here).stdout) == []  # not this workspace
     d = run(cwd=here, env=agent_env)
     d.wait_for("PROMPT")
     d.wait_for("1 needs you", timeout=15)  # another session's agent, in this one's status line
