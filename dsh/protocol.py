@@ -34,8 +34,10 @@ if TYPE_CHECKING:
     from typing import Any
 
 # 2: switch may carry argv for a new session (an agent conversation). 3: the control intent (a host of
-# 2 would have attached a control client as a view, taking the session from its terminal).
-PROTOCOL_VERSION = 3
+# 2 would have attached a control client as a view, taking the session from its terminal). 4: several
+# clients on one session: an attach shares it unless its intent says `attach: takeover`, and `readonly`
+# ignores the client's keys (a host of 3 would take the session over and let a read-only client type).
+PROTOCOL_VERSION = 4
 MAGIC = "dsh"
 # A handshake line longer than this is not a handshake.
 HELLO_MAX = 65536
@@ -163,11 +165,16 @@ def check_hello(message: dict[str, Any]) -> dict[str, Any]:
     from_cwd = intent.get("from_cwd")
     if from_cwd is not None and not isinstance(from_cwd, str):
         raise ProtocolError("the hello's from_cwd is not text")
+    if intent.get("attach", "share") not in ATTACH_MODES:
+        raise ProtocolError(f"unknown attach mode {str(intent.get('attach'))[:40]!r}")
     return {**message, "rows": rows, "cols": cols, "env": env, "pid": pid, "intent": intent}
 
 
 # What a client's hello may ask of a host; a new kind is added here (an old host refuses it cleanly).
 INTENTS = {"attach", "query", "stop", "control"}
+# How an attach joins the clients already there: beside them, in their place (`dsh attach -d`), or
+# beside them without typing (`dsh attach -r`).
+ATTACH_MODES = {"share", "takeover", "readonly"}
 
 
 class FrameReader:

@@ -117,13 +117,13 @@ def test_a_client_of_another_version_is_refused_and_the_session_unharmed(tmp_pat
     asyncio.run(body())
 
 
-def test_a_second_client_takes_over_and_the_first_is_told(tmp_path: Path) -> None:
+def test_a_client_attaching_with_takeover_ends_the_first_which_is_told(tmp_path: Path) -> None:
     async def body() -> None:
         session, server = await serving(tmp_path)
         try:
             first, _ = await RawClient.connect(tmp_path / "s.sock")
             await first.until(lambda: b"PROMPT" in first.output, "the first client's frame")
-            second, _ = await RawClient.connect(tmp_path / "s.sock")
+            second, _ = await RawClient.connect(tmp_path / "s.sock", intent={"attach": "takeover"})
             await first.until(lambda: first.controls, "the first client's exit")
             assert first.controls[0]["message"] == f"session {session.log.id} was attached from another terminal"
             await second.until(lambda: b"PROMPT" in second.output, "the second client's frame")
@@ -279,6 +279,96 @@ def test_a_malformed_mouse_report_neither_wedges_the_keys_nor_hides_the_clients_
             assert server.current is None  # listed detached, not attached
             events = [line for line in session.log.path.read_text().splitlines() if '"detach"' in line]
             assert events and '"gone"' in events[-1]
+        finally:
+            session.quit()
+            await server.close()
+            await session.reap_panes(0.5)
+
+    asyncio.run(body())
+
+
+def test_several_clients_share_a_session_and_a_takeover_ends_them(tmp_path: Path) -> None:
+    """Two clients at once: keys from both reach the pane, a read-only one's do not (and its status line
+    does not say PROMPT), the panes take the smallest size, one leaving keeps the session attached, and a
+    third with takeover ends the others."""
+    from dsh.hostquery import query
+
+    async def body() -> None:
+        session, server = await serving(tmp_path)
+        path = tmp_path / "s.sock"
+        try:
+            first, _ = await RawClient.connect(path)
+            await first.until(lambda: b"PROMPT" in first.output, "the first client's frame")
+            second, _ = await RawClient.connect(path)
+            await second.until(lambda: b"PROMPT" in second.output, "the second client's frame")
+            watcher, _ = await RawClient.connect(path, intent={"attach": "readonly"})
+            await watcher.until(lambda: b"READ-ONLY" in watcher.output, "the read-only client's frame")
+            assert b"PROMPT" not in watcher.output
+            assert not first.controls and not second.controls  # nobody was taken over
+            pane = next(iter(session.panes.values()))
+
+            def shown(text: str) -> bool:
+                return text in "\n".join(pane.terminal.screen.display)
+
+            first.send(protocol.frame(protocol.INPUT, b"echo from-$((1+1))-first\r"))
+            second.send(protocol.frame(protocol.INPUT, b"echo from-$((1+2))-second\r"))
+            watcher.send(protocol.frame(protocol.INPUT, b"echo from-$((1+3))-watcher\r"))
+            for text in ("from-2-first", "from-3-second"):
+                await first.until(lambda text=text: shown(text), text)
+            second.send(protocol.frame(protocol.INPUT, b"echo after-$((2+2))\r"))
+            await first.until(lambda: shown("after-4"), "the second client's later line")
+            assert not shown("from-4-watcher") and not shown("echo from-$((1+3))")
+
+            # Each its own size: the panes fit the smallest (the second shrinks to 60x20).
+            before = (pane.terminal.rows, pane.terminal.cols)
+            second.send(protocol.size(20, 60))
+            await first.until(lambda: pane.terminal.cols == 60, "the pane at the smaller width")
+            assert pane.terminal.rows < before[0] and session.area.width == 60
+
+            # One leaving: the others stay, the session is still attached, and the size grows back.
+            second.writer.close()
+            await first.until(lambda: len(server.clients) == 2, "the second client gone")
+            await first.until(lambda: pane.terminal.cols == before[1], "the pane back at the larger width")
+            answer = await asyncio.get_running_loop().run_in_executor(None, query, path)
+            assert answer is not None and answer["attached"] is True
+            assert '"detach"' not in session.log.path.read_text()
+
+            third, _ = await RawClient.connect(path, intent={"attach": "takeover"})
+            await first.until(lambda: first.controls, "the first client's exit")
+            await watcher.until(lambda: watcher.controls, "the read-only client's exit")
+            assert "attached from another terminal" in first.controls[0]["message"]
+            await third.until(lambda: b"PROMPT" in third.output, "the third client's frame")
+            assert len(server.clients) == 1
+            third.writer.close()
+        finally:
+            session.quit()
+            await server.close()
+            await session.reap_panes(0.5)
+
+    asyncio.run(body())
+
+
+def test_a_client_leaving_for_another_session_closes_it_only_when_nobody_else_is_there(tmp_path: Path) -> None:
+    async def body() -> None:
+        session, server = await serving(tmp_path)
+        path = tmp_path / "s.sock"
+        try:
+            first, _ = await RawClient.connect(path)
+            second, _ = await RawClient.connect(path)
+            for client in (first, second):
+                await client.until(lambda client=client: b"PROMPT" in client.output, "a frame")
+
+            async def leave(client: RawClient, connection) -> None:  # type: ignore[no-untyped-def]
+                connection.request_switch("20261201T000000Z-abcdef", str(tmp_path))  # as /resume asks
+                await client.until(lambda: client.controls, "the switch")
+                assert client.controls[-1]["type"] == "switch"
+                client.send(protocol.control("leave"))
+                await connection.done.wait()
+
+            await leave(first, server.clients[0])
+            assert not session.closing and len(server.clients) == 1  # idle, but the second is there
+            await leave(second, server.clients[0])
+            assert session.closing  # the last one gone, nothing running: closed as /quit would
         finally:
             session.quit()
             await server.close()

@@ -121,6 +121,8 @@ def test_the_commands_move_panes_and_the_snapshot_follows(tmp_path: Path) -> Non
 
         # kill-tab: idle shells go at once, the session goes on with the other tab.
         p3 = session.panes["p3"]
+        # (A shell just started may not have its terminal's foreground yet, and reads as busy.)
+        await wait_until(lambda: not session.busy_panes(), "every shell idle at its prompt")
         await run(client, "kill-tab", [])
         assert saved_tabs(session) == [("t1", ["p1", "p2"])] and "p3" not in session.panes
         await wait_until(lambda: not p3.terminal.running, "the killed tab's shell ended")
@@ -172,5 +174,26 @@ def test_start_all_starts_waiting_panes_and_never_reruns_a_command(tmp_path: Pat
         second.terminal.write(b"echo started-fresh\r")
         await wait_until(lambda: "started-fresh" in "\n".join(second.terminal.screen.display), "the fresh shell")
         assert not (tmp_path / "rerun-proof").exists()
+
+    with_session(tmp_path, test)
+
+
+def test_focus_reports_once_however_many_clients_are_in_the_pane(tmp_path: Path) -> None:
+    """A second client whose keyboard enters the pane sends no second focus-in; the first leaving sends
+    no focus-out while the second is still in it."""
+
+    def test(session: Session, client: FakeClient) -> None:
+        pane = session.active_pane
+        assert pane is not None
+        reports: list[bool] = []
+        pane.terminal.set_focus = reports.append  # type: ignore[method-assign]
+        first, second = object(), object()
+        session.hold_child_focus(first, pane.id, True)
+        session.hold_child_focus(second, pane.id, True)
+        assert reports == [True]
+        session.hold_child_focus(first, pane.id, False)
+        assert reports == [True]
+        session.detach(second)  # (a view ending lets go of its pane)
+        assert reports == [True, False]
 
     with_session(tmp_path, test)

@@ -94,7 +94,8 @@ def quick_args(words: Sequence[str]) -> SimpleNamespace | None:
         from dsh.cli.attach_cmd import attach
 
         session_id = words[1] if len(words) == 2 else None
-        return SimpleNamespace(**{**base, "command": "attach", "id": session_id, "sub_options": [], "handler": attach})
+        attach_args = {"command": "attach", "id": session_id, "sub_options": [], "handler": attach}
+        return SimpleNamespace(**{**base, **attach_args, "detach_others": False, "read_only": False})
     return None
 
 

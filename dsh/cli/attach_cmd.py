@@ -19,12 +19,19 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "attach",
         help="attach a running session (default: the newest detached one here)",
         description="Attach a running session: ID, or the newest detached session of this workspace. "
-        "A session attached in another terminal is taken over (that terminal's dsh exits).",
+        "A session attached in another terminal is shared with it (each terminal its own size, mode "
+        "and picker; the panes take the smallest size); -d takes it over instead, -r watches it.",
     )
     p.add_argument(
         "id", nargs="?", metavar="ID", help="the session to attach: its id, a unique start of it, or its title"
     )
     p.add_argument("--nested", action="store_true", help="attach even inside a dsh pane (it shares the prefix key)")
+    p.add_argument(
+        "-d", dest="detach_others", action="store_true", help="detach the other terminals (tmux's attach -d)"
+    )
+    p.add_argument(
+        "-r", dest="read_only", action="store_true", help="read-only: keys are ignored but the prefix and d (detach)"
+    )
     add_option_flag(p)
     p.set_defaults(handler=attach)
     s = sub.add_parser(

@@ -26,7 +26,9 @@ def intent_from_args(args: argparse.Namespace) -> Intent:
 
     options = option_flags(args)
     if getattr(args, "command", None) == "attach":
-        return Intent(Action.ATTACH, args.id or None, options=options)
+        mode = "takeover" if getattr(args, "detach_others", False) else "share"
+        mode = "readonly" if getattr(args, "read_only", False) else mode
+        return Intent(Action.ATTACH, args.id or None, options=options, attach_mode=mode)
     if args.resume:
         return Intent(Action.RESUME, args.resume, options=options)
     if getattr(args, "open_agent", None):

@@ -18,7 +18,7 @@ class Intent:
     KIND:ID of OPEN_AGENT; `open_picker` opens /resume in a new session; `options` the `-o` flags, which
     every store and host this client opens is given. (A plain class: a dataclass costs the client ~1 ms.)"""
 
-    __slots__ = ("action", "agent", "open_picker", "options", "session_id")
+    __slots__ = ("action", "agent", "attach_mode", "open_picker", "options", "session_id")
 
     def __init__(
         self,
@@ -28,8 +28,10 @@ class Intent:
         agent: str | None = None,
         open_picker: bool = False,
         options: list[str] | None = None,
+        attach_mode: str = "share",
     ) -> None:
         self.action = action
+        self.attach_mode = attach_mode  # share, takeover (-d) or readonly (-r): protocol.ATTACH_MODES
         self.session_id = session_id
         self.agent = agent
         self.open_picker = open_picker
@@ -38,7 +40,7 @@ class Intent:
     def __repr__(self) -> str:
         return (
             f"Intent({self.action.value!r}, {self.session_id!r}, agent={self.agent!r}, "
-            f"open_picker={self.open_picker!r}, options={self.options!r})"
+            f"open_picker={self.open_picker!r}, options={self.options!r}, attach_mode={self.attach_mode!r})"
         )
 
     def __eq__(self, other: object) -> bool:

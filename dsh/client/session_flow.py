@@ -48,7 +48,7 @@ def run_client(intent: Intent, entries: Entries) -> tuple[int, str]:
 
     target = choose_target(intent, launch_dir())
     rows, cols = window_size(STDOUT)
-    attachment = attach_or_start(target, intent.options, entries, rows=rows, cols=cols)
+    attachment = attach_or_start(target, intent.options, entries, rows=rows, cols=cols, mode=intent.attach_mode)
 
     def on_switch(
         session_id: str | None, cwd: str, from_cwd: str, first_argv: list[str] | None = None
@@ -105,6 +105,7 @@ def attach_or_start(
     cols: int,
     from_cwd: str = "",
     from_session: str = "",
+    mode: str = "share",
 ) -> Attachment:
     """An Attachment to the target's host: the running one, or one started for it here and now.
     `from_cwd` is the client's directory when a /resume switched it here (the host says it moved),
@@ -117,6 +118,8 @@ def attach_or_start(
     intent = {"from_cwd": from_cwd} if from_cwd else {}
     if from_session:
         intent["from_session"] = from_session
+    if mode != "share":
+        intent["attach"] = mode
     session_id = target.session_id
     if session_id is not None and os.environ.get("DSH_SESSION_ID") == session_id:
         raise ClientError(

@@ -81,6 +81,7 @@ BOUNDS: dict[tuple[str, ...], Check] = {
     ("ui", "prefix"): _one_key,
     ("ui", "escape_key"): _one_key,
     ("ui", "copy_keys"): _one_of("vi", "emacs"),
+    ("ui", "window_size"): _one_of("smallest", "latest"),
     ("layout", "main_pane_height"): _cells_or_percent,
     ("layout", "main_pane_width"): _cells_or_percent,
     ("attention", "notify"): _one_of("terminal", "bell", "off"),

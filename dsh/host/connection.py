@@ -68,6 +68,7 @@ class Connection:
         self.client_pid = hello.get("pid") if isinstance(hello.get("pid"), int) else None
         self.announcements = announcements
         self.open_picker = open_picker
+        self.read_only = False  # `dsh attach -r`: its keys are ignored but the prefix and detach
         self.view: ViewHandle | None = None
         self._early_input = bytearray()  # keys typed before the view was up: typed ahead, not lost
         self.reason = "gone"

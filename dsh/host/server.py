@@ -60,7 +60,7 @@ class HostServer:
         self.session = session
         self.path = path
         self._run_view = run_view
-        self.current: Connection | None = None
+        self.clients: list[Connection] = []  # attached now, in the order they came
         self._server: asyncio.AbstractServer | None = None
         # Said to the first client only: what the start of this host did (restored, moved …).
         self._first_announcements = list(announcements or [])
@@ -68,6 +68,11 @@ class HostServer:
         self._attach_lock = asyncio.Lock()
         self.attaches = 0
         self.detached_at: float | None = None  # when the last client left (for `dsh attach`'s choice)
+
+    @property
+    def current(self) -> Connection | None:
+        """The client attached last (None: none is)."""
+        return self.clients[-1] if self.clients else None
 
     async def start(self) -> None:
         from dsh.rundir import RunDirError, bind_private
@@ -90,11 +95,10 @@ class HostServer:
         """Stop listening, end the attached client (the session has ended), remove the socket."""
         if self._server is not None:
             self._server.close()
-        current = self.current
-        if current is not None:
-            current.end(None)
+        for client in list(self.clients):
+            client.end(None)
             with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(current.done.wait(), 2.0)
+                await asyncio.wait_for(client.done.wait(), 2.0)
         with contextlib.suppress(OSError):
             if self._server is not None:
                 await asyncio.wait_for(self._server.wait_closed(), 1.0)
@@ -177,11 +181,14 @@ class HostServer:
             writer.write(protocol.refusal("this session is ending"))
             await _drain(writer)
             return
+        mode = intent.get("attach", "share")
         async with self._attach_lock:
-            previous = self.current
-            if previous is not None:
-                previous.end(f"session {self.session.log.id} was attached from another terminal")
-                await previous.done.wait()
+            if mode == "takeover":  # dsh attach -d: the others leave, told why
+                others = list(self.clients)
+                for previous in others:
+                    previous.end(f"session {self.session.log.id} was attached from another terminal")
+                for previous in others:
+                    await previous.done.wait()
             connection = Connection(
                 self.session,
                 reader,
@@ -190,7 +197,9 @@ class HostServer:
                 announcements=self._announcements_for(intent),
                 open_picker=self._first_open_picker and self.attaches == 0,
             )
-            self.current = connection
+            connection.read_only = mode == "readonly"
+            first = not self.clients
+            self.clients.append(connection)
             self.attaches += 1
         writer.write(
             protocol.welcome(
@@ -201,15 +210,20 @@ class HostServer:
                 detach=_detach_keys(self.session.config).decode("latin-1"),
             )
         )
-        self.session.log_event("attach", client_pid=connection.client_pid)
-        reason = await connection.run(self._run_view)
-        if self.current is connection:
-            self.current = None
+        if first:  # the log says attached / detached for the session, not for each of its clients
+            self.session.log_event("attach", client_pid=connection.client_pid)
+        try:
+            reason = await connection.run(self._run_view)
+        finally:
+            if connection in self.clients:
+                self.clients.remove(connection)
+        if not self.clients:
             self.detached_at = time.time()
             if not self.session.closing:
                 self.session.log_event("detach", reason=reason)
-        if reason == "switch" and not self.session.closing and not self.session.busy_panes():
-            # Left for another session with nothing running here: close it, as /quit would.
+        if reason == "switch" and not self.clients and not self.session.closing and not self.session.busy_panes():
+            # Left for another session with nothing running here and nobody else looking: close it, as
+            # /quit would (another client still here keeps it, idle or not).
             self.session.quit()
 
     def _announcements_for(self, intent: dict[str, Any]) -> list[str]:
@@ -227,9 +241,8 @@ class HostServer:
     async def _stop(self, writer: asyncio.StreamWriter) -> None:
         """`dsh stop`: end the session as /quit would, telling an attached client why."""
         writer.write(protocol.welcome(session=self.session.log.id, pid=os.getpid()))
-        current = self.current
-        if current is not None:
-            current.say_on_exit(f"session {self.session.log.id} was stopped (dsh stop)")
+        for client in self.clients:
+            client.say_on_exit(f"session {self.session.log.id} was stopped (dsh stop)")
         self.session.quit()
         await _drain(writer)
 

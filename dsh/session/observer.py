@@ -74,3 +74,48 @@ class NoObserver:
 
     def on_ended(self) -> None:
         pass
+
+
+class Observers:
+    """Several clients' views of one session (each attach shares it): every call goes to each of them."""
+
+    def __init__(self, views: list[SessionObserver]) -> None:
+        self.views = list(views)
+
+    def _each(self, name: str, *args: object) -> None:
+        for view in list(self.views):
+            getattr(view, name)(*args)
+
+    def on_message(self, text: str, error: bool) -> None:
+        self._each("on_message", text, error)
+
+    def on_pane_output(self, pane_id: str) -> None:
+        self._each("on_pane_output", pane_id)
+
+    def on_pane_exited(self, pane_id: str) -> None:
+        self._each("on_pane_exited", pane_id)
+
+    def on_alt_screen(self, pane_id: str, on: bool) -> None:
+        self._each("on_alt_screen", pane_id, on)
+
+    def on_structure_changed(self, new_pane: Pane | None) -> None:
+        self._each("on_structure_changed", new_pane)
+
+    def on_takes_keys(self, pane_id: str, takes: bool) -> None:
+        self._each("on_takes_keys", pane_id, takes)
+
+    def on_focus_changed(self) -> None:
+        self._each("on_focus_changed")
+
+    def on_changed(self) -> None:
+        self._each("on_changed")
+
+    def on_ended(self) -> None:
+        self._each("on_ended")
+
+    def send_notification(self, title: str, body: str) -> None:
+        """A desktop notification through each client's own terminal that can take one."""
+        for view in list(self.views):
+            send = getattr(view, "send_notification", None)
+            if send is not None:
+                send(title, body)

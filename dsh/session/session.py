@@ -21,7 +21,7 @@ from dsh.safefile import open_read
 from dsh.session import saving
 from dsh.session.attention import SessionAttention
 from dsh.session.machine_agents import MachineAgents
-from dsh.session.observer import NoObserver, SessionObserver
+from dsh.session.observer import NoObserver, Observers, SessionObserver
 from dsh.session.pane import Pane
 from dsh.session.pane_env import drop_outer_multiplexer
 from dsh.session.shells import runs_shell, shell_launch
@@ -101,6 +101,10 @@ class Session:
         self.tabs = TabSet()
         self.panes: dict[str, Pane] = {}
         self.observer: SessionObserver = NoObserver()
+        self.views: list[SessionObserver] = []  # every attached client's view; `observer` speaks to all
+        self._client_areas: dict[int, Rect] = {}  # each view's own pane area, by id(view)
+        self._latest_area: Rect | None = None
+        self._focus_holders: dict[str, set[int]] = {}  # the views whose keyboard is in each pane
         self.pending: list[Message] = []
         self.synced_tabs: set[str] = set()  # tabs whose typed input goes to each of their panes
         rows, cols = size
@@ -261,11 +265,67 @@ class Session:
 
     # -- clients ---------------------------------------------------------------------------
     def attach(self, observer: SessionObserver) -> None:
-        self.observer = observer
+        if observer not in self.views:
+            self.views.append(observer)
+        self._speak_to_views()
 
     def detach(self, observer: SessionObserver) -> None:
-        if self.observer is observer:
-            self.observer = NoObserver()
+        if observer in self.views:
+            self.views.remove(observer)
+        self._speak_to_views()
+        if self._client_areas.pop(id(observer), None) is not None:
+            self._area_changed()
+        for pane_id in list(self._focus_holders):
+            self.hold_child_focus(observer, pane_id, False)
+
+    def _speak_to_views(self) -> None:
+        views = self.views
+        self.observer = NoObserver() if not views else views[0] if len(views) == 1 else Observers(views)
+
+    # -- several clients: one size for the panes, one focus report per pane --------------------------
+    def set_client_area(self, view: object, area: Rect) -> None:
+        """A client's view drew its pane area at this size; the panes take the smallest attached (tmux's
+        window-size smallest), or with `ui.window_size = "latest"` that of the client that drew last."""
+        key = id(view)
+        if self._client_areas.get(key) == area and self._latest_area is not None:
+            return
+        self._client_areas[key] = area
+        self._latest_area = area
+        self._area_changed()
+
+    def _area_changed(self) -> None:
+        areas = list(self._client_areas.values())
+        if not areas:
+            return
+        if str(self.config.get("ui.window_size", "smallest")) == "latest" and self._latest_area is not None:
+            width, height = self._latest_area.width, self._latest_area.height
+        else:
+            width, height = min(a.width for a in areas), min(a.height for a in areas)
+        first = areas[0]
+        area = Rect(first.x, first.y, width, height)
+        if area != self.area:
+            self.area = area
+            if len(self.views) > 1:
+                self.observer.on_changed()  # the others lay out again at the new size
+
+    def view_area(self, own: Rect) -> Rect:
+        """Where a view lays the panes out in its own pane area `own`: at the session's size, so every
+        client's panes are the same size (the cells past it stay empty)."""
+        if len(self._client_areas) < 2:
+            return own
+        return Rect(own.x, own.y, self.area.width, self.area.height)
+
+    def hold_child_focus(self, view: object, pane_id: str, held: bool) -> None:
+        """A view's keyboard entered (or left) a pane: its program hears focus-in when the first view
+        enters and focus-out when the last leaves, never once per client."""
+        holders = self._focus_holders.setdefault(pane_id, set())
+        before = bool(holders)
+        (holders.add if held else holders.discard)(id(view))
+        if not holders:
+            del self._focus_holders[pane_id]
+        pane = self.panes.get(pane_id)
+        if before != bool(holders) and pane is not None and pane.running:
+            pane.terminal.set_focus(bool(holders))
 
     def update_environment(self, client_env: dict[str, str]) -> None:
         """Take the attaching client's DISPLAY, SSH_AUTH_SOCK… for panes started from now on."""

@@ -153,6 +153,7 @@ class DshApp:
         self._first_frame_out = False  # the bindings and the index refresh for /resume wait for it
         self._on_switch = options.on_switch
         self.previous_session: str | None = None  # where this client came from (`/session last`)
+        self.read_only = False  # `dsh attach -r`: keys ignored but the prefix and detach (ui/bindings/readonly.py)
         self.send_notification = options.outward  # the session's attention calls it (None: no client terminal)
         self._last_search: tuple[str, bool] | None = None  # copy mode's last search, and whether forward
 
@@ -471,14 +472,14 @@ class DshApp:
         return self.panes_view
 
     def _set_area(self, area: Rect) -> None:
-        self.session.area = area
+        self.session.set_client_area(self, area)
 
     def _pane_layout(self, area: Rect) -> PaneLayout:
         tabs = self.session.tabs
         if not tabs.tabs:
             self.too_small = False
             return PaneLayout()
-        layout = tabs.rects(area)
+        layout = tabs.rects(self.session.view_area(area))
         self.too_small = layout.too_small
         return layout
 
@@ -547,11 +548,10 @@ class DshApp:
         focused = pane.id if pane is not None and self.mode == Mode.PANE else None
         if focused == self._child_focus:
             return
-        before = self.session.panes.get(self._child_focus) if self._child_focus else None
-        if before is not None and before.running:
-            before.terminal.set_focus(False)
-        if pane is not None and focused is not None and pane.running:
-            pane.terminal.set_focus(True)
+        if self._child_focus:
+            self.session.hold_child_focus(self, self._child_focus, False)
+        if focused is not None:
+            self.session.hold_child_focus(self, focused, True)
         self._child_focus = focused
 
     def _focus_active_body(self) -> None:
@@ -906,12 +906,8 @@ class DshApp:
         finally:
             self._ended = True
             self.resume.close()
-            session.detach(self)
-            if self._child_focus is not None:
-                pane = session.panes.get(self._child_focus)
-                if pane is not None and pane.running:
-                    pane.terminal.set_focus(False)
-                self._child_focus = None
+            session.detach(self)  # (and lets go of its pane's focus: focus-out if no other view is in it)
+            self._child_focus = None
         result = result or self.result
         return result if result.reason else ViewResult("gone")
 

@@ -203,6 +203,8 @@ def status_fragments(app: ViewState) -> StyleAndTextTuples:
     }.get(app.mode, app.mode.upper())
     if app.mode == "pane" and pane is not None:
         mode_label = f"IN PANE {pane.id} {pane.program}"  # where the keys go, by name (the rule moves them)
+    if getattr(app, "read_only", False):
+        mode_label = "READ-ONLY"  # never PROMPT: its keys go nowhere
     if app.prefix_pending:
         mode_label = f"{key_display(app.keymap.prefix)}…"
     title = sanitize(app.session.display_title, max_len=40)
@@ -240,6 +242,8 @@ def agent_counts(app: ViewState) -> tuple[bool, str]:
 def key_hint(app: ViewState) -> str:
     esc = key_display(app.escape_key)
     prefix = key_display(app.keymap.prefix)
+    if getattr(app, "read_only", False):
+        return f"keys are not sent · {prefix} d: detach"
     if app.mode == "pane":
         return f"{esc}: back to prompt · {prefix} ?: keys"
     if app.mode == "copy":

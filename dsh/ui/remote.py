@@ -90,6 +90,7 @@ async def run_remote_view(session: Session, link: Connection) -> str:
             )
             came_from = (link.hello.get("intent") or {}).get("from_session")
             view.previous_session = came_from if isinstance(came_from, str) and came_from != session.log.id else None
+            view.read_only = link.read_only
             # Keys typed at once (Up as soon as the frame shows) wait for the prompt's history.
             keys.hold_until(view.history_ready(), HISTORY_WAIT)
             replies = ColourReplies()

@@ -14,6 +14,7 @@ from dsh.ui.bindings.overlay import help_bindings
 from dsh.ui.bindings.pane import pane_bindings
 from dsh.ui.bindings.prefix import prefix_bindings
 from dsh.ui.bindings.prompt import prompt_bindings, search_bindings
+from dsh.ui.bindings.readonly import readonly_bindings
 from dsh.ui.keyhelp import checked_escape_key
 
 if TYPE_CHECKING:
@@ -46,5 +47,6 @@ def mode_bindings(app: DshApp, modes: Modes) -> KeyBindingsBase:
             copy_bindings(app, modes),
             help_bindings(app, modes),
             list_bindings(app, modes),  # after help's: a list shown in its place takes its keys
+            readonly_bindings(app, modes),  # last: a read-only client's keys go nowhere
         ]
     )
