@@ -329,7 +329,8 @@ def main() -> int:
     import subprocess
 
     t0 = time.perf_counter()
-    subprocess.run([args.dsh, "sessions", "--all", "--json"], env=env, cwd=work, capture_output=True, check=True)
+    for listing in (["--all", "--json"], ["--agents", "--all", "--json"]):  # the agents' stores read whole too
+        subprocess.run([args.dsh, "sessions", *listing], env=env, cwd=work, capture_output=True, check=True)
     subprocess.run(
         [
             sys.executable,

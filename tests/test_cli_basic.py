@@ -132,3 +132,17 @@ def test_the_quick_parse_of_dsh_and_dsh_attach_is_what_the_parser_makes() -> Non
         ["attached"],
     ):
         assert quick_args(words) is None, words  # the parser's: options, errors, help, other commands
+
+
+def test_the_sessions_parser_alone_parses_as_the_whole_one() -> None:
+    from dsh.cli import build_parser
+
+    for words in (
+        ["sessions"],
+        ["sessions", "--all", "--json"],
+        ["sessions", "--agents", "--all", "-o", "resume.agents.codex=false"],
+        ["sessions", "--archived"],
+    ):
+        alone, whole = vars(build_parser(only="sessions").parse_args(words)), vars(build_parser().parse_args(words))
+        assert alone == whole, words
+    assert len(build_parser(only="sessions")._subparsers._group_actions[0].choices) == 1  # type: ignore[union-attr]

@@ -14,7 +14,9 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line's parser; with `only` (a subcommand), with that subcommand alone: `dsh
+    sessions` is scripted, and building every subcommand's parser was a tenth of a listing."""
     import argparse
 
     parser = argparse.ArgumentParser(
@@ -58,9 +60,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="set a config value for this run (highest layer), e.g. -o ui.prefix=c-a",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    from dsh.cli import agents_cmd, attach_cmd, completion, config_cmd, machines_cmd, sessions
+    from dsh.cli import sessions
 
     sessions.add_parser(sub)
+    if only == "sessions":
+        return parser
+    from dsh.cli import agents_cmd, attach_cmd, completion, config_cmd, machines_cmd
+
     agents_cmd.add_parser(sub)
     attach_cmd.add_parsers(sub)
     config_cmd.add_parser(sub)
@@ -114,7 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return control_main(words)
     args: Any = quick_args(words)
     if args is None:
-        args = build_parser().parse_args(words)
+        args = build_parser(only="sessions" if words[:1] == ["sessions"] else None).parse_args(words)
     handler = getattr(args, "handler", None)
     if handler is not None:
         return int(handler(args) or 0)
