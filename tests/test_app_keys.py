@@ -381,9 +381,9 @@ def test_help_scrolls_with_pager_keys(tmp_path: Path) -> None:
 def test_a_tmux_key_dsh_lacks_gets_a_hint(tmp_path: Path) -> None:
     async def body() -> None:
         async with running_app(tmp_path) as h:
-            h.send(C_B + "w")
-            await h.wait(lambda: "no binding for C-b w" in h.message, "the message for C-b w")
-            assert "tab bar" in h.message
+            h.send(C_B + "l")
+            await h.wait(lambda: "no binding for C-b l" in h.message, "the message for C-b l")
+            assert "n and p" in h.message
             h.send(C_B + "$")
             await h.wait(lambda: "/rename TITLE" in h.message, "the message for C-b $")
             assert not h.task.done() and len(h.session.panes) == 1

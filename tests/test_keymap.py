@@ -42,6 +42,7 @@ KNOWN = [
     "agents",
     "sessions",
     "session",
+    "tree",
 ]
 SOURCE = "/home/u/.dsh/config.toml"
 

@@ -73,6 +73,7 @@ DEFAULT_PREFIX_BINDINGS: dict[str, str] = {
     "a": "agents",
     "g": "agents next",
     "s": "sessions",
+    "w": "tree",
     "L": "session last",
     "(": "session prev",
     ")": "session next",

@@ -42,6 +42,9 @@ class Client(Protocol):
     def reload_config(self) -> None:
         """Read the config again and apply its keys to this client."""
 
+    def open_tree(self) -> None:
+        """Show this session's tabs and panes as a tree with a thumbnail of the selected pane."""
+
     def switch_session(self, session_id: str) -> None:
         """Move this client to another session (its workspace checked, as /resume does)."""
 

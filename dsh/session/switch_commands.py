@@ -11,6 +11,16 @@ if TYPE_CHECKING:
 
 
 def register(registry: Registry) -> None:
+    @registry.command("tree")
+    def tree(ctx: Client, args: list[str]) -> None:
+        """Pick a tab or pane from a tree, with a live thumbnail.
+
+        As tmux's choose-tree (prefix w): Up/Down move, Enter goes there, Esc closes.
+        """
+        if args:
+            raise UsageError("/tree takes no arguments")
+        ctx.open_tree()
+
     @registry.command("session", usage="last|prev|next", args=["last", "prev", "next"])
     async def session_(ctx: Client, args: list[str]) -> None:
         """Go to the last, previous or next running session.

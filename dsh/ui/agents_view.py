@@ -36,7 +36,7 @@ def machine_rows(app: DshApp) -> list[AgentRow]:
 
 def open_agents(app: DshApp) -> None:
     session = app.session
-    _show(app, agents_model(machine_rows(app), here=session.log.id, now=time.time()))
+    show(app, agents_model(machine_rows(app), here=session.log.id, now=time.time()))
     task = session.machine.refresh()
     if task is not None:
         # The other hosts' answers, when they come, replace the list (the selection kept by place).
@@ -70,10 +70,10 @@ def open_notifications(app: DshApp) -> None:
         NoteItem(n.at, n.pane_id, n.text, n.read_at is not None, epoch_from_iso(n.at) or 0.0)
         for n in session.notifications
     ]
-    _show(app, notifications_model(notes, session=session.log.id, cwd=session.cwd, now=now))
+    show(app, notifications_model(notes, session=session.log.id, cwd=session.cwd, now=now))
 
 
-def _show(app: DshApp, model: ListModel) -> None:
+def show(app: DshApp, model: ListModel) -> None:
     app.list_overlay = model
     app.help_lines = []
     app.help_scroll = 0
@@ -126,6 +126,9 @@ def fragments(app: DshApp, model: ListModel) -> StyleAndTextTuples:
     if not model.lines:
         out.append(("", f"  {model.empty}\n"))
         return out
+    picture = getattr(model, "thumbnail", None)  # choose-tree: the selected pane's screen, below
+    picture_rows = max(0, min(height // 2, 16)) if picture is not None else 0
+    height = max(3, height - picture_rows - 1) if picture_rows else height
     top = max(0, min(model.selected - height + 1, len(model.lines) - height))
     top = min(top, model.selected)
     for index in range(top, min(len(model.lines), top + height)):
@@ -134,6 +137,11 @@ def fragments(app: DshApp, model: ListModel) -> StyleAndTextTuples:
         out.append(("reverse" if chosen else "", "▶ " if chosen else "  "))
         out.append((f"class:{line.style}", f" {line.glyph} "))
         out.append(("reverse" if chosen else "", f" {line.text}\n"))
+    target = model.target
+    if picture_rows and target is not None and target.pane:
+        out.append(("class:pane.border", f"  ── {target.pane} " + "─" * 40 + "\n"))
+        for row in picture(target.pane)[-picture_rows:]:
+            out.append(("", f"  │ {row}\n"))
     return out
 
 

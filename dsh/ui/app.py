@@ -715,7 +715,12 @@ class DshApp:
         self.layout.focus(self.help_window)
         self.invalidate()
 
-    # -- /agents, /notifications (dsh.ui.agents_view) -------------------------------------------------
+    # -- /agents, /notifications (dsh.ui.agents_view), /tree (dsh.ui.tree_view) ----------------------
+    def open_tree(self) -> None:
+        from dsh.ui import tree_view
+
+        tree_view.open_tree(self)
+
     def open_agents(self) -> None:
         from dsh.ui import agents_view
 

@@ -26,7 +26,6 @@ CONFIRM_COMMANDS = frozenset({"close"})
 # after the prefix and the keymap leaves it unbound.
 TMUX_HINTS = {
     "l": "tabs: n and p for the next and previous, 0…9 for a number",
-    "w": "tabs are listed in the tab bar; n, p and 0…9 switch",
     "$": "/rename TITLE names this session",
     "q": "each pane's id is in its header",
     "pageup": "[ enters copy mode, where PgUp scrolls",
