@@ -1,0 +1,114 @@
+"""With the real agent CLIs from npm (in a scratch prefix, never global, DISABLE_AUTOUPDATER=1): the
+--settings file and -c options dsh passes are accepted by the versions dsh.attention.versions names,
+and Claude Code runs dsh's hooks, which reach the pane's host through `dsh report`, beside the user's
+own hook (once). Skipped, with the reason, where npm cannot install them."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+PREFIX = Path(os.environ.get("DSH_TEST_NPM_PREFIX", "/tmp/dsh-test-npm"))
+PACKAGES = {"claude": "@anthropic-ai/claude-code@2.1.197", "codex": "@openai/codex@0.171.0"}
+
+
+def real_cli(name: str) -> Path:
+    binary = PREFIX / name / "node_modules" / ".bin" / name
+    if binary.exists():
+        return binary
+    if shutil.which("npm") is None:
+        pytest.skip("npm is not installed: the real CLI cannot be fetched")
+    done = subprocess.run(
+        ["npm", "install", "--prefix", str(PREFIX / name), PACKAGES[name]],
+        env={**os.environ, "DISABLE_AUTOUPDATER": "1"},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if done.returncode != 0 or not binary.exists():
+        pytest.skip(f"npm could not install {PACKAGES[name]}: {done.stderr.strip()[-200:]}")
+    return binary
+
+
+def dsh(dsh_cmd: list[str], *args: str, env: dict[str, str], cwd: Path) -> str:
+    done = subprocess.run([*dsh_cmd, *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_real_claude_runs_dsh_s_hooks_into_the_pane_and_the_user_s_hook_once(dsh_cmd, dsh_env, tmp_path: Path) -> None:
+    claude = real_cli("claude")
+    from dsh.agents.hook_launch import claude_argv
+
+    work, home = tmp_path / "work", tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    work.mkdir()
+    mine = tmp_path / "mine.log"
+    user = {
+        "hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": f"cat >> {mine}; echo >> {mine}"}]}]}
+    }
+    (home / ".claude" / "settings.json").write_text(json.dumps(user))
+    session = json.loads(dsh(dsh_cmd, "new", "-d", "--json", env=dsh_env, cwd=work))["session"]
+    listed = json.loads(dsh(dsh_cmd, "list", "--all", "--json", env=dsh_env, cwd=work))
+    host = next(s for s in listed if s["id"] == session)
+    pane = host["tabs"][0]["panes"][0]["id"]
+    env = {
+        **dsh_env,
+        "HOME": str(home),
+        "DISABLE_AUTOUPDATER": "1",
+        "ANTHROPIC_API_KEY": "sk-ant-not-a-key",
+        "ANTHROPIC_BASE_URL": "http://127.0.0.1:9",  # nothing listens: the prompt's turn fails at once
+        "DSH_SESSION_ID": session,
+        "DSH_PANE_ID": pane,
+        "DSH_SOCKET": host["socket"],
+    }
+    env.pop("CLAUDE_CONFIG_DIR", None)
+    argv = claude_argv([str(claude), "-p", "hello from the real claude"], cwd=str(work), env=env,
+                       settings_path=tmp_path / "hooks" / "claude-settings.json")  # fmt: skip
+    assert argv[1] == "--settings"
+    # Its hooks run before the model is asked (which then retries an address nobody listens on).
+    agent = subprocess.Popen(argv, env=env, cwd=work, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        state = None
+        while time.monotonic() < deadline:
+            listed = json.loads(dsh(dsh_cmd, "list", "--all", "--json", env=dsh_env, cwd=work))
+            state = next(s for s in listed if s["id"] == session)["tabs"][0]["panes"][0]["agent_state"]
+            if state is not None and state["message"] == "hello from the real claude" and mine.exists():
+                break
+            time.sleep(0.3)
+    finally:
+        agent.kill()
+        agent.wait()
+        dsh(dsh_cmd, "stop", session, env=dsh_env, cwd=work)
+    assert state is not None and state["message"] == "hello from the real claude" and state["source"] == "hook"
+    prompts = [json.loads(line)["prompt"] for line in mine.read_text().splitlines() if line.strip()]
+    assert prompts == ["hello from the real claude"]  # the user's own hook: once, beside dsh's
+
+
+def test_real_codex_accepts_the_options_dsh_gives_it(tmp_path: Path) -> None:
+    codex = real_cli("codex")
+    from dsh.agents.hook_launch import codex_argv
+
+    home = tmp_path / "codex-home"
+    home.mkdir()
+    argv = codex_argv([str(codex), "exec", "--skip-git-repo-check", "hello"], env={"CODEX_HOME": str(home)})
+    env = {**os.environ, "CODEX_HOME": str(home), "OPENAI_API_KEY": "sk-not-a-key", "DISABLE_AUTOUPDATER": "1",
+           "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}  # fmt: skip
+    try:
+        done = subprocess.run(argv, env=env, cwd=tmp_path, capture_output=True, timeout=15, stdin=subprocess.DEVNULL)
+        out = (done.stdout + done.stderr).decode("utf-8", "replace")
+    except subprocess.TimeoutExpired as exc:  # it retries the address nobody listens on for minutes
+        out = ((exc.stdout or b"") + (exc.stderr or b"")).decode("utf-8", "replace")
+    # It read the options and started the turn (which then fails: nothing listens there).
+    assert "OpenAI Codex v0.171.0" in out and "user\nhello" in out, out[-2000:]
+    assert "error loading config" not in out.lower() and "unrecognized" not in out.lower()
