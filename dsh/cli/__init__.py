@@ -65,9 +65,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sessions.add_parser(sub)
     if only == "sessions":
         return parser
-    from dsh.cli import agents_cmd, attach_cmd, completion, config_cmd, machines_cmd
+    from dsh.cli import agents_cmd, attach_cmd, completion, config_cmd, integration_cmd, machines_cmd
 
     agents_cmd.add_parser(sub)
+    integration_cmd.add_parser(sub)
     attach_cmd.add_parsers(sub)
     config_cmd.add_parser(sub)
     machines_cmd.add_parser(sub)
