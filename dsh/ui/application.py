@@ -44,6 +44,10 @@ class ViewApplication(Application[_R]):
         finally:
             pt_application.load_key_bindings = stock
         self.after_render += _collect_young
+        from dsh.ui import style_caches
+
+        style_caches.bound_cell_cache()
+        self.after_render += style_caches.trim
         _guard_key_handlers(self)
         screen_diff.install()
         if not _shared_defaults or host_import.bare_packages():
