@@ -30,8 +30,6 @@ BAD = {
     "layout.main_pane_height": ('"lots"', "must be a number of cells or a percentage"),
     "layout.main_pane_width": ('"140%"', "must be a number of cells or a percentage"),
     "attention.notify": ('"loud"', 'must be "terminal" or "bell" or "off"'),
-    "term.emoji_width": ('"huge"', 'must be "auto" or "wide" or "narrow"'),
-    "term.clipboard": ('"yes"', 'must be "on" or "external" or "off"'),
 }
 DEFAULTS = {
     "ui.prefix": "c-b",
@@ -49,8 +47,6 @@ DEFAULTS = {
     "layout.main_pane_height": "24",
     "layout.main_pane_width": "80",
     "attention.notify": "terminal",
-    "term.emoji_width": "auto",
-    "term.clipboard": "external",
 }
 
 
