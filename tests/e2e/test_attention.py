@@ -110,3 +110,27 @@ def test_a_blocked_agent_in_a_detached_session_is_counted_here_and_enter_goes_th
     d.send("\r")
     # The other session, attached, with the blocked pane focused (its header marked, the ask in it).
     d.wait_until(lambda screen: f"▶ {pane_id}" in screen and "Allow Bash: make deploy" in screen, what="attached there")
+
+
+def test_notifications_survive_a_kill_9_of_the_host_and_unread_stays_unread(
+    run, dsh_cmd, dsh_env, dsh_home, tmp_path
+) -> None:
+    from tests.e2e.hosts import kill_host, wait_saved
+
+    d = run(cwd=tmp_path, env=dsh_env)
+    d.wait_for("PROMPT")
+    d.send("\x02%")  # a second pane; the first goes to the background
+    d.wait_for("▶ p2")
+    listed = json.loads(dsh(dsh_cmd, "list", "--all", "--json", env=dsh_env, cwd=tmp_path).stdout)
+    sid = listed[0]["id"]
+    sent = dsh(dsh_cmd, "send", "-t", f"{sid}:p1", "printf '\\033]9;build finished\\007'\r", env=dsh_env, cwd=tmp_path)
+    assert sent.returncode == 0, sent.stderr
+    d.wait_for("(!)")  # p1's header flags it
+    wait_saved(dsh_home, b'"text": "build finished"')
+    kill_host(dsh_home)
+    d.wait_exit()
+    r = run(f"--resume={sid}", cwd=tmp_path, env=dsh_env)
+    r.wait_for("PROMPT")
+    r.type_line("/notifications")
+    screen = r.wait_for("unread of")
+    assert "1 unread of 1" in screen and "● " in screen and "build finished" in screen
