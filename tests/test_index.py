@@ -456,16 +456,16 @@ def test_a_refresh_that_fails_rebuilds_the_index_and_logs_why(
     def once(self: SessionIndex, conn: sqlite3.Connection, warnings: list[str]) -> None:
         calls["n"] += 1
         if calls["n"] == 1:
-            raise sqlite3.OperationalError("disk I/O error")
+            raise sqlite3.OperationalError("no such table: sessions")  # another dsh rebuilding to its schema
         real(self, conn, warnings)
 
     monkeypatch.setattr(SessionIndex, "_refresh", once)
     warnings = index.refresh()
-    assert any("disk I/O error; rebuilt from the logs" in w for w in warnings), warnings
+    assert any("no such table: sessions; rebuilt from the logs" in w for w in warnings), warnings
     assert [s.title for s in index.summaries()] == ["the one"]  # never a silently empty picker
     assert index.db_path.exists()  # on disk again, not in memory
     logged = (dsh_home / "log" / "dsh.log").read_text()
-    assert "session index not refreshed: disk I/O error (OperationalError)" in logged
+    assert "session index not refreshed: no such table: sessions (OperationalError)" in logged
     assert "rebuilt from the logs" in logged
 
 
@@ -486,3 +486,24 @@ def test_a_rename_or_an_archive_keeps_the_sessions_age(index: SessionIndex, root
     (row,) = [s for s in index.summaries() if s.id == "old"]
     assert row.title == "renamed from a picker" and row.updated_at == "2026-01-01T00:00:06.000Z"
     assert [s.id for s in index.summaries()] == ["mid", "old"]  # it does not jump to the top either
+
+
+def test_an_io_error_keeps_the_index_file_lists_from_memory_and_logs_why(
+    index: SessionIndex, root: Path, dsh_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make(root, "/w/app", "make test", title="the one")
+    index.refresh()
+    real = SessionIndex._refresh
+    calls = {"n": 0}
+
+    def once(self: SessionIndex, conn: sqlite3.Connection, warnings: list[str]) -> None:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise sqlite3.OperationalError("disk I/O error")
+        real(self, conn, warnings)
+
+    monkeypatch.setattr(SessionIndex, "_refresh", once)
+    warnings = index.refresh()
+    assert any("disk I/O error; using a temporary one in memory" in w for w in warnings), warnings
+    assert [s.title for s in index.summaries()] == ["the one"] and index.db_path.exists()
+    assert "session index not refreshed: disk I/O error" in (dsh_home / "log" / "dsh.log").read_text()

@@ -354,16 +354,19 @@ class SessionIndex:
         return out
 
     def _rebuild(self, exc: sqlite3.Error, warnings: list[str]) -> str:
-        """The refresh failed for a reason the file may hold (an I/O error, a full disk, a bad page): build
-        the index again from the logs; where even that fails, list every session from an index in memory
-        (never a stale few, never none). Says what was done, after the cause."""
+        """The refresh failed. Where the file lacks what this dsh needs (a table or a column another dsh
+        dropped while rebuilding to its schema), build the index again from the logs; otherwise, or where
+        that fails too, list every session from an index in memory (never a stale few, never none). Says
+        what was done, after the cause."""
         from dsh.ownlog import log_line
 
         said = f"{self.db_path}: session index not refreshed: {exc}"
         self.close()
         try:
-            if "full" in str(exc):
-                raise exc  # a full disk: another index on it would fail the same way
+            if "no such" not in str(exc):
+                # A full disk, an I/O error, a read-only file: another index there would fail the same way,
+                # and deleting this one would free the very space whose lack the user must be told of.
+                raise exc
             self._remove_db()
             self._conn = self._open(self.db_path)
             self._refresh(self._conn, warnings)
