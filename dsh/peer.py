@@ -19,6 +19,16 @@ def peer_uid(sock: socket.socket) -> int | None:
     return uid
 
 
+def peer_pid(sock: socket.socket) -> int | None:
+    """The pid of the process at the other end of a Unix socket (for a listener: the one that listens)."""
+    try:
+        raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _UCRED.size)
+    except (OSError, AttributeError):
+        return None
+    pid, _uid, _gid = _UCRED.unpack(raw)
+    return pid if pid > 0 else None
+
+
 def peer_allowed(uid: int | None, own_uid: int | None = None) -> bool:
     """Only the user who runs the host may talk to it (root gets no exception: its panes are not root's)."""
     return uid is not None and uid == (os.getuid() if own_uid is None else own_uid)

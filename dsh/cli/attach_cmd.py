@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 import time
 
@@ -80,8 +82,24 @@ def _stop(args: argparse.Namespace) -> int:
         return fail(str(exc), exc.code)
     if sock is None:
         return fail(not_running(session_id, options))
+    from dsh.client.attach import VersionMismatch
+    from dsh.peer import peer_pid
+
+    listener = peer_pid(sock)  # the host itself (its uid was checked on connecting)
+    how = ""
     try:
         welcome = stop_host(sock, session_id)
+    except VersionMismatch as exc:
+        # A host of another dsh version cannot be asked in words; every host ends its session on
+        # SIGTERM as on /quit (snapshot saved, programs hung up), so that is how it is stopped.
+        if listener is None:
+            return fail(str(exc))
+        try:
+            os.kill(listener, signal.SIGTERM)
+        except OSError as err:
+            return fail(f"{exc} (and SIGTERM to its pid {listener} failed: {err.strerror or err})")
+        welcome = {"pid": listener}
+        how = f" (its host spoke protocol {exc.theirs!s:.20}: ended with SIGTERM)"
     except AttachError as exc:
         return fail(str(exc))
     # Stopped means the host is gone, and with it every program of the session (those that ignore
@@ -92,7 +110,7 @@ def _stop(args: argparse.Namespace) -> int:
         time.sleep(0.05)
     if isinstance(pid, int) and _alive(pid):
         return fail(f"session {session_id} closed, but its host (pid {pid}) is still running")
-    say(f"stopped session {session_id}", to=sys.stdout)
+    say(f"stopped session {session_id}{how}", to=sys.stdout)
     return 0
 
 

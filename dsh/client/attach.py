@@ -51,6 +51,14 @@ class AttachError(Exception):
     """Attaching failed before the session was shown; the message is for the user."""
 
 
+class VersionMismatch(AttachError):
+    """The host speaks another protocol version (`theirs`): the message says the way forward."""
+
+    def __init__(self, message: str, theirs: object) -> None:
+        super().__init__(message)
+        self.theirs = theirs
+
+
 class Outcome:
     """How an attachment ended: `exit` (with the host's code and line), `lost` (the host vanished),
     `signal` (the client was told to go), or `switch` to `next` (a /resume elsewhere)."""
@@ -134,8 +142,9 @@ class Attachment:
             raise AttachError(f"the host of session {session_id} did not answer like a dsh host ({exc})") from exc
         if answer.get("protocol") != protocol.PROTOCOL_VERSION and not answer.get("ok"):
             sock.close()
-            raise AttachError(
-                protocol.version_mismatch(protocol.PROTOCOL_VERSION, answer.get("protocol"), we_are="client")
+            raise VersionMismatch(
+                protocol.version_mismatch(protocol.PROTOCOL_VERSION, answer.get("protocol"), we_are="client"),
+                answer.get("protocol"),
             )
         if not answer.get("ok"):
             sock.close()
