@@ -461,9 +461,14 @@ class Session:
         if not self.config.get("attention.hooks", True):
             return argv, env
         from dsh.agents.hook_launch import with_hooks
-        from dsh.home import dsh_home_path
+        from dsh.home import ensure_home_dir
 
-        folder = dsh_home_path("state", self.log.id, "hooks", pane_id)
+        try:
+            # Made as every folder under the home is (0700, no link followed), parents included.
+            folder = ensure_home_dir("state", self.log.id, "hooks", pane_id)
+        except Exception as exc:  # the agent starts without dsh's hooks; the terminal still tells
+            self.announce(f"{kind}: its hooks were not set up ({exc})", error=True)
+            return argv, env
         return with_hooks(kind, argv, cwd=cwd, env=env, folder=folder)
 
     def start_pane(self, pane: Pane) -> None:
