@@ -295,11 +295,43 @@ def _preview(model: PickerModel, width: int, count: int) -> list[Line]:
             body = body[: max(1, count - 1)]
         else:
             body = body[-(count - 1) :] if count > 1 else []
-        for frags in body[: max(0, count - 1)]:
-            lines.append(fit([(S_PREVIEW, "  "), *frags], width))
+        picture = _thumbnail_rows(model, chosen, width, count - 1)
+        if picture is None:
+            for frags in body[: max(0, count - 1)]:
+                lines.append(fit([(S_PREVIEW, "  "), *frags], width))
+        else:
+            # The saved screen beside the typed lines: a small picture of where the session was.
+            side = len(picture[0]) if picture else 0
+            left = max(10, width - side - 3)
+            body = body[: max(0, count - 1)]
+            for i in range(max(0, count - 1)):
+                frags = body[i] if i < len(body) else []
+                row = fit([(S_PREVIEW, "  "), *frags], left)
+                lines.append(fit([*row, (S_PREVIEW_HEAD, " │ "), (S_PREVIEW, picture[i])], width))
     while len(lines) < count:
         lines.append(fit([], width))
     return lines[:count]
+
+
+# The preview's picture of a session's last screen needs this much width beside the typed lines.
+THUMBNAIL_MIN_WIDTH = 70
+
+
+def _thumbnail_rows(model: PickerModel, chosen: Candidate, width: int, count: int) -> list[str] | None:
+    """The picture's rows, each padded to one width, bottom-aligned in `count` rows; None when there is no
+    picture of this row (the view loads them: `model.thumbnails`, by id) or no room for one."""
+    screens = getattr(model, "thumbnails", None)
+    screen = screens.get(chosen.id) if screens and not chosen.is_agent else None
+    if not screen or count <= 0 or width < THUMBNAIL_MIN_WIDTH:
+        return None
+    from dsh.layout.choose_tree import thumbnail
+
+    side = min(48, width // 2 - 2)
+    rows = thumbnail(screen, side, count)
+    if not rows:
+        return None
+    rows = [""] * (count - len(rows)) + rows
+    return [row + " " * (side - cells(row)) for row in rows]
 
 
 def render_text(lines: Sequence[Line]) -> str:

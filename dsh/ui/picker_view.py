@@ -45,6 +45,7 @@ class _PickerControl(UIControl):
         view = self._view
         view.height = height
         view.prepare_later()
+        view.want_thumbnail()
         lines = view.model.frame(width, height, edit=view.edit_line())
         if view.editing is not None:
             x = min(max(0, width - 1), len(RENAME_PROMPT) + len(view.editing[1]))
@@ -102,11 +103,38 @@ class PickerView:
         self.editing: tuple[Candidate, str] | None = None
         self._generation = 0
         self._prepared = False
+        self._thumbnails: dict[str, list[str] | None] = {}  # each session's last saved screen, once read
         self._archive_armed: tuple[str, float] | None = None  # (session id, until when a 2nd C-d archives)
         # While the app's prefix waits for its key, no key is the picker's (C-b d detaches, not types d).
         self._keys_elsewhere = keys_elsewhere or (lambda: False)
         self.key_bindings = self._bindings()
         self.container = ViewWindow(content=_PickerControl(self), always_hide_cursor=False)
+
+    def want_thumbnail(self) -> None:
+        """The highlighted session's last saved screen, for the preview: read off the loop once per
+        session (dsh.persist.thumbnails), drawn when it comes (model.thumbnails, by id)."""
+        chosen = self.model.selected
+        if chosen is None or chosen.is_agent or chosen.id in self._thumbnails:
+            return
+        self._thumbnails[chosen.id] = None  # asked: once
+        self.model.thumbnails = self._thumbnails  # type: ignore[attr-defined]
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        from dsh.persist.thumbnails import last_screen
+
+        session_id = chosen.id
+
+        def done(future: asyncio.Future[list[str] | None]) -> None:
+            if future.cancelled() or future.exception() is not None or not future.result():
+                return
+            self._thumbnails[session_id] = future.result()
+            app = self._get_app()
+            if app is not None:
+                app.invalidate()
+
+        loop.run_in_executor(None, last_screen, session_id).add_done_callback(done)
 
     def edit_line(self) -> tuple[str, str] | None:
         return (RENAME_PROMPT, self.editing[1]) if self.editing is not None else None
