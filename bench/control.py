@@ -70,6 +70,9 @@ def main() -> int:
         )
         sid = session["id"]
         target = f"{sid}:p2"
+        # The keyboard back on the prompt of p1 (the split gave the new pane the focus).
+        subprocess.run([*dsh, "focus", "-t", f"{sid}:p1"], env=env, cwd=work, check=True)
+        latency.drain(proc, 0.5)
         hook_env = {**env, "DSH_SOCKET": session["socket"], "DSH_SESSION_ID": sid, "DSH_PANE_ID": "p2"}
         commands = {
             "python -c pass": ([python, "-c", "pass"], env),
