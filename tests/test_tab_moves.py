@@ -197,3 +197,26 @@ def test_focus_reports_once_however_many_clients_are_in_the_pane(tmp_path: Path)
         assert reports == [True, False]
 
     with_session(tmp_path, test)
+
+
+def test_the_panes_take_the_smallest_clients_size_or_the_latest(tmp_path: Path) -> None:
+    def test(session: Session, client: FakeClient) -> None:
+        from dsh.session.observer import NoObserver
+
+        big, small = NoObserver(), NoObserver()  # two views that draw nothing
+        session.attach(big)
+        session.attach(small)
+        session.set_client_area(big, Rect(0, 1, 160, 45))
+        session.set_client_area(small, Rect(0, 1, 80, 21))
+        assert (session.area.width, session.area.height) == (80, 21)
+        assert session.view_area(Rect(0, 1, 160, 45)) == Rect(0, 1, 80, 21)  # the big one lays out small
+        session.config.data.setdefault("ui", {})["window_size"] = "latest"
+        session.set_client_area(big, Rect(0, 1, 150, 40))  # resized last
+        assert (session.area.width, session.area.height) == (150, 40)
+        session.config.data["ui"]["window_size"] = "smallest"
+        session.detach(small)
+        assert (session.area.width, session.area.height) == (150, 40)
+        assert session.view_area(Rect(0, 1, 150, 40)) == Rect(0, 1, 150, 40)
+        session.detach(big)
+
+    with_session(tmp_path, test)
