@@ -375,3 +375,36 @@ def test_a_client_leaving_for_another_session_closes_it_only_when_nobody_else_is
             await session.reap_panes(0.5)
 
     asyncio.run(body())
+
+
+def test_a_socket_removed_under_the_host_is_made_again_and_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dsh.host import server as server_module
+
+    monkeypatch.setattr(server_module, "SOCKET_CHECK", 0.1)
+
+    async def body() -> None:
+        session, server = await serving(tmp_path)
+        sock = tmp_path / "s.sock"
+        try:
+            client, _ = await RawClient.connect(sock)
+            await client.until(lambda: b"PROMPT" in client.output, "the first frame")
+            sock.unlink()  # a cleaner of the run dir, a user's rm
+            await client.until(lambda: b"listening on a new one" in client.output, "the line saying so")
+            assert sock.exists() and sock.stat().st_mode & 0o777 == 0o600
+            reader, writer = await asyncio.open_unix_connection(str(sock))  # found again
+            writer.write(protocol.hello(rows=1, cols=1, env={}, pid=os.getpid(), intent={"kind": "query"}))
+            answer = protocol.decode_line((await reader.readline()).rstrip(b"\n"))
+            assert answer["ok"] and answer["session"] == session.log.id
+            writer.close()
+            mark = b"still-here"
+            client.send(protocol.frame(protocol.INPUT, b"echo " + mark + b"\r"))
+            await client.until(lambda: client.output.count(mark) >= 2, "the first client still served")
+            client.writer.close()
+        finally:
+            session.quit()
+            await server.close()
+            await session.reap_panes(0.5)
+
+    asyncio.run(body())

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 HELLO_TIMEOUT = 5.0
+# How often the host looks whether its socket is still there.
+SOCKET_CHECK = 2.0
 
 
 def remove_stale_socket(path: Path) -> None:
@@ -43,6 +45,14 @@ def remove_stale_socket(path: Path) -> None:
     if probe is not None:
         probe.close()
         raise OSError(f"another host already listens on {path}")
+
+
+def _socket_inode(path: Path) -> int | None:
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    return info.st_ino if stat.S_ISSOCK(info.st_mode) else None
 
 
 class HostServer:
@@ -90,9 +100,57 @@ class HostServer:
         except BaseException:
             listener.close()
             raise
+        self._inode = _socket_inode(self.path)
+        self._watch = asyncio.ensure_future(self._watch_socket())
+
+    async def _watch_socket(self) -> None:
+        """Notice the socket removed or replaced under the running host (a cleaner of /tmp or of the run
+        dir, a user's rm): listen on a new one, and say so in one line either way."""
+        failed = False
+        while not self.session.closing:
+            await asyncio.sleep(SOCKET_CHECK)
+            if self.session.closing or _socket_inode(self.path) == self._inode:
+                continue
+            try:
+                await self._listen_again()
+            except Exception as exc:
+                if not failed:  # said once; tried again at every check
+                    self.session.announce(
+                        f"this session's socket {self.path} is gone and cannot be made again ({exc}): "
+                        "dsh attach will not find this session until it can",
+                        error=True,
+                    )
+                failed = True
+            else:
+                failed = False
+                self.session.announce(f"this session's socket {self.path} was removed: listening on a new one")
+
+    async def _listen_again(self) -> None:
+        from dsh.rundir import RunDirError, bind_private, run_dir
+
+        try:
+            run_dir()  # made again (0700) if it was removed too
+            remove_stale_socket(self.path)
+            listener = bind_private(self.path)
+        except RunDirError as exc:
+            raise OSError(str(exc)) from exc
+        try:
+            server = await asyncio.start_unix_server(
+                self._accept, sock=listener, limit=protocol.HELLO_MAX + 1, backlog=512
+            )
+        except BaseException:
+            listener.close()
+            raise
+        old, self._server = self._server, server
+        self._inode = _socket_inode(self.path)
+        if old is not None:
+            old.close()  # its clients stay connected; it accepts no more
 
     async def close(self) -> None:
         """Stop listening, end the attached client (the session has ended), remove the socket."""
+        watch = getattr(self, "_watch", None)
+        if watch is not None:
+            watch.cancel()
         if self._server is not None:
             self._server.close()
         for client in list(self.clients):
