@@ -75,7 +75,8 @@ async def two_panes(workdir: Path) -> AsyncIterator[tuple[Any, Any, list[Any]]]:
     from dsh.config import load_config
     from dsh.session.session import Session
     from dsh.store.store import Store
-    from dsh.ui.app import DshApp, ViewOptions
+    from dsh.ui.app import DshApp
+    from dsh.ui.view_options import ViewOptions
 
     os.environ.update(SHELL="/bin/sh", ENV="", PS1="$ ")
     config = load_config()

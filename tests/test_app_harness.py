@@ -21,7 +21,8 @@ from dsh.session.pane import Pane
 from dsh.session.session import Session
 from dsh.store.store import Store
 from dsh.ui import chrome
-from dsh.ui.app import DshApp, ViewOptions
+from dsh.ui.app import DshApp
+from dsh.ui.view_options import ViewOptions
 
 WAIT = 15.0  # generous (CI runs two workers on a loaded machine): a condition that never comes fails
 # the test with a description, not a hang

@@ -16,8 +16,9 @@ from test_app_harness import Harness, plain_shell  # noqa: F401  (autouse: panes
 from dsh.config import load_config
 from dsh.session.session import Session
 from dsh.store.store import Store
-from dsh.ui.app import DshApp, ViewOptions
+from dsh.ui.app import DshApp
 from dsh.ui.link_input import PASTE_GAP_SECONDS, LinkInput
+from dsh.ui.view_options import ViewOptions
 
 SENTINEL = "Q"  # never produced by a case below, so finding it means the key after the case was handled
 

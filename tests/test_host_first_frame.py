@@ -32,7 +32,8 @@ from dsh.config import load_config
 from dsh.session.session import Session
 from dsh.store.store import Store
 from dsh.ui import application
-from dsh.ui.app import DshApp, ViewOptions
+from dsh.ui.app import DshApp
+from dsh.ui.view_options import ViewOptions
 
 Session._tick = lambda self: None
 report = {}

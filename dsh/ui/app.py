@@ -21,7 +21,6 @@ from prompt_toolkit.layout.processors import (
     ConditionalProcessor,
     PasswordProcessor,
 )
-from prompt_toolkit.output import ColorDepth
 
 from dsh.commands.keymap import Keymap, key_display
 from dsh.commands.parse import parse_line
@@ -33,6 +32,7 @@ from dsh.session.commands import build_registry
 from dsh.session.keyboard import PANE, Keyboard, PaneFacts, facts_of
 from dsh.session.pane import Pane
 from dsh.session.session import Session
+from dsh.session.view_records import Announcement, Switch, ViewResult
 from dsh.term.copymode import CopyMode
 from dsh.text import sanitize
 from dsh.ui import chrome
@@ -50,8 +50,8 @@ from dsh.ui.resume_actions import ResumeActions
 from dsh.ui.split import ViewHSplit
 from dsh.ui.state import WORK_MODES, Mode
 from dsh.ui.terminal_control import TerminalControl
+from dsh.ui.view_options import ViewOptions
 from dsh.ui.window import ViewWindow
-from dsh.values import Value
 
 # Panes other than the active one redraw at most this often (tmux also paces busy panes); within
 # TYPING_SECONDS of a key, at most every BACKGROUND_FRAME_SECONDS_TYPING: a flooding pane's frame (every
@@ -67,65 +67,6 @@ CHROME_BOTTOM_ROWS = 2
 # A message stays this long unless a key puts it away first.
 MESSAGE_SECONDS = 5.0
 MESSAGE_ERROR_SECONDS = 10.0
-
-
-class Announcement(Value, fields=("text", "error")):
-    text: str
-    error: bool
-
-    def __init__(self, text: str, error: bool = False) -> None:
-        self.text = text
-        self.error = error
-
-
-class Switch(Value, fields=("session_id", "cwd", "first_argv")):
-    """What the client should do after the view ended: attach another session (a /resume), or, with no
-    id, start a new session in `cwd` whose first pane runs `first_argv` (an agent conversation)."""
-
-    session_id: str | None
-    cwd: str
-    first_argv: list[str] | None
-
-    def __init__(self, session_id: str | None, cwd: str, first_argv: list[str] | None = None) -> None:
-        self.session_id = session_id
-        self.cwd = cwd
-        self.first_argv = first_argv
-
-
-class ViewResult(Value, fields=("reason", "switch")):
-    """Why the view ended: the session ended, the client detached, or the client moves to `switch`."""
-
-    # ended | detached | switch | taken (by another client) | gone (client lost); "" while running
-    reason: str
-    switch: Switch | None
-
-    def __init__(self, reason: str = "ended", switch: Switch | None = None) -> None:
-        self.reason = reason
-        self.switch = switch
-
-
-class ViewOptions(Value, fields=("announcements", "open_picker", "color_depth", "on_switch", "outward")):
-    announcements: list[Announcement]
-    open_picker: bool
-    color_depth: ColorDepth | None
-    # Ask the client to leave for another session; None where there is no client to ask (tests).
-    on_switch: Callable[[Switch], None] | None
-    # A desktop notification (title, body) to the client's own terminal; None: nowhere to send it.
-    outward: Callable[[str, str], None] | None
-
-    def __init__(
-        self,
-        announcements: list[Announcement] | None = None,
-        open_picker: bool = False,
-        color_depth: ColorDepth | None = None,
-        on_switch: Callable[[Switch], None] | None = None,
-        outward: Callable[[str, str], None] | None = None,
-    ) -> None:
-        self.announcements = [] if announcements is None else announcements
-        self.open_picker = open_picker
-        self.color_depth = color_depth
-        self.on_switch = on_switch
-        self.outward = outward
 
 
 class DshApp:
@@ -917,4 +858,4 @@ class DshApp:
         return result if result.reason else ViewResult("gone")
 
 
-__all__ = ["Announcement", "DshApp", "Switch", "ViewOptions", "ViewResult"]
+__all__ = ["DshApp"]

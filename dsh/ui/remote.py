@@ -9,10 +9,12 @@ from prompt_toolkit.data_structures import Size
 from prompt_toolkit.output.color_depth import ColorDepth
 from prompt_toolkit.output.vt100 import Vt100_Output
 
+from dsh.session.view_records import Announcement, Switch, ViewResult
 from dsh.term.colour_replies import QUERIES, ColourReplies
 from dsh.term.replies import learn_colours
-from dsh.ui.app import Announcement, DshApp, Switch, ViewOptions, ViewResult
+from dsh.ui.app import DshApp
 from dsh.ui.link_input import LinkInput
+from dsh.ui.view_options import ViewOptions
 
 # Keys wait at most this long for the prompt's history to load.
 HISTORY_WAIT = 2.0

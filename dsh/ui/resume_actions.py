@@ -271,8 +271,8 @@ class ResumeActions:
         """Move to the session `candidate` (a picker row, or an id) names, its workspace checked now."""
         from dsh.resume.handoff import HandoffError, check_directory
         from dsh.resume.preflight import PreflightError, preflight
+        from dsh.session.view_records import Switch
         from dsh.store.log import read_header
-        from dsh.ui.app import Switch
 
         view = self._view
         store = view.session.store
@@ -289,7 +289,7 @@ class ResumeActions:
         session in its directory (the client starts its host), with a pane running the agent's resume."""
         from dsh.resume.agent_open import held_elsewhere, plan_agent_open
         from dsh.resume.preflight import PreflightError
-        from dsh.ui.app import Switch
+        from dsh.session.view_records import Switch
 
         view = self._view
         try:

@@ -1,0 +1,40 @@
+"""What one client's view and its host pass each other: a message to show, a move elsewhere, why the view ended."""
+
+from __future__ import annotations
+
+from dsh.values import Value
+
+
+class Announcement(Value, fields=("text", "error")):
+    text: str
+    error: bool
+
+    def __init__(self, text: str, error: bool = False) -> None:
+        self.text = text
+        self.error = error
+
+
+class Switch(Value, fields=("session_id", "cwd", "first_argv")):
+    """What the client should do after the view ended: attach another session (a /resume), or, with no
+    id, start a new session in `cwd` whose first pane runs `first_argv` (an agent conversation)."""
+
+    session_id: str | None
+    cwd: str
+    first_argv: list[str] | None
+
+    def __init__(self, session_id: str | None, cwd: str, first_argv: list[str] | None = None) -> None:
+        self.session_id = session_id
+        self.cwd = cwd
+        self.first_argv = first_argv
+
+
+class ViewResult(Value, fields=("reason", "switch")):
+    """Why the view ended: the session ended, the client detached, or the client moves to `switch`."""
+
+    # ended | detached | switch | taken (by another client) | gone (client lost); "" while running
+    reason: str
+    switch: Switch | None
+
+    def __init__(self, reason: str = "ended", switch: Switch | None = None) -> None:
+        self.reason = reason
+        self.switch = switch
