@@ -163,8 +163,8 @@ def test_the_escape_key_choice_is_not_undone_by_later_polls(tmp_path: Path) -> N
                 pane.keys_polled_at = 0.0
                 h.session.poll_foreground(pane.id)
                 assert pane.takes_keys
-                h.app.on_takes_keys(pane.id, True)
-                h.app.on_alt_screen(pane.id, False)
+                h.app.state.on_takes_keys(pane.id, True)
+                h.app.state.on_alt_screen(pane.id, False)
                 h.session.after_focus_change()
                 await h.quiet()
                 assert h.app.mode == "prompt"

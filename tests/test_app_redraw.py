@@ -67,7 +67,7 @@ def test_a_key_sent_into_a_pane_draws_nothing_until_the_program_answers(tmp_path
 def test_other_panes_redraw_less_often_while_keys_are_typed(tmp_path: Path) -> None:
     """A background pane that floods is redrawn whole (every row new) at each of its frames, the longest
     thing a key's echo could wait behind; right after a key its frame is kept longer."""
-    from dsh.ui.app import BACKGROUND_FRAME_SECONDS, BACKGROUND_FRAME_SECONDS_TYPING, TYPING_SECONDS
+    from dsh.session.client_state import BACKGROUND_FRAME_SECONDS, BACKGROUND_FRAME_SECONDS_TYPING, TYPING_SECONDS
 
     async def body() -> None:
         async with running_app(tmp_path) as h:
@@ -90,7 +90,7 @@ def test_a_background_pane_with_no_frame_held_is_paced_as_typing_asks(tmp_path: 
     """Where no drawn frame is held (the pane's frame is due), its output still redraws at most at the
     pace the controls use: every BACKGROUND_FRAME_SECONDS_TYPING right after a key, not every
     BACKGROUND_FRAME_SECONDS."""
-    from dsh.ui.app import BACKGROUND_FRAME_SECONDS, BACKGROUND_FRAME_SECONDS_TYPING
+    from dsh.session.client_state import BACKGROUND_FRAME_SECONDS, BACKGROUND_FRAME_SECONDS_TYPING
 
     async def body() -> None:
         async with running_app(tmp_path) as h:
@@ -102,11 +102,11 @@ def test_a_background_pane_with_no_frame_held_is_paced_as_typing_asks(tmp_path: 
             await asyncio.sleep(0.5)  # both shells have printed their prompts: only our calls redraw
             redraws: list[float] = []
             h.app.invalidate = lambda: redraws.append(asyncio.get_running_loop().time())  # type: ignore[method-assign]
-            h.app.on_pane_output(left)
+            h.app.state.on_pane_output(left)
             await h.wait(lambda: redraws, "the output's redraw")
             h.send("x")  # typed on the prompt, just after that redraw
             await h.wait(lambda: h.app.prompt_buffer.text.endswith("x"), "the key handled")
-            h.app.on_pane_output(left)
+            h.app.state.on_pane_output(left)
             await h.wait(lambda: len(redraws) == 2, "the next output redraw")
             # A slow machine only widens the gap; at the pace for no typing it would be 0.1 s.
             assert redraws[1] - redraws[0] >= BACKGROUND_FRAME_SECONDS_TYPING - 0.02

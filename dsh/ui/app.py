@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -23,18 +22,17 @@ from prompt_toolkit.layout.processors import (
 )
 
 from dsh.commands.keymap import Keymap, key_display
-from dsh.commands.parse import parse_line
 from dsh.commands.registry import CommandError, Registry
 from dsh.home import dsh_home_path
 from dsh.layout.geometry import Layout as PaneLayout
 from dsh.layout.geometry import Rect
+from dsh.session.client_state import ClientState, Mode
 from dsh.session.commands import build_registry
-from dsh.session.keyboard import PANE, Keyboard, PaneFacts, facts_of
+from dsh.session.keyboard import PANE
 from dsh.session.pane import Pane
 from dsh.session.session import Session
-from dsh.session.view_records import Announcement, Switch, ViewResult
+from dsh.session.view_records import Announcement, ViewResult
 from dsh.term.copymode import CopyMode
-from dsh.text import sanitize
 from dsh.ui import chrome
 from dsh.ui.application import ViewApplication
 from dsh.ui.clipboard import write_clipboard
@@ -48,30 +46,58 @@ from dsh.ui.prompt_line import PromptLine
 from dsh.ui.prompt_memory import HistorySuggest, PromptMemory
 from dsh.ui.resume_actions import ResumeActions
 from dsh.ui.split import ViewHSplit
-from dsh.ui.state import WORK_MODES, Mode
 from dsh.ui.terminal_control import TerminalControl
 from dsh.ui.view_options import ViewOptions
 from dsh.ui.window import ViewWindow
 
-# Panes other than the active one redraw at most this often (tmux also paces busy panes); within
-# TYPING_SECONDS of a key, at most every BACKGROUND_FRAME_SECONDS_TYPING: a flooding pane's frame (every
-# row new) is the longest thing a key's echo could wait behind.
-BACKGROUND_FRAME_SECONDS = 0.1
-BACKGROUND_FRAME_SECONDS_TYPING = 0.3
-TYPING_SECONDS = 0.3
-# Redraws caused by pane output, per second at most.
-OUTPUT_FPS = 60
 PROMPT_MAX_ROWS = 6
 # The status line and the prompt line: the rows under the panes that chrome owns.
 CHROME_BOTTOM_ROWS = 2
-# A message stays this long unless a key puts it away first.
-MESSAGE_SECONDS = 5.0
-MESSAGE_ERROR_SECONDS = 10.0
+
+
+class _OfState:
+    """A DshApp attribute that is its ClientState's, read (and written) through: the bindings, the chrome
+    and the tests name them on the view."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, app: DshApp | None, owner: type | None = None) -> Any:
+        return self if app is None else getattr(app.state, self.name)
+
+    def __set__(self, app: DshApp, value: object) -> None:
+        setattr(app.state, self.name, value)
 
 
 class DshApp:
     """One client's view of a session: the prompt_toolkit Application, the keyboard's mode, the prompt,
     the picker and help overlays, copy mode. The session itself lives on without it."""
+
+    # The client's state (session/client_state.py), named on the view too.
+    mode = _OfState()
+    prefix_pending = _OfState()
+    message = _OfState()
+    keyboard = _OfState()
+    result = _OfState()
+    active_pane = _OfState()
+    announce = _OfState()
+    has_keyboard_in = _OfState()
+    pane_wants_secret = _OfState()
+    follow_keyboard = _OfState()
+    enter_pane = _OfState()
+    enter_prompt = _OfState()
+    toggle_prompt_pane = _OfState()
+    return_keyboard = _OfState()
+    hold_keyboard = _OfState()
+    release_keyboard = _OfState()
+    confirm = _OfState()
+    run_command_line = _OfState()
+    run_command = _OfState()
+    switch_to = _OfState()
+    switch_failed = _OfState()
+    detach = _OfState()
+    previous_session = _OfState()
+    read_only = _OfState()
 
     def __init__(self, session: Session, options: ViewOptions | None = None) -> None:
         options = options or ViewOptions()
@@ -79,26 +105,18 @@ class DshApp:
         self.session = session
         self.config = session.config
         self.slots: dict[str, PaneSlot] = {}
-        self.mode = Mode.PROMPT
-        # Where this client's keys go (the prompt or the focused pane): one rule, and the user's choice.
-        self.keyboard = Keyboard(str(self.config.get("ui.keyboard", "follow") or "follow"))
-        self.prefix_pending = False
-        self.message: Announcement | None = None
+        self.registry: Registry = build_registry()
+        self.state = ClientState(
+            session, self, self.registry, on_switch=options.on_switch, send_notification=options.outward
+        )
         # dsh's paste buffer (copy mode, the mouse, `prefix ]`), apart from the prompt line's kill ring
         # (prompt_toolkit's clipboard: C-u, C-k, C-w, C-y), so clearing the line keeps what was copied.
         self.paste_buffer = InMemoryClipboard()
-        self._child_focus: str | None = None
-        self.result = ViewResult("")  # running; whatever ends the view says why
         self._ended = False
         self._exit_requested = False
         self._first_frame_out = False  # the bindings and the index refresh for /resume wait for it
-        self._on_switch = options.on_switch
-        self.previous_session: str | None = None  # where this client came from (`/session last`)
-        self.read_only = False  # `dsh attach -r`: keys ignored but the prefix and detach (ui/bindings/readonly.py)
-        self.send_notification = options.outward  # the session's attention calls it (None: no client terminal)
         self._last_search: tuple[str, bool] | None = None  # copy mode's last search, and whether forward
 
-        self.registry: Registry = build_registry()
         warnings = self._read_keymap()
 
         self.picker: Any = None
@@ -149,10 +167,7 @@ class DshApp:
         self.application.ttimeoutlen = 0.05
         self.application.timeoutlen = 0.05
         self.loop = session.loop
-        self._last_key_time = 0.0
-        self._last_output_redraw = 0.0
-        self._output_redraw_pending = False
-        self.application.key_processor.before_key_press += self._on_key_press
+        self.application.key_processor.before_key_press += lambda _sender: self.state.key_pressed()
         startup = [Announcement(w, error=True) for w in warnings]
         startup += options.announcements
         startup += [Announcement(m.text, m.error) for m in session.take_pending()]
@@ -181,8 +196,7 @@ class DshApp:
             table, known_commands=set(self.registry.names()), source=str(dsh_home_path("config.toml"))
         )
         self.escape_key = str(self.config.get("ui.escape_key", "c-]") or "c-]")
-        if getattr(self, "keyboard", None) is not None:
-            self.keyboard.style = str(self.config.get("ui.keyboard", "follow") or "follow")
+        self.keyboard.style = str(self.config.get("ui.keyboard", "follow") or "follow")
         self.copy_keys = str(self.config.get("ui.copy_keys", "vi") or "vi")
         return warnings
 
@@ -202,19 +216,6 @@ class DshApp:
     def _suggesting(self) -> bool:
         return self.mode == Mode.PROMPT and self.line.pending_action is None and not self.pane_wants_secret()
 
-    def announce(self, text: str, *, error: bool = False) -> None:
-        """Show a message over the bottom of the panes until the next key, or a few seconds pass."""
-        message = self.message = Announcement(sanitize(text, max_len=400), error)
-        self.invalidate()
-        loop = getattr(self, "loop", None)
-        if loop is not None:
-            loop.call_later(MESSAGE_ERROR_SECONDS if error else MESSAGE_SECONDS, self._expire, message)
-
-    def _expire(self, message: Announcement) -> None:
-        if self.message is message:
-            self.message = None
-            self.invalidate()
-
     @property
     def ended(self) -> bool:
         """The view has stopped drawing: workers must not call back into it."""
@@ -225,61 +226,34 @@ class DshApp:
         if app is not None and app.is_running:
             app.invalidate()
 
-    @property
-    def active_pane(self) -> Pane | None:
-        return self.session.active_pane
+    # -- the screen the client state asks of (session/client_state.py Screen) --------------------
+    def later(self, delay: float, callback: Callable[[], object]) -> None:
+        self.session.loop.call_later(delay, callback)
 
-    def has_keyboard_in(self, pane_id: str) -> bool:
-        return self.mode == Mode.PANE and self.session.tabs.tabs != [] and self.session.tabs.active_pane == pane_id
+    def focus(self, target: str) -> None:
+        if target == PANE:
+            self._focus_active_body()
+        elif not self.layout.has_focus(self.prompt_window):
+            self.layout.focus(self.prompt_window)
 
-    def pane_wants_secret(self) -> bool:
-        """True while the active pane's program reads a line without echo (a password prompt)."""
-        pane = self.active_pane
-        return bool(pane is not None and pane.running and pane.terminal.reading_secret())
+    def pane_frame_due(self, pane_id: str, redraw: Callable[[], None]) -> bool:
+        slot = self.slots.get(pane_id)
+        return slot is not None and slot.control is not None and slot.control.redraw_when_due(redraw)
 
-    # -- the session's observer ------------------------------------------------------------
-    def on_message(self, text: str, error: bool) -> None:
-        self.announce(text, error=error)
+    def panes_changed(self) -> None:
+        for pane_id in list(self.slots):
+            if pane_id not in self.session.panes:
+                del self.slots[pane_id]
+        for pane in self.session.panes.values():
+            slot = self.slots.get(pane.id)
+            if slot is None or slot.control.terminal is not pane.terminal:
+                self.register_slot(pane)
 
-    def on_pane_output(self, pane_id: str) -> None:
-        """Redraw for output at most OUTPUT_FPS times a second; keys (and their echo) redraw at once.
+    def asking(self) -> bool:
+        return self.line.pending_action is not None
 
-        prompt_toolkit's own min_redraw_interval would pace keystrokes too, so a key's echo would queue
-        behind a flooding pane's frames; this paces only what panes print.
-        """
-        now = time.monotonic()
-        active = pane_id == self.session.tabs.active_pane
-        if active and now - self._last_key_time < 0.25:
-            self.invalidate()  # most likely the echo of what was just typed
-            return
-        # Another pane's frame is redrawn only every BACKGROUND_FRAME_SECONDS anyway: a redraw sooner
-        # would lay out and compare the whole screen again for nothing (a flooding pane beside the
-        # one you type in made 60 of those a second), so the redraw waits until its frame is due.
-        slot = None if active else self.slots.get(pane_id)
-        if slot is not None and slot.control is not None and slot.control.redraw_when_due(self.invalidate):
-            return
-        gap = 1 / OUTPUT_FPS if active else self._background_pace()
-        wait = self._last_output_redraw + gap - now
-        if wait <= 0:
-            self._last_output_redraw = now
-            self.invalidate()
-        elif not self._output_redraw_pending:
-            self._output_redraw_pending = True
-            self.loop.call_later(wait, self._paced_output_redraw)
-
-    def _paced_output_redraw(self) -> None:
-        self._output_redraw_pending = False
-        self._last_output_redraw = time.monotonic()
-        self.invalidate()
-
-    def on_pane_exited(self, pane_id: str) -> None:
-        self.keyboard.forget(pane_id)  # a choice made for the program that ended is not for the next
-        if pane_id == self.session.tabs.active_pane:
-            self.follow_keyboard()
-
-    def on_alt_screen(self, pane_id: str, on: bool) -> None:
-        if pane_id == self.session.tabs.active_pane:
-            self.follow_keyboard()
+    def end(self) -> None:
+        self.exit()
 
     def _pane_cursor_shape(self) -> int:
         """The DECSCUSR shape of the pane the keys go to; 0 (the terminal's own) on the prompt."""
@@ -292,43 +266,6 @@ class DshApp:
         drops it). It goes as sent, not in tmux's passthrough: an outer tmux takes it by its own
         set-clipboard (a buffer, and its terminal's clipboard) where passthrough would bypass that."""
         write_clipboard(self.application, self.session.config, selections, data, buffer=self.paste_buffer)
-
-    def on_takes_keys(self, pane_id: str, takes: bool) -> None:
-        """The keyboard follows the foreground program: into the pane when one that reads keys runs
-        there (a pager, a REPL, ssh, a password prompt), back to the prompt when the shell is back."""
-        if pane_id == self.session.tabs.active_pane:
-            self.follow_keyboard()
-
-    def on_structure_changed(self, new_pane: Pane | None) -> None:
-        for pane_id in list(self.slots):
-            if pane_id not in self.session.panes:
-                del self.slots[pane_id]
-        for pane in self.session.panes.values():
-            slot = self.slots.get(pane.id)
-            if slot is None or slot.control.terminal is not pane.terminal:
-                self.register_slot(pane)
-        if new_pane is not None:
-            self.keyboard.forget(new_pane.id)  # a pane started anew (a tombstone): its rule again
-        # A new agent pane is a conversation: the rule gives it the keyboard at once.
-        self.follow_keyboard()
-        if self.mode == Mode.PANE:
-            self._focus_active_body()
-        self._sync_child_focus()
-        self.invalidate()
-
-    def on_focus_changed(self) -> None:
-        self.follow_keyboard()
-        if self.mode == Mode.PANE:
-            self._focus_active_body()
-        self._sync_child_focus()
-        self.invalidate()
-
-    def on_changed(self) -> None:
-        self.invalidate()
-
-    def on_ended(self) -> None:
-        self.result = ViewResult("ended")
-        self.exit()
 
     # -- layout ------------------------------------------------------------------------
     def _build_layout(self) -> None:
@@ -413,7 +350,7 @@ class DshApp:
         return self.panes_view
 
     def _set_area(self, area: Rect) -> None:
-        self.session.set_client_area(self, area)
+        self.session.set_client_area(self.state, area)
 
     def _pane_layout(self, area: Rect) -> PaneLayout:
         tabs = self.session.tabs
@@ -451,7 +388,7 @@ class DshApp:
             pane.terminal,
             on_click=lambda: self.click_pane(pane.id),
             on_copy=lambda text, lines: self.copy_text(text, lines=lines),
-            refresh_interval=lambda: 0.0 if pane.id == self.session.tabs.active_pane else self._background_pace(),
+            refresh_interval=lambda: 0.0 if pane.id == self.session.tabs.active_pane else self.state.background_pace(),
         )
         body = PaneWindow(control, wrap_lines=False)
         header = LineWindow(FormattedTextControl(chrome.pane_header(self, pane.id)), height=1)
@@ -483,18 +420,6 @@ class DshApp:
             self.announce(f"{pane.id}: ran again in {pane.cwd}: {command}")
 
     # -- keyboard focus: prompt <-> pane -------------------------------------------------
-    def _sync_child_focus(self) -> None:
-        """Tell children that asked for focus events (agents do) when the keyboard enters or leaves them."""
-        pane = self.active_pane
-        focused = pane.id if pane is not None and self.mode == Mode.PANE else None
-        if focused == self._child_focus:
-            return
-        if self._child_focus:
-            self.session.hold_child_focus(self, self._child_focus, False)
-        if focused is not None:
-            self.session.hold_child_focus(self, focused, True)
-        self._child_focus = focused
-
     def _focus_active_body(self) -> None:
         pane = self.active_pane
         if pane is not None and pane.id in self.slots:
@@ -502,106 +427,6 @@ class DshApp:
                 self.layout.focus(self.slots[pane.id].body)
             except ValueError:
                 pass
-
-    def _focused_facts(self) -> PaneFacts | None:
-        pane = self.active_pane
-        return facts_of(pane) if pane is not None else None
-
-    def follow_keyboard(self, *, returning: bool = False) -> None:
-        """Put the keyboard where the rule (or the user's choice for this pane) says: called on every
-        change that may move it (focus, a program starting or ending in the focused pane, a restore),
-        never per key. Overlays, copy mode, a question or a pending prefix keep it until they end
-        (`returning`: one just ended, and this gives the keyboard back)."""
-        if not returning and (
-            self.mode not in WORK_MODES or self.prefix_pending or self._confirming() or self.line.pending_action
-        ):
-            return
-        where = self.keyboard.place(self._focused_facts())
-        if where == PANE and self.active_pane is not None:
-            if self.mode != Mode.PANE or returning:
-                self._show_pane()
-        elif self.mode != Mode.PROMPT or returning:
-            self._show_prompt()
-
-    def _show_pane(self) -> None:
-        self.mode = Mode.PANE
-        self._focus_active_body()
-        self._sync_child_focus()
-        self.invalidate()
-
-    def _show_prompt(self) -> None:
-        self.mode = Mode.PROMPT
-        self.layout.focus(self.prompt_window)
-        self._sync_child_focus()
-        self.invalidate()
-
-    def enter_pane(self) -> None:
-        """The user put the keyboard in the focused pane (/pane, a click): it stays until focus moves."""
-        pane = self.active_pane
-        if pane is None:
-            return
-        self.keyboard.choose(pane.id, PANE)
-        self._show_pane()
-
-    def enter_prompt(self) -> None:
-        """The user put the keyboard on the prompt (/prompt, a click on it): it stays until focus moves."""
-        pane = self.active_pane
-        self.keyboard.choose(pane.id if pane is not None else None, Mode.PROMPT.value)
-        self._show_prompt()
-
-    def toggle_prompt_pane(self) -> None:
-        """The escape key: the other place, chosen for the focused pane until the focus moves."""
-        if self.mode not in WORK_MODES:
-            return
-        if self.keyboard.toggled(self._focused_facts(), self.mode.value) == PANE and self.active_pane is not None:
-            self._show_pane()
-        else:
-            self._show_prompt()
-
-    # While the prefix (or a y/n question) waits for its key, the keyboard focus leaves the prompt line for
-    # the active pane: prompt_toolkit's line-editing bindings (Enter, Tab, C-a, arrows ...) are bound to
-    # specific keys and would win over the catch-alls, editing the line while the question stayed.
-    def hold_keyboard(self) -> None:
-        pane = self.active_pane
-        slot = self.slots.get(pane.id) if pane is not None else None
-        if self.mode == Mode.PROMPT and slot is not None:
-            try:
-                self.layout.focus(slot.body)
-            except ValueError:
-                pass
-        self.invalidate()
-
-    def release_keyboard(self) -> None:
-        if self.mode == Mode.PROMPT and not self.layout.has_focus(self.prompt_window):
-            self.layout.focus(self.prompt_window)
-        self.invalidate()
-        # What changed while the prefix (or a question) held the keyboard applies now.
-        if not self.prefix_pending and not self._confirming():
-            self.follow_keyboard()
-
-    def confirm(self, question: str, on_yes: Callable[[], object], *, declined: str = "not done") -> None:
-        """A y/n question answered by one key (y does it; any other key does not), as tmux asks."""
-        self.modes.confirming[:] = [(on_yes, declined)]
-        self.hold_keyboard()
-        self.announce(question)
-
-    def _background_pace(self) -> float:
-        typing = time.monotonic() - self._last_key_time < TYPING_SECONDS
-        return BACKGROUND_FRAME_SECONDS_TYPING if typing else BACKGROUND_FRAME_SECONDS
-
-    def _on_key_press(self, _sender: object) -> None:
-        self._last_key_time = time.monotonic()
-        if self.message is not None and not self._message_stays():
-            self.message = None  # read: the next key puts it away (a key's own answer comes after this)
-            self.invalidate()  # a key sent on to a pane draws nothing itself
-
-    def _message_stays(self) -> bool:
-        # A y/n question a key asked keeps its line until the answer key has been handled.
-        return bool(self.prefix_pending or self._confirming())
-
-    def _confirming(self) -> bool:
-        modes = getattr(self, "modes", None)
-        return bool(modes is not None and modes.confirming)
 
     # -- prompt (its behaviour is PromptLine's) -------------------------------------------------
     def ask(self, label: str, action: Callable[[str], None], default: str = "") -> None:
@@ -619,26 +444,6 @@ class DshApp:
 
     def complete_shell_line(self) -> None:
         self.line.complete_shell_line()
-
-    def run_command_line(self, line: str) -> None:
-        try:
-            parsed = parse_line(line if line.startswith("/") else "/" + line)
-        except CommandError as exc:
-            self.announce(str(exc), error=True)
-            return
-        if parsed.kind == "command":
-            self.run_command(parsed.name, parsed.args)
-
-    def run_command(self, name: str, args: list[str]) -> None:
-        """Run a command on the loop; the registry turns every failure into one CommandError line."""
-        task = asyncio.ensure_future(self.registry.dispatch(self, name, args))
-
-        def done(t: asyncio.Future[Any]) -> None:
-            if not t.cancelled() and t.exception() is not None:
-                self.announce(str(t.exception()), error=True)
-            self.invalidate()
-
-        task.add_done_callback(done)
 
     # -- help ---------------------------------------------------------------------------------
     def show_help(self, topic: str | None = None) -> None:
@@ -681,11 +486,6 @@ class DshApp:
         self.picker_view = None
         self.list_overlay = None
         self.return_keyboard()
-
-    def return_keyboard(self) -> None:
-        """Give the keyboard back after an overlay, copy mode or a question: to the pane the user chose,
-        else where the rule says (which is where it was, unless what the pane runs changed meanwhile)."""
-        self.follow_keyboard(returning=True)
 
     # -- copy mode ------------------------------------------------------------------------------
     def enter_copy_mode(self) -> None:
@@ -788,27 +588,10 @@ class DshApp:
             self.loop.call_soon(self._current_bindings)
             self.loop.call_soon(self.refresh_index_in_background)
 
-    def switch_to(self, switch: Switch, otherwise: str) -> None:
-        """Ask the client to move to another session; without a client (an app run without one), say
-        what to do instead."""
-        if self._on_switch is None:
-            self.announce(f"this dsh has no client to move: {otherwise}", error=True)
-            return
-        self._on_switch(switch)
-
-    def switch_failed(self, reason: str) -> None:
-        """The client could not move to the session asked for: say why; everything here stays."""
-        self.announce(reason, error=True)
-
     # -- lifetime -------------------------------------------------------------------------------------
     def switch_session(self, session_id: str) -> None:
         """Move this client to another session (`/session`), checked as the picker's Enter checks it."""
         self.resume.resume_session(session_id)
-
-    def detach(self) -> None:
-        """End this client's view; the session and its programs keep running."""
-        self.result = ViewResult("detached")
-        self.exit()
 
     def exit(self) -> None:
         app = self.application
@@ -825,7 +608,7 @@ class DshApp:
     async def run_async(self) -> ViewResult:
         """Draw the session until it ends, or this client detaches or moves elsewhere."""
         session = self.session
-        session.attach(self)
+        session.attach(self.state)
         # History first (suggestions want it at once), then the index, warmed for /resume once the first
         # frame is out: its import and its refresh on the worker thread held that frame back.
         self._history_task = asyncio.ensure_future(self._load_history())
@@ -852,8 +635,7 @@ class DshApp:
         finally:
             self._ended = True
             self.resume.close()
-            session.detach(self)  # (and lets go of its pane's focus: focus-out if no other view is in it)
-            self._child_focus = None
+            session.detach(self.state)  # (and lets go of its pane's focus: focus-out if no other view is in it)
         result = result or self.result
         return result if result.reason else ViewResult("gone")
 

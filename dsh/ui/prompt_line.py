@@ -79,7 +79,7 @@ class PromptLine:
         self._return_mode = view.mode if view.mode in (Mode.PANE, Mode.COPY) else Mode.PROMPT
         self.pending_action = action
         self.label = label
-        view._show_prompt()  # for the question only: no choice of where keys go is made
+        view.state.show_prompt()  # for the question only: no choice of where keys go is made
         view.prompt_buffer.set_document(Document(default, len(default)), bypass_readonly=True)
 
     def end_ask(self) -> None:
@@ -91,7 +91,7 @@ class PromptLine:
         back, self._return_mode = self._return_mode, Mode.PROMPT
         if back == Mode.COPY and view.active_pane is not None:
             view.mode = Mode.COPY
-            view._focus_active_body()
+            view.focus("pane")
             view.invalidate()
         else:
             view.return_keyboard()

@@ -3,25 +3,14 @@ to its name), and the few things the status line, tab bar and headers show."""
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
+
+from dsh.session.client_state import WORK_MODES, Mode
 
 if TYPE_CHECKING:
     from dsh.commands.keymap import Keymap
     from dsh.session.pane import Pane
     from dsh.session.session import Session
-
-
-class Mode(StrEnum):
-    PROMPT = "prompt"  # the REPL prompt line has the keyboard
-    PANE = "pane"  # every key goes to the active pane's program
-    PICKER = "picker"  # /resume
-    HELP = "help"  # the help overlay
-    COPY = "copy"  # copy mode over the active pane's history
-
-
-# The modes the keyboard goes back to when an overlay, copy mode or a question ends.
-WORK_MODES = (Mode.PROMPT, Mode.PANE)
 
 
 class Message(Protocol):
@@ -48,3 +37,6 @@ class ViewState(Protocol):
     def active_pane(self) -> Pane | None: ...
 
     def announce(self, text: str, *, error: bool = False) -> None: ...
+
+
+__all__ = ["WORK_MODES", "Message", "Mode", "ViewState"]

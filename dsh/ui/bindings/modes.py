@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from prompt_toolkit.filters import Condition
@@ -17,8 +16,8 @@ class Modes:
     """Conditions over one view's keyboard state, made once and given to each mode's bindings."""
 
     def __init__(self, app: DshApp) -> None:
-        # A y/n question waiting for its one key: what y does, and what to say otherwise.
-        self.confirming: list[tuple[Callable[[], object], str]] = []
+        # A y/n question waiting for its one key: what y does, and what to say otherwise (the client's).
+        self.confirming = app.state.confirming
         self.prefix_pending = Condition(lambda: app.prefix_pending)
         self.confirm_pending = Condition(lambda: bool(self.confirming))
         self.no_prefix = ~self.prefix_pending & ~self.confirm_pending
