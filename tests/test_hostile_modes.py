@@ -29,8 +29,16 @@ def open_umask() -> Iterator[None]:
 
 def modes(home: Path) -> dict[str, int]:
     out = {}
-    for path in [home, *home.rglob("*")]:
-        out[str(path.relative_to(home)) + ("/" if path.is_dir() else "")] = stat.S_IMODE(path.lstat().st_mode)
+    # os.walk passes over a folder that vanishes mid-walk (rglob raises); a file, below.
+    found = [home]
+    for folder, dirs, files in os.walk(home):
+        found += [Path(folder, name) for name in dirs + files]
+    for path in found:
+        try:
+            info = path.lstat()
+        except FileNotFoundError:
+            continue  # gone between the listing and the look (SQLite's -wal and -shm come and go)
+        out[str(path.relative_to(home)) + ("/" if stat.S_ISDIR(info.st_mode) else "")] = stat.S_IMODE(info.st_mode)
     return out
 
 
