@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from test_app_harness import (
     C_B,
     C_RBRACKET,
@@ -64,10 +65,15 @@ def test_a_key_sent_into_a_pane_draws_nothing_until_the_program_answers(tmp_path
     run(body)
 
 
-def test_other_panes_redraw_less_often_while_keys_are_typed(tmp_path: Path) -> None:
+def test_other_panes_redraw_less_often_while_keys_are_typed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A background pane that floods is redrawn whole (every row new) at each of its frames, the longest
     thing a key's echo could wait behind; right after a key its frame is kept longer."""
-    from dsh.session.client_state import BACKGROUND_FRAME_SECONDS, BACKGROUND_FRAME_SECONDS_TYPING, TYPING_SECONDS
+    from dsh.session import client_state as app_module
+    from dsh.session.client_state import BACKGROUND_FRAME_SECONDS, BACKGROUND_FRAME_SECONDS_TYPING
+
+    # The typing window is made long, and its end reached by moving the last key's time back: at load
+    # 15 under -n 2 the check after the key came more than 0.3 s (the real window) after it.
+    typing = 30.0
 
     async def body() -> None:
         async with running_app(tmp_path) as h:
@@ -75,13 +81,15 @@ def test_other_panes_redraw_less_often_while_keys_are_typed(tmp_path: Path) -> N
             h.send(C_B + "%")
             await h.wait(lambda: h.session.tabs.active_pane != left, "a second pane")
             control = h.app.slots[left].control  # the pane without the keyboard now
-            await asyncio.sleep(TYPING_SECONDS + 0.05)
+            h.app.state.last_key_time -= typing + 1
             assert control.refresh_interval() == BACKGROUND_FRAME_SECONDS
             h.send("x")  # typed on the prompt
             await h.wait(lambda: h.app.prompt_buffer.text.endswith("x"), "the key handled")
             assert control.refresh_interval() == BACKGROUND_FRAME_SECONDS_TYPING
-            await asyncio.sleep(TYPING_SECONDS + 0.05)
+            h.app.state.last_key_time -= typing + 1
             assert control.refresh_interval() == BACKGROUND_FRAME_SECONDS
+
+    monkeypatch.setattr(app_module, "TYPING_SECONDS", typing)
 
     run(body)
 
