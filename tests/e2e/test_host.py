@@ -380,7 +380,10 @@ def test_detach_and_attach_a_hundred_times_leaks_nothing(run, dsh_cmd, dsh_env, 
     time.sleep(1.0)
     after = counts()
     assert after[0] <= before[0], f"file descriptors: {before[0]} before, {after[0]} after"
-    assert after[1] <= before[1], f"threads: {before[1]} before, {after[1]} after"
+    # The loop's default executor starts its few workers when first needed (the machine-wide agent
+    # scan asks for one every few seconds while a client is attached): a thread or two may come, but
+    # a leak would be one a round.
+    assert after[1] <= before[1] + 2, f"threads: {before[1]} before, {after[1]} after 100 rounds"
     a = run("attach")  # and a real client still attaches after all that
     a.wait_for("PROMPT")
 
