@@ -53,18 +53,18 @@ def test_claude_s_hooks_report_its_states_and_the_user_s_hook_runs_once(run, age
     work = tmp_path / "work"
     work.mkdir()
     d = run(cwd=work, env=agent_env)
-    d.wait_for("PROMPT")
+    d.wait_for("PROMPT", timeout=30)
     d.type_line("/agent claude")
-    d.wait_for("fake-claude session")
-    d.wait_for("○ idle")  # SessionStart
+    d.wait_for("fake-claude session", timeout=30)
+    d.wait_for("○ idle", timeout=30)  # SessionStart
     d.send("ask rm -rf build\r")
-    screen = d.wait_for("! needs you")
+    screen = d.wait_for("! needs you", timeout=30)
     assert "allow Bash: rm -rf build" in screen
     assert "1 needs you" in screen
     d.send("y\r")
     # Its turn ends in front of the user: seen at once (idle), with its last answer kept in the header.
-    d.wait_for("claude> ask rm -rf build", timeout=15)
-    d.wait_until(lambda screen: "○ idle" in screen, what="idle after the turn", timeout=15)
+    d.wait_for("claude> ask rm -rf build", timeout=30)
+    d.wait_until(lambda screen: "○ idle" in screen, what="idle after the turn", timeout=30)
     mine = [json.loads(line) for line in (tmp_path / "mine.log").read_text().splitlines() if line.strip()]
     assert [entry["prompt"] for entry in mine] == ["ask rm -rf build"]  # once, not twice
 
@@ -102,14 +102,18 @@ def test_a_blocked_agent_in_a_detached_session_is_counted_here_and_enter_goes_th
     ]
     assert json.loads(dsh(dsh_cmd, "agents", "--json", env=agent_env, cwd=here).stdout) == []  # not this workspace
     d = run(cwd=here, env=agent_env)
-    d.wait_for("PROMPT")
-    d.wait_for("1 needs you", timeout=15)  # another session's agent, in this one's status line
+    d.wait_for("PROMPT", timeout=30)
+    d.wait_for("1 needs you", timeout=30)  # another session's agent, in this one's status line
     d.send("\x02a")
-    screen = d.wait_for("allow Bash: make deploy")
+    screen = d.wait_for("allow Bash: make deploy", timeout=30)
     assert "needs you" in screen
     d.send("\r")
     # The other session, attached, with the blocked pane focused (its header marked, the ask in it).
-    d.wait_until(lambda screen: f"▶ {pane_id}" in screen and "Allow Bash: make deploy" in screen, what="attached there")
+    d.wait_until(
+        lambda screen: f"▶ {pane_id}" in screen and "Allow Bash: make deploy" in screen,
+        what="attached there",
+        timeout=30,
+    )
 
 
 def test_notifications_survive_a_kill_9_of_the_host_and_unread_stays_unread(
@@ -118,19 +122,19 @@ def test_notifications_survive_a_kill_9_of_the_host_and_unread_stays_unread(
     from tests.e2e.hosts import kill_host, wait_saved
 
     d = run(cwd=tmp_path, env=dsh_env)
-    d.wait_for("PROMPT")
+    d.wait_for("PROMPT", timeout=30)
     d.send("\x02%")  # a second pane; the first goes to the background
-    d.wait_for("▶ p2")
+    d.wait_for("▶ p2", timeout=30)
     listed = json.loads(dsh(dsh_cmd, "list", "--all", "--json", env=dsh_env, cwd=tmp_path).stdout)
     sid = listed[0]["id"]
     sent = dsh(dsh_cmd, "send", "-t", f"{sid}:p1", "printf '\\033]9;build finished\\007'\r", env=dsh_env, cwd=tmp_path)
     assert sent.returncode == 0, sent.stderr
-    d.wait_for("(!)")  # p1's header flags it
+    d.wait_for("(!)", timeout=30)  # p1's header flags it
     wait_saved(dsh_home, b'"text": "build finished"')
     kill_host(dsh_home)
     d.wait_exit()
     r = run(f"--resume={sid}", cwd=tmp_path, env=dsh_env)
-    r.wait_for("PROMPT")
+    r.wait_for("PROMPT", timeout=30)
     r.type_line("/notifications")
-    screen = r.wait_for("unread of")
+    screen = r.wait_for("unread of", timeout=30)
     assert "1 unread of 1" in screen and "● " in screen and "build finished" in screen
