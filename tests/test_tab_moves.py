@@ -140,7 +140,8 @@ def test_kill_tab_asks_once_while_a_program_runs(tmp_path: Path) -> None:
         await run(client, "new", [])
         await run(client, "tab", ["select", "0"])
         session.panes["p2"].terminal.write(b"sleep 30\r")
-        await wait_until(lambda: session.busy_panes(), "sleep 30 running")
+        # Only sleep: a shell just started may read as busy until it has its terminal's foreground.
+        await wait_until(lambda: [p.id for p in session.busy_panes()] == ["p2"], "sleep 30 running alone")
         await run(client, "kill-tab", ["0"])
         ((question, on_yes, declined),) = client.confirmed  # one question for the whole tab
         assert "tab 0 still runs p2" in question and declined == "not closed"
