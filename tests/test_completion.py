@@ -147,14 +147,14 @@ def test_zsh_completes_commands_and_sessions(home: dict[str, str]) -> None:
     try:
         # As the README says: the folder on fpath before compinit.
         d.send("fpath=(~/.local/share/zsh/site-functions $fpath); autoload -U compinit; compinit -u; PS1=z'sh> '\r")
-        d.wait_until(lambda s: "zsh>" in s.splitlines(), what="the prompt")  # (the line typed shows z'sh)
+        d.wait_until(lambda s: "zsh>" in s.splitlines(), timeout=30, what="the prompt")  # (the line typed shows z'sh)
         d.send("dsh st\t")
-        d.wait_until(lambda s: "zsh> dsh stop" in s.splitlines(), what="stop completed")
+        d.wait_until(lambda s: "zsh> dsh stop" in s.splitlines(), timeout=30, what="stop completed")
         d.send("\x15dsh attach \t")  # C-u clears the line; two sessions: zsh lists them
-        screen = d.wait_for("release-notes")
+        screen = d.wait_for("release-notes", timeout=30)
         assert titled in screen and plain in screen and "Release notes" in screen
         d.send("\x15dsh \t")
-        screen = d.wait_for("completion")
+        screen = d.wait_for("completion", timeout=30)
         assert "attach" in screen and "stop" in screen and "sessions" in screen
     finally:
         d.close()
