@@ -186,40 +186,40 @@ def test_a_crashed_host_is_listed_crashed_and_restores(run, dsh_cmd, dsh_env, ds
 
 def test_clients_share_a_session_a_watcher_cannot_type_and_d_takes_it_over(run, dsh_home: Path) -> None:
     first = run()
-    first.wait_for("PROMPT")
+    first.wait_for("PROMPT", timeout=20)
     first.type_line("echo shared-screen")
-    first.wait_for("shared-screen")
+    first.wait_for("shared-screen", timeout=20)
     (sid,) = [p.stem for p in (dsh_home / "sessions").glob("*/*.jsonl")]
     second = run("attach", sid, rows=24, cols=90)
-    second.wait_for("shared-screen")
+    second.wait_for("shared-screen", timeout=20)
     second.type_line("echo from-$((20+2))")  # the second's keys reach the pane: both see it
-    first.wait_for("\nfrom-22")
+    first.wait_for("\nfrom-22", timeout=20)
     first.type_line("echo from-$((30+3))")
-    second.wait_for("\nfrom-33")
+    second.wait_for("\nfrom-33", timeout=20)
     watcher = run("attach", "-r", sid, rows=30, cols=100)
-    screen = watcher.wait_for("READ-ONLY")
+    screen = watcher.wait_for("READ-ONLY", timeout=20)
     assert "PROMPT" not in screen and "from-33" in screen
     watcher.type_line("echo from-$((40+4))")  # dropped
-    watcher.wait_for("read-only")
+    watcher.wait_for("read-only", timeout=20)
     first.type_line("echo after-$((50+5))")
-    watcher.wait_for("\nafter-55")
+    watcher.wait_for("\nafter-55", timeout=20)
     assert "from-44" not in first.text()
     # Each its own picker: the first's /resume leaves the second on its prompt.
     first.type_line("/resume")
-    first.wait_for("RESUME")
+    first.wait_for("RESUME", timeout=20)
     assert "RESUME" not in second.text() and "PROMPT" in second.text()
     first.send("\x1b")
-    first.wait_for("PROMPT")
+    first.wait_for("PROMPT", timeout=20)
     # The panes take the smallest size: the second's 90x24 (less the chrome).
     first.type_line("clear; stty size")
-    first.wait_for("20 90")
+    first.wait_for("20 90", timeout=20)
     third = run("attach", "-d", sid, rows=24, cols=80)
-    third.wait_for("PROMPT")
+    third.wait_for("PROMPT", timeout=20)
     for left in (first, second, watcher):
         assert left.wait_exit() == 0
         assert "was attached from another terminal" in left.text().replace("\n", "")
     third.type_line("echo still-yours")
-    third.wait_for("still-yours")
+    third.wait_for("still-yours", timeout=20)
 
 
 def test_stop_ends_the_session_and_tells_the_attached_client(
