@@ -103,7 +103,7 @@ def go(app: DshApp, target: Target | None) -> None:
         elif target.pane:
             app.announce(f"pane {target.pane} is gone", error=True)
         return
-    from dsh.ui.app import Switch
+    from dsh.session.view_records import Switch
 
     app.list_overlay = None
     app.close_overlay()
