@@ -11,15 +11,7 @@ from prompt_toolkit.clipboard import InMemoryClipboard
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.key_binding import DynamicKeyBindings, KeyBindingsBase
-from prompt_toolkit.layout import ConditionalContainer, Layout
 from prompt_toolkit.layout.controls import FormattedTextControl
-from prompt_toolkit.layout.dimension import Dimension
-from prompt_toolkit.layout.processors import (
-    AppendAutoSuggestion,
-    BeforeInput,
-    ConditionalProcessor,
-    PasswordProcessor,
-)
 
 from dsh.commands.keymap import Keymap, key_display
 from dsh.commands.registry import CommandError, Registry
@@ -39,20 +31,14 @@ from dsh.ui.clipboard import write_clipboard
 from dsh.ui.completion import RegistryCompleter
 from dsh.ui.cursor_shape import PaneCursorShape
 from dsh.ui.pane_window import LineWindow, PaneWindow, install_widths
-from dsh.ui.panes_view import PanesContainer, PaneSlot
+from dsh.ui.panes_view import PaneSlot
 from dsh.ui.prompt_buffer import PromptBuffer
-from dsh.ui.prompt_control import PromptControl
 from dsh.ui.prompt_line import PromptLine
 from dsh.ui.prompt_memory import HistorySuggest, PromptMemory
 from dsh.ui.resume_actions import ResumeActions
-from dsh.ui.split import ViewHSplit
 from dsh.ui.terminal_control import TerminalControl
+from dsh.ui.view_layout import build_layout
 from dsh.ui.view_options import ViewOptions
-from dsh.ui.window import ViewWindow
-
-PROMPT_MAX_ROWS = 6
-# The status line and the prompt line: the rows under the panes that chrome owns.
-CHROME_BOTTOM_ROWS = 2
 
 
 class _OfState:
@@ -269,69 +255,7 @@ class DshApp:
 
     # -- layout ------------------------------------------------------------------------
     def _build_layout(self) -> None:
-        self.tabbar = LineWindow(
-            FormattedTextControl(lambda: chrome.tabbar_fragments(self)), height=1, style="class:tabbar"
-        )
-        self.panes_view = PanesContainer(
-            self._pane_layout,
-            self._visible_slots,
-            on_area=self._set_area,
-            on_border_drag=self.session.drag_border,
-            on_border_drop=self.session.border_dropped,
-        )
-        self.help_window = ViewWindow(
-            FormattedTextControl(self._help_fragments, focusable=True, show_cursor=False),
-            style="class:help",
-        )
-        from prompt_toolkit.layout import DynamicContainer
-
-        body = DynamicContainer(self._body)
-        self.status = LineWindow(
-            FormattedTextControl(lambda: chrome.status_fragments(self)), height=1, style="class:status", char=" "
-        )
-        self.message_window = ConditionalContainer(
-            ViewWindow(
-                FormattedTextControl(lambda: chrome.message_fragments(self)),
-                height=Dimension(min=1, max=3),
-                wrap_lines=True,
-                dont_extend_height=True,
-                char=" ",  # opaque over the pane it floats on
-            ),
-            filter=Condition(lambda: self.message is not None),
-        )
-        self.prompt_window = ViewWindow(
-            PromptControl(
-                self.enter_prompt,
-                self.prompt_buffer,
-                input_processors=[
-                    ConditionalProcessor(PasswordProcessor(), Condition(self.pane_wants_secret)),
-                    BeforeInput(self._label, style="class:prompt"),
-                    AppendAutoSuggestion(style="class:suggestion"),
-                ],
-            ),
-            # A long line or a pasted block wraps and grows the prompt (up to a few rows), so the label
-            # and everything that Enter will send stay in view.
-            height=Dimension(min=1, max=PROMPT_MAX_ROWS),
-            wrap_lines=True,
-            dont_extend_height=True,
-            char=" ",
-        )
-        from prompt_toolkit.layout import CompletionsMenu, Float, FloatContainer, VSplit
-
-        # Chrome never changes a pane's size: the panes get every row but the tab bar, the status line
-        # and one prompt line, always. What grows (a message, a wrapped prompt, history search, the
-        # completion menu) floats up over the bottom of the panes from the status line.
-        root = ViewHSplit([self.tabbar, body, ViewWindow(height=CHROME_BOTTOM_ROWS)])
-        # Laid out only while there is a menu: a VSplit divides its width a cell at a time, per frame.
-        menu = ConditionalContainer(
-            VSplit([CompletionsMenu(max_height=8, scroll_offset=1), ViewWindow()]),
-            filter=Condition(lambda: self.prompt_buffer.complete_state is not None),
-        )
-        bottom = ViewHSplit([menu, self.message_window, self.status, self.prompt_window])
-        self.layout = Layout(
-            FloatContainer(root, floats=[Float(bottom, left=0, right=0, bottom=0, transparent=True)]),
-            focused_element=self.prompt_window,
-        )
+        build_layout(self)
 
     async def _load_history(self) -> None:
         """Read the merged history on the session's worker now, before anything else is queued there."""
