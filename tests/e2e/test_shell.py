@@ -506,7 +506,8 @@ def test_a_split_opened_after_cd_starts_there(dsh, bash_env, workdir: Path) -> N
     d = dsh(env=bash_env, cols=240)
     d.wait_for("bash$")
     d.type_line("cd sub")
-    time.sleep(0.3)
+    # bash's next prompt: the cd is done (the split starts where /proc says the shell is).
+    d.wait_until(lambda s: s.count("bash$") >= 2, what="the prompt after cd")
     d.send("\x02%")  # C-b %
     d.wait_for("▶ p2")
     d.type_line("pwd")
