@@ -98,6 +98,9 @@ class Observers:
     def on_alt_screen(self, pane_id: str, on: bool) -> None:
         self._each("on_alt_screen", pane_id, on)
 
+    def on_clipboard(self, pane_id: str, selections: str, data: str) -> None:
+        self._each("on_clipboard", pane_id, selections, data)
+
     def on_structure_changed(self, new_pane: Pane | None) -> None:
         self._each("on_structure_changed", new_pane)
 
