@@ -17,7 +17,14 @@ def test_prints_effective_config_as_toml(dsh_cmd: list[str], dsh_env: dict[str, 
     got = run([*dsh_cmd, "-o", "ui.mouse=false", "config"], env)
     assert got.returncode == 0, got.stderr
     doc = tomllib.loads(got.stdout)
-    assert doc["ui"] == {"prefix": "c-a", "mouse": False, "escape_key": "c-]", "keyboard": "follow", "copy_keys": "vi"}
+    assert doc["ui"] == {
+        "prefix": "c-a",
+        "mouse": False,
+        "escape_key": "c-]",
+        "keyboard": "follow",
+        "copy_keys": "vi",
+        "window_size": "smallest",
+    }
     assert doc["term"]["scrollback"] == 123 and doc["store"]["root"] == "sessions"
     assert got.stderr == ""
 

@@ -36,5 +36,7 @@ def integration(args: argparse.Namespace) -> int:
         sys.stdout.write(action(args.agent, os.environ) + "\n")
         return 0
     except IntegrationError as exc:
-        sys.stderr.write(f"dsh integration: {exc}\n")
+        from dsh.cli.output import say
+
+        say(f"dsh integration: {exc}")
         return 1
