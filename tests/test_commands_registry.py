@@ -106,6 +106,14 @@ def test_usage_error_appends_usage() -> None:
     assert str(info.value) == "usage: /tab next|prev|rename NAME|select N"
 
 
+def test_a_usage_error_that_names_its_command_does_not_name_it_twice() -> None:
+    from dsh.session.commands import build_registry
+
+    with pytest.raises(CommandError) as info:
+        run(build_registry().dispatch(None, "close", ["now"]))
+    assert str(info.value) == "/close takes no arguments — usage: /close"
+
+
 def test_unexpected_handler_exception_becomes_one_line() -> None:
     with pytest.raises(CommandError) as info:
         run(make_registry().dispatch(None, "broken", []))

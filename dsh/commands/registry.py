@@ -134,7 +134,9 @@ class Registry:
                 result = await result
         except UsageError as exc:
             detail = one_line(str(exc))
-            prefix = f"/{command.name}: {detail} — " if detail else ""
+            if detail and not detail.startswith(f"/{command.name} "):
+                detail = f"/{command.name}: {detail}"  # said once: "/close takes no arguments" names it
+            prefix = f"{detail} — " if detail else ""
             raise CommandError(f"{prefix}usage: {command.usage_line}") from exc
         except CommandError as exc:
             message = one_line(str(exc))
