@@ -339,7 +339,7 @@ def test_a_message_goes_away_at_the_next_key(dsh) -> None:
 def test_c_z_on_an_empty_prompt_stops_the_program_and_fg_brings_it_back(dsh) -> None:
     d = dsh()
     d.type_line("cat")
-    time.sleep(0.3)
+    d.wait_for("0:cat")  # the tab follows the foreground program: cat runs (C-z before would stop nothing)
     d.send("\x1a")  # C-z
     d.wait_for("Stopped")
     d.type_line("fg")
