@@ -418,3 +418,19 @@ def test_escape_ends_a_search_on_the_line_it_found(tmp_path: Path) -> None:
             assert h.app.prompt_buffer.text == "echo apple-two"
 
     run(body)
+
+
+def test_a_paste_past_the_prompts_bound_is_cut_there_and_said(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from dsh.ui import prompt_buffer
+
+    monkeypatch.setattr(prompt_buffer, "PROMPT_MAX", 2 << 20)  # the message names it in MB
+
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            # As a paste's key inserts it (sent through the test's pipe, 2 MB would fill it).
+            h.app.prompt_buffer.insert_text("a" * ((2 << 20) + 300))
+            await h.wait(lambda: "characters were not added" in h.message, "the line saying what was refused")
+            assert h.message == "the prompt holds 2 MB at most: 300 characters were not added"
+            assert h.app.prompt_buffer.text == "a" * (2 << 20)
+
+    run(body)
