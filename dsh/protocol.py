@@ -13,6 +13,9 @@ client: OUTPUT (terminal bytes), CONTROL (JSON). Control messages are objects wi
                                                answer `leave`, or `switch_failed` {error}; with
                                                session null and argv, start a new session in cwd
                                                whose first pane runs argv (an agent conversation)
+                  remote  {argv}               Enter on another machine's row: the client answers
+                                               `leave`, hands the terminal to argv (ssh there), and
+                                               when it ends attaches this session again
   client → host   leave                        the client is moving to another session
                   switch_failed {error}        it could not; the host says so and carries on
                   redraw                       the client's terminal was reset (SIGCONT): draw it all
@@ -37,7 +40,8 @@ if TYPE_CHECKING:
 # 2 would have attached a control client as a view, taking the session from its terminal). 4: several
 # clients on one session: an attach shares it unless its intent says `attach: takeover`, and `readonly`
 # ignores the client's keys (a host of 3 would take the session over and let a read-only client type).
-PROTOCOL_VERSION = 4
+# 5: `remote` (a client of 4 would ignore it, and Enter on another machine's row would do nothing).
+PROTOCOL_VERSION = 5
 MAGIC = "dsh"
 # A handshake line longer than this is not a handshake.
 HELLO_MAX = 65536

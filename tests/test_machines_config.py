@@ -86,3 +86,27 @@ def test_a_huge_listing_stops_being_read() -> None:
             break
     assert reader.too_big
     assert len(reader.take()) < 70_000
+
+
+def test_the_machines_scope_lists_rows_as_they_come_and_names_the_failing_machine() -> None:
+    from dsh.resume.candidates import remote_candidate
+    from dsh.resume.picker import MACHINES, WORKSPACE, PickerModel
+
+    model = PickerModel([], current_cwd="/here", now=1_800_000_000.0)
+    model.toggle_machines()
+    assert model.scope == MACHINES and "No machines in config" in model.empty_message()
+    model.asking_machines(["box", "gone"])
+    assert "Asking 2 machines" in model.empty_message()
+    row = {"machine": "box", "id": "20260101T000000Z-aaaaaa", "state": "closed", "title": "deploy the api",
+           "cwd": "/srv/api", "workspace_label": "/srv/api", "updated_at": "2026-01-01T00:00:00.000Z"}  # fmt: skip
+    model.add_machine_rows([remote_candidate(row)])
+    model.machine_done("box", None)
+    model.machine_done("gone", "gone does not answer on ssh (gone): is it up, and sshd running?")
+    assert [c.title for c in model.visible] == ["deploy the api"]
+    assert model.selected is not None and model.selected.machine == "box"
+    assert model.selected.key == "box/20260101T000000Z-aaaaaa"  # apart from a local session of that id
+    assert "Machines · 1" in model.scope_line() and "gone does not answer" in model.scope_line()
+    model.set_query("box")  # the machine's name is searched in this scope
+    assert [c.title for c in model.visible] == ["deploy the api"]
+    model.toggle_machines()
+    assert model.scope == WORKSPACE and model.visible == []

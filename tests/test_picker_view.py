@@ -156,7 +156,7 @@ def test_archive_hides_the_row_but_never_a_live_one() -> None:
 
 def test_control_characters_never_reach_the_query() -> None:
     h = Harness()
-    h.type("ab\x02\x06\x0fc")
+    h.type("ab\x02\x06\x14c")  # C-b, C-f, C-t: bound to nothing here
     assert h.model.query == "abc"
 
 

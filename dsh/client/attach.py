@@ -63,11 +63,19 @@ class Outcome:
     """How an attachment ended: `exit` (with the host's code and line), `lost` (the host vanished),
     `signal` (the client was told to go), or `switch` to `next` (a /resume elsewhere)."""
 
-    def __init__(self, kind: str, code: int = 0, message: str = "", next: Attachment | None = None) -> None:
+    def __init__(
+        self,
+        kind: str,
+        code: int = 0,
+        message: str = "",
+        next: Attachment | None = None,
+        argv: list[str] | None = None,
+    ) -> None:
         self.kind = kind
         self.code = code
         self.message = message
         self.next = next
+        self.argv = argv  # `remote`: the command to hand the terminal to (ssh to another machine)
 
 
 # Called when the host asks to move to another session: an attachment to it, or why not.
@@ -388,6 +396,13 @@ class Pump:
             self._to_host(attachment, protocol.control("leave"))
             attachment.leave()
             return Outcome("switch", next=result)
+        if kind == "remote":
+            argv = message.get("argv")
+            if not (isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv)):
+                return None
+            self._to_host(attachment, protocol.control("leave"))
+            attachment.leave()
+            return Outcome("remote", argv=argv)
         return None
 
     def _signals(self, attachment: Attachment) -> Outcome | None:

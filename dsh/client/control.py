@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 MAGIC = "dsh"
-PROTOCOL_VERSION = 4
+PROTOCOL_VERSION = 5
 CONTROL = b"c"
 CONTROL_MAX = 4 << 20
 SEND_MAX = 1 << 20

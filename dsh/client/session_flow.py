@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
     from dsh.client.attach import Attachment
     from dsh.client.spawn import SpawnerEntry
+    from dsh.client.tty import RawTerminal
     from dsh.host.spec import HostEntry
 
 STDIN, STDOUT = 0, 1
@@ -70,6 +71,18 @@ def run_client(intent: Intent, entries: Entries) -> tuple[int, str]:
     with terminal, Pump(terminal) as pump:
         while True:
             outcome = pump.run(attachment, on_switch)
+            if outcome.kind == "remote" and outcome.argv:
+                # Another machine: its ssh gets the terminal; when it ends (detached there, or the
+                # connection dropped) this client attaches the session it left, kept running.
+                attachment.close()
+                pump.reset_screen()
+                back = attachment.session_id
+                line = hop(terminal, outcome.argv)
+                rows, cols = window_size(STDOUT)
+                attachment = attach_or_start(
+                    Target(back, launch_dir()), intent.options, entries, rows=rows, cols=cols, note=line
+                )
+                continue
             if outcome.kind != "switch" or outcome.next is None:
                 break
             attachment.close()
@@ -106,6 +119,7 @@ def attach_or_start(
     from_cwd: str = "",
     from_session: str = "",
     mode: str = "share",
+    note: str = "",
 ) -> Attachment:
     """An Attachment to the target's host: the running one, or one started for it here and now.
     `from_cwd` is the client's directory when a /resume switched it here (the host says it moved),
@@ -118,6 +132,8 @@ def attach_or_start(
     intent = {"from_cwd": from_cwd} if from_cwd else {}
     if from_session:
         intent["from_session"] = from_session
+    if note:
+        intent["note"] = note  # a line for the host to show (an older host ignores it)
     if mode != "share":
         intent["attach"] = mode
     session_id = target.session_id
@@ -168,3 +184,26 @@ def attach_or_start(
         return attachment
     except (AttachError, HostStartError, RunDirError) as exc:
         raise ClientError(str(exc)) from exc
+
+
+def hop(terminal: RawTerminal, argv: list[str]) -> str:
+    """Run `argv` (ssh to another machine's dsh) with the terminal as it was before dsh took it; a line
+    to show when it did not end well (a dropped connection: ssh's status 255)."""
+    import subprocess
+
+    terminal.restore()
+    why = ""
+    try:
+        status = subprocess.call(argv)
+    except OSError as exc:
+        status, why = -1, f"cannot run {argv[0]}: {exc.strerror or exc}"
+    finally:
+        terminal.enter()
+    if why:
+        return why
+    if status == 255:
+        return "the connection to the other machine dropped (ssh ended with 255); back here"
+    if status != 0:
+        return f"the other machine's dsh ended with status {status}; back here"
+    return ""
+

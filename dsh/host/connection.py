@@ -73,6 +73,7 @@ class Connection:
         self._early_input = bytearray()  # keys typed before the view was up: typed ahead, not lost
         self.reason = "gone"
         self._switch: tuple[str, str] | None = None
+        self._remote = False
         self._exit_message: str | None = None
         self.done = asyncio.Event()
 
@@ -110,6 +111,13 @@ class Connection:
             self._send(protocol.control("switch", session=session_id, cwd=cwd, argv=list(first_argv)))
         else:
             self._send(protocol.control("switch", session=session_id, cwd=cwd))
+
+    def request_remote(self, argv: list[str]) -> None:
+        """Enter on another machine's row: the client says `leave`, runs `argv` (ssh there) with the
+        terminal, and attaches this session again when it ends; the session is kept, detached."""
+        self._switch = ("", "")
+        self._remote = True
+        self._send(protocol.control("remote", argv=list(argv)))
 
     # -- running -----------------------------------------------------------------------------------
     async def run(self, run_view: RunView) -> str:
@@ -197,7 +205,8 @@ class Connection:
             message = protocol.parse_json(payload)
             kind_ = message.get("type")
             if kind_ == "leave" and view is not None and self._switch is not None:
-                view.end("switch")
+                # A hop to another machine comes back here: the session stays, as on a detach.
+                view.end("detached" if self._remote else "switch")
             elif kind_ == "switch_failed" and view is not None:
                 self._switch = None
                 error = message.get("error")

@@ -65,6 +65,7 @@ class Candidate(NamedTuple):
     agents: tuple[str, ...] = ()  # `kind:id` of a dsh session's agents
     archived: bool = False
     home: str | None = None  # the agent store an agent row came from
+    machine: str | None = None  # another machine's row (`[machines.NAME]`): Enter goes there over ssh
 
     @property
     def disabled(self) -> bool:
@@ -77,7 +78,8 @@ class Candidate(NamedTuple):
     @property
     def key(self) -> str:
         """Unique among rows: a dsh session's id, `kind:id` for an agent conversation."""
-        return f"{self.kind}:{self.id}" if self.kind != DSH else self.id
+        key = f"{self.kind}:{self.id}" if self.kind != DSH else self.id
+        return key if self.machine is None else f"{self.machine}/{key}"
 
     @property
     def owner(self) -> str:
@@ -151,6 +153,32 @@ class Candidate(NamedTuple):
         with gc_paused():
             make = cls.from_summary
             return [make(s, current_session_id=current_session_id, own_pid=own_pid) for s in summaries]
+
+
+def remote_candidate(row: dict[str, Any]) -> Candidate:
+    """A row another machine sent (already checked and sanitized by dsh.machines.rows): its machine's
+    name leads its label, so that in the machines scope a query finds rows by machine too."""
+    machine = str(row["machine"])
+    cwd = row.get("cwd") or None
+    label = f"{machine}: {row.get('workspace_label') or cwd or '(no workspace)'}"
+    return Candidate(
+        clean(row["id"], 64),
+        cwd,
+        clean(label),
+        clean(row.get("title") or row["id"]),
+        clean(row.get("first_input") or ""),
+        row.get("created_at") or "",
+        row.get("updated_at") or "",
+        int(row.get("pane_count") or 0),
+        None,  # its pid is the other machine's
+        None if cwd else NO_WORKSPACE,
+        tuple(clean(line) for line in row.get("preview") or ()),
+        state=str(row.get("state") or "closed"),
+        branch=_optional_text(row.get("branch")),
+        input_count=int(row.get("input_count") or 0),
+        archived=bool(row.get("archived")),
+        machine=machine,
+    )
 
 
 def _optional_text(value: object) -> str | None:

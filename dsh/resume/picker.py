@@ -16,12 +16,14 @@ from dsh.resume.search import SUBSEQUENCE, FuzzyIndex, Ranking, compiled
 
 WORKSPACE = "workspace"
 ALL = "all"
+MACHINES = "machines"  # other machines' sessions (`[machines.NAME]`), asked for when first shown
 
 # Work a keystroke may spend ranking rows beyond the exact head; the rest is refined between keys.
 KEYSTROKE_BUDGET = 0.005
 
 __all__ = [
     "ALL",
+    "MACHINES",
     "WORKSPACE",
     "AllRows",
     "PickerModel",
@@ -174,9 +176,19 @@ class PickerModel:
         self._live = {
             WORKSPACE: _Scope(here, with_label=False),
             ALL: _Scope(everything if all_count is None else newest_first(all_recent), with_label=True),
+            MACHINES: _Scope([], with_label=True),
         }
         # Archived sessions, listed behind a key: loaded when first asked for.
-        self._arch = {WORKSPACE: _Scope([], with_label=False), ALL: _Scope([], with_label=True)}
+        self._arch = {
+            WORKSPACE: _Scope([], with_label=False),
+            ALL: _Scope([], with_label=True),
+            MACHINES: _Scope([], with_label=True),
+        }
+        # The machines scope: how many machines were asked, those still answering, and one line for
+        # each that failed (said in the scope line; the rows of the others stay usable).
+        self.machines_asked = 0
+        self.machines_pending: set[str] = set()
+        self.machine_errors: dict[str, str] = {}
         self.show_archived = False
         self.archived_loaded = False
         self.all_loaded = all_count is None
@@ -310,8 +322,32 @@ class PickerModel:
 
     @property
     def with_labels(self) -> bool:
-        """Rows of every workspace say which workspace they are of (a second line)."""
-        return self.scope == ALL
+        """Rows of every workspace say which workspace they are of (a second line); a machine's rows
+        say which machine first."""
+        return self.scope in (ALL, MACHINES)
+
+    def toggle_machines(self) -> None:
+        """The machines scope, or back to this workspace's rows from it."""
+        self.scope = WORKSPACE if self.scope == MACHINES else MACHINES
+        self._restart()
+
+    def asking_machines(self, names: list[str]) -> None:
+        self.machines_asked = len(names)
+        self.machines_pending = set(names)
+        self.machine_errors = {}
+
+    def add_machine_rows(self, rows: Iterable[Candidate]) -> None:
+        """Rows a machine sent, as they arrive: listed newest first among the others'."""
+        scope = self._live[MACHINES]
+        chosen = self.selected if self.scope == MACHINES and self.selected_index > 0 else None
+        scope.reset(newest_first([*scope.rows, *rows]))
+        if self.scope == MACHINES and not self.show_archived:
+            self._rescope(chosen)
+
+    def machine_done(self, name: str, error: str | None) -> None:
+        self.machines_pending.discard(name)
+        if error:
+            self.machine_errors[name] = error
 
     def toggle_scope(self) -> None:
         """Switch scope; the query and the selection start over, so the highlight is always a visible row."""
@@ -642,6 +678,10 @@ class PickerModel:
     def scope_line(self) -> str:
         here, there = self.counts
         what = "Archived · " if self.show_archived else ""
+        if self.scope == MACHINES:
+            asking = f" (asking {len(self.machines_pending)})" if self.machines_pending else ""
+            failed = "".join(f" · {error}" for error in self.machine_errors.values())
+            return f"{what}Machines · {here}{asking} — C-o: this workspace · {there}{failed}"
         if self.scope == WORKSPACE:
             return f"{what}This workspace · {here} — Tab: all workspaces · {there}"
         newest = f" (newest {len(self._live[ALL].rows)} while the rest loads)" if self.partial else ""
@@ -657,6 +697,12 @@ class PickerModel:
                 where = "this workspace" if self.scope == WORKSPACE else "any workspace"
                 return f"No archived session in {where} — C-a shows the others"
             return "No matching archived session"
+        if self.scope == MACHINES:
+            if self.machines_asked == 0:
+                return 'No machines in config: add [machines.NAME] ssh = "user@host" to ~/.dsh/config.toml'
+            if here == 0 and self.machines_pending:
+                return f"Asking {len(self.machines_pending)} machines…"
+            return "No sessions on the machines" if here == 0 else "No matching session on the machines"
         if self.loading:
             if self.all_error is not None:
                 return f"Cannot list all workspaces: {clean(self.all_error)}"

@@ -14,18 +14,27 @@ class Announcement(Value, fields=("text", "error")):
         self.error = error
 
 
-class Switch(Value, fields=("session_id", "cwd", "first_argv")):
+class Switch(Value, fields=("session_id", "cwd", "first_argv", "remote")):
     """What the client should do after the view ended: attach another session (a /resume), or, with no
-    id, start a new session in `cwd` whose first pane runs `first_argv` (an agent conversation)."""
+    id, start a new session in `cwd` whose first pane runs `first_argv` (an agent conversation); with
+    `remote`, hand the terminal to that command (ssh to another machine's dsh) and come back here."""
 
     session_id: str | None
     cwd: str
     first_argv: list[str] | None
+    remote: list[str] | None
 
-    def __init__(self, session_id: str | None, cwd: str, first_argv: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        session_id: str | None,
+        cwd: str,
+        first_argv: list[str] | None = None,
+        remote: list[str] | None = None,
+    ) -> None:
         self.session_id = session_id
         self.cwd = cwd
         self.first_argv = first_argv
+        self.remote = remote
 
 
 class ViewResult(Value, fields=("reason", "switch")):

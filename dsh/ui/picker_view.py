@@ -15,7 +15,7 @@ from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout.controls import UIContent, UIControl
 
 from dsh.resume.candidates import CURRENT_SESSION, Candidate
-from dsh.resume.picker import AllRows, PickerModel
+from dsh.resume.picker import MACHINES, AllRows, PickerModel
 from dsh.ui.window import ViewWindow
 
 ARCHIVE_CONFIRM_SECONDS = 3.0
@@ -83,6 +83,7 @@ class PickerView:
         find_rows: Callable[[str, Callable[[str, list[Candidate]], None]], None] | None = None,
         get_app: Callable[[], Application[object] | None] = get_app_or_none,
         keys_elsewhere: Callable[[], bool] | None = None,
+        load_machines: Callable[[PickerView], None] | None = None,
     ) -> None:
         # The app this view runs in: a host runs one per client, and callbacks from worker threads
         # carry no context to find it by.
@@ -97,6 +98,8 @@ class PickerView:
         self.load_archived = load_archived
         self.search_transcripts = search_transcripts
         self.find_rows = find_rows
+        self.load_machines = load_machines
+        self._machines_asked = False
         self._archived_asked = False
         self._search_generation = 0
         self.height = 20
@@ -114,7 +117,7 @@ class PickerView:
         """The highlighted session's last saved screen, for the preview: read off the loop once per
         session (dsh.persist.thumbnails), drawn when it comes (model.thumbnails, by id)."""
         chosen = self.model.selected
-        if chosen is None or chosen.is_agent or chosen.id in self._thumbnails:
+        if chosen is None or chosen.is_agent or chosen.machine is not None or chosen.id in self._thumbnails:
             return
         self._thumbnails[chosen.id] = None  # asked: once
         self.model.thumbnails = self._thumbnails  # type: ignore[attr-defined]
@@ -236,6 +239,29 @@ class PickerView:
             app = self._get_app()
             if app is not None and app.is_running:
                 app.invalidate()
+
+    def toggle_machines(self) -> None:
+        """C-o: the machines scope (its rows asked for the first time it is shown), or back."""
+        self._generation += 1
+        self.model.toggle_machines()
+        if self.model.scope == MACHINES and not self._machines_asked and self.load_machines is not None:
+            self._machines_asked = True
+            self.load_machines(self)
+
+    def machine_rows(self, rows: list[Candidate]) -> None:
+        """Rows a machine sent (on the loop, as its listing streams in)."""
+        self.model.add_machine_rows(rows)
+        self._refine_later()
+        self._invalidate()
+
+    def machine_done(self, name: str, error: str | None) -> None:
+        self.model.machine_done(name, error)
+        self._invalidate()
+
+    def _invalidate(self) -> None:
+        app = self._get_app()
+        if app is not None and app.is_running:
+            app.invalidate()
 
     def toggle_archived(self) -> None:
         self._generation += 1
@@ -423,6 +449,12 @@ class PickerView:
             if self.editing is None:
                 self._generation += 1
                 model.toggle_scope()
+
+        @kb.add("c-o")
+        def _machines(event: KeyPressEvent) -> None:
+            self._apply_typed()  # keys typed before this one count first
+            if self.editing is None:
+                self.toggle_machines()
 
         @kb.add("c-r")
         def _rename(event: KeyPressEvent) -> None:

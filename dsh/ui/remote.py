@@ -83,10 +83,14 @@ async def run_remote_view(session: Session, link: Connection) -> str:
             view = DshApp(
                 session,
                 ViewOptions(
-                    announcements=[Announcement(text) for text in link.announcements],
+                    announcements=[Announcement(text) for text in [*link.announcements, *_note(link.hello)]],
                     open_picker=link.open_picker,
                     color_depth=color_depth_for(link.env),
-                    on_switch=lambda switch: link.request_switch(switch.session_id, switch.cwd, switch.first_argv),
+                    on_switch=lambda switch: (
+                        link.request_remote(switch.remote)
+                        if switch.remote
+                        else link.request_switch(switch.session_id, switch.cwd, switch.first_argv)
+                    ),
                     outward=lambda title, body: _outward(session, link, title, body),
                 ),
             )
@@ -209,3 +213,14 @@ class _LinkStdout:
 
 
 __all__ = ["Switch", "color_depth_for", "run_remote_view", "serve"]
+
+
+def _note(hello: dict[str, object]) -> list[str]:
+    """The line a client asks its host to show as it attaches (why it came back from another machine),
+    bounded and made safe: it came over the socket."""
+    from dsh.text import sanitize
+
+    intent = hello.get("intent")
+    note = intent.get("note") if isinstance(intent, dict) else None
+    return [sanitize(note, max_len=200)] if isinstance(note, str) and note else []
+

@@ -30,10 +30,40 @@ class ResumeActions:
         self._view = view
         self._loading = False  # a worker is still bringing every workspace's rows
         self._transcripts: Any = None  # the transcript searcher, made on first use
+        self._machines: Any = None  # the machines scope's listing while it runs (dsh.machines.stream)
 
     def close(self) -> None:
         if self._transcripts is not None:
             self._transcripts.close()
+        self._end_machines()
+
+    def _end_machines(self) -> None:
+        if self._machines is not None:
+            self._machines.cancel()
+            self._machines = None
+
+    def _load_machines(self, picker_view: Any) -> None:
+        """The machines scope's rows: every configured machine asked over ssh, on the loop; rows shown as
+        each answers, a machine that fails one line in the scope line (dsh.machines.stream)."""
+        from dsh.machines.config import read_machines
+        from dsh.machines.stream import MachineStream
+        from dsh.resume.candidates import remote_candidate
+
+        self._end_machines()
+        config = read_machines(self._view.config)
+        picker_view.model.asking_machines([m.name for m in config.machines])
+        if not config.machines:
+            picker_view._invalidate()
+            return
+
+        def rows(_machine: Any, batch: list[dict[str, Any]]) -> None:
+            picker_view.machine_rows([remote_candidate(row) for row in batch])
+
+        def done(listing: Any) -> None:
+            picker_view.machine_done(listing.machine.name, listing.error)
+
+        self._machines = MachineStream(config, config.machines, on_rows=rows, on_done=done)
+        self._machines.start()
 
     def open_picker(self) -> None:
         """Open /resume on this workspace's rows at once; every workspace's rows follow from a worker."""
@@ -73,6 +103,7 @@ class ResumeActions:
             search_transcripts=self._search_transcripts,
             find_rows=self._find_rows,
             keys_elsewhere=lambda: bool(view.prefix_pending),
+            load_machines=self._load_machines,
         )
         view.mode = Mode.PICKER
         view.layout.focus(picker_view.container)
@@ -262,6 +293,9 @@ class ResumeActions:
         return True
 
     def _resume_candidate(self, candidate: Any) -> None:
+        if getattr(candidate, "machine", None) is not None:
+            self._go_to_machine(candidate)
+            return
         if candidate.is_agent:
             self._open_agent_candidate(candidate)
             return
@@ -283,6 +317,26 @@ class ResumeActions:
             view.announce(str(exc), error=True)
             return
         view.switch_to(Switch(resolved.session_id, resolved.cwd), "resume from a terminal")
+
+    def _go_to_machine(self, candidate: Any) -> None:
+        """Enter on another machine's row: the client hands the terminal to ssh running that machine's
+        `dsh attach ID` (a running session) or `dsh --resume=ID` (restored there, in its directory), and
+        comes back to this session when that ssh ends."""
+        from dsh.machines.config import read_machines
+        from dsh.machines.ssh import attach_argv
+        from dsh.session.view_records import Switch
+
+        view = self._view
+        config = read_machines(view.config)
+        machine = config.find(candidate.machine)
+        if machine is None:
+            view.announce(f"machine {candidate.machine} is no longer in config", error=True)
+            return
+        live = candidate.state in ("attached", "detached")
+        words = ["attach", candidate.id] if live else [f"--resume={candidate.id}"]
+        argv = attach_argv(config.ssh_command, machine, words)
+        self._end_machines()
+        view.switch_to(Switch(None, view.session.cwd, remote=argv), f"run: ssh -t {machine.ssh} {' '.join(words)}")
 
     def _open_agent_candidate(self, candidate: Any) -> None:
         """An agent conversation from /resume: a new tab here when it is this workspace's, else a new dsh
