@@ -38,6 +38,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.version_first:
+        from dsh import __version__
+
+        sys.stdout.write(f"dsh {__version__}\n")
     if args.machine or args.machines:
         from dsh.cli.machines_cmd import run_remote_sessions
 

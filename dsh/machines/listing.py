@@ -13,7 +13,7 @@ from typing import Any
 from dsh import __version__
 from dsh.machines.config import Machine, MachineConfig
 from dsh.machines.rows import RowReader
-from dsh.machines.ssh import batch_argv, check_argv, control_path, explain, master_argv, remote_command, try_master_lock
+from dsh.machines.ssh import batch_argv, check_argv, control_path, explain, master_argv, try_master_lock
 
 
 class Listing:
@@ -29,15 +29,19 @@ class Listing:
 
 
 def listing_words(*, agents: bool) -> list[str]:
-    return ["sessions", "--all", "--json", *(["--agents"] if agents else [])]
+    return ["sessions", "--all", "--json", "--version-first", *(["--agents"] if agents else [])]
 
 
 def listing_argv(config: MachineConfig, machine: Machine, *, agents: bool) -> list[str]:
-    """ssh running `dsh --version && dsh sessions --all --json` there: the version comes first, so a
-    dsh too old for the listing is still named."""
-    argv = batch_argv(config.ssh_command, machine, ["--version"], timeout=config.timeout)
-    argv[-1] = f"{argv[-1]} && {remote_command(machine, listing_words(agents=agents))}"
-    return argv
+    """ssh running `dsh sessions --all --json --version-first` there: its version on the first line,
+    then the rows. A dsh too old for that fails on the flag, and is then asked `--version` alone
+    (`too_old`), so what to upgrade can still be said."""
+    return batch_argv(config.ssh_command, machine, listing_words(agents=agents), timeout=config.timeout)
+
+
+def too_old(stderr: str) -> bool:
+    """Whether a failed listing's stderr says the other dsh does not know the listing's flags."""
+    return "unrecognized arguments" in stderr or "invalid choice" in stderr
 
 
 def version_argv(config: MachineConfig, machine: Machine) -> list[str]:
@@ -195,10 +199,29 @@ def _run(config: MachineConfig, machines: list[Machine], argv_for: Any, *, agent
         elif reader.too_big:
             listing.error = f"{listing.machine.name} sent more than 64 MB; the rest was not read"
         elif status != 0:
+            if too_old(stderr) and listing.version is None:
+                listing.version = version_of(config, listing.machine, deadline)
             listing.error = skew_message(listing, stderr) or explain(listing.machine, status, stderr)
         elif reader.version is not None and listing.version is None:
             listing.error = f"{listing.machine.name}: `{listing.machine.dsh} --version` did not print dsh's version"
     return results
+
+
+def version_of(config: MachineConfig, machine: Machine, deadline: float) -> str | None:
+    """`dsh --version` there (for a dsh too old to list): its version number, or None."""
+    try:
+        done = subprocess.run(
+            version_argv(config, machine),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            env=quiet_env(),
+            timeout=max(1.0, deadline - time.monotonic()),
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    reader = RowReader(machine.name)
+    reader.feed(done.stdout.split(b"\n", 1)[0])
+    return reader.version_number()
 
 
 def _finish(proc: subprocess.Popen[bytes], deadline: float) -> int | None:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from dsh.machines.config import Machine, MachineConfig
-from dsh.machines.listing import Listing, listing_argv, quiet_env, skew_message
+from dsh.machines.listing import Listing, listing_argv, quiet_env, skew_message, too_old, version_of
 from dsh.machines.rows import MAX_LINE, RowReader
 from dsh.machines.ssh import check_argv, explain, master_argv, try_master_lock
 
@@ -157,6 +157,10 @@ class MachineStream:
         elif reader.too_big:
             listing.error = f"{machine.name} sent more than 64 MB; the rest was not read"
         elif status != 0:
+            if too_old(text) and listing.version is None:
+                loop = asyncio.get_running_loop()
+                later = time.monotonic() + 5
+                listing.version = await loop.run_in_executor(None, version_of, self.config, machine, later)
             listing.error = skew_message(listing, text) or explain(machine, status, text)
         self.on_done(listing)
 

@@ -67,7 +67,7 @@ def test_a_hostile_machine_is_shown_safely(
     liar = tmp_path / "liar"
     good = {"id": "20260101T000000Z-aaaaaa", "state": "closed", "title": "\x1b]0;owned\x07evil \u202etitle\x1b[2J"}
     liar.write_text(
-        "#!/bin/sh\n[ \"$1\" = --version ] && { echo 'dsh 9.9.9'; exit 0; }\n"
+        "#!/bin/sh\necho 'dsh 9.9.9'\n[ \"$1\" = --version ] && exit 0\n"
         "echo '['\n"
         f"echo '{json.dumps(good)},'\n"
         "echo '{\"id\": \"../../etc/passwd\", \"state\": \"closed\"},'\n"

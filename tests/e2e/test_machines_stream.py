@@ -50,7 +50,7 @@ def test_rows_stream_in_and_a_slow_machine_ends_at_its_limit(box: Box, dsh_home:
     work.mkdir()
     ids = box.make_sessions(work, *(f"job {n}" for n in range(30)))
     slow = tmp_path / "slow-dsh"
-    slow.write_text("#!/bin/sh\necho 'dsh 0.2.0'\nexec sleep 60\n")
+    slow.write_text("#!/bin/sh\necho 'dsh 0.2.0'\nexec sleep 60\n")  # its version, then nothing
     slow.chmod(0o755)
     write_config(dsh_home, box, extra=f"\n[machines.slow]\nssh = \"box\"\ndsh = '{slow}'\n")
     rows, done, when = stream(timeout=3.0)
