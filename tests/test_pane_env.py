@@ -39,3 +39,16 @@ def test_dsh_refuses_to_start_in_a_dsh_pane_unless_nested() -> None:
     assert nesting_refusal({"DSH_SESSION_ID": "x"}, nested=False) is None  # a hook's env, not a pane
     hostile = nesting_refusal({"DSH_SESSION_ID": "a\x1b[31mb", "DSH_PANE_ID": "p\x07"}, nested=False)
     assert hostile is not None and "\x1b" not in hostile and "\x07" not in hostile
+
+
+def test_two_hooks_of_one_shell_are_given_the_same_start_time() -> None:
+    """A hook's report says when the agent's shell for it started (dsh report --hook): read from the
+    kernel's boot time and the shell's start tick, the same for every process that reads it, so two
+    hooks' order is decided by their start, never by when each happened to read the clock."""
+    import subprocess
+    import sys
+
+    probe = f"{sys.executable} -c 'from dsh.cli.control_cmd import _hook_started; print(repr(_hook_started()))'"
+    out = subprocess.run(["sh", "-c", f"{probe}; sleep 0.05; {probe}"], capture_output=True, text=True, check=True)
+    first, second = out.stdout.splitlines()
+    assert first == second
