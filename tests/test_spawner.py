@@ -111,7 +111,9 @@ def _ask(path: Path, payload: bytes) -> str:
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         sock.settimeout(10)
         sock.connect(str(path))
-        sock.sendall(payload)
+        # A stale spawner answers and closes before it reads the request (as dsh.client.spawn reads on).
+        with contextlib.suppress(BrokenPipeError):
+            sock.sendall(payload)
         data = b""
         while b"\n" not in data.removeprefix(TAKEN.encode() + b"\n"):
             chunk = sock.recv(65536)

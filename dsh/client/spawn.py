@@ -181,7 +181,10 @@ def _ask_spawner(spec: HostSpec, path: Path) -> str | None:
     if sock is None:
         return None
     try:
-        sock.sendall(spawner_request(spec, dict(os.environ), inherit.capture()))
+        try:
+            sock.sendall(spawner_request(spec, dict(os.environ), inherit.capture()))
+        except BrokenPipeError:
+            pass  # a stale spawner answers and closes before reading: its answer is there to read
         lines = _Lines(sock.fileno())
         line = lines.next(taken_timeout(path))
         if line == TAKEN:
