@@ -19,21 +19,19 @@ def test_machines_are_read_and_bad_entries_left_out_with_a_reason() -> None:
         config(
             {
                 "ssh_command": "ssh -F /tmp/cfg",
-                "devbox": {"ssh": "me@devbox", "dsh": "~/bin/dsh", "attention_seconds": 30},
+                "devbox": {"ssh": "me@devbox", "dsh": "~/bin/dsh"},
                 "laptop": {"ssh": "laptop"},
                 "evil": {"ssh": "-oProxyCommand=touch /tmp/x"},
                 "spaced": {"ssh": "a b"},
-                "fast": {"ssh": "x", "attention_seconds": 0.5},
                 "notatable": "me@host",
             }
         )
     )
     assert [m.name for m in got.machines] == ["devbox", "laptop"]
-    assert got.machines[1].dsh == "dsh" and got.machines[1].attention_seconds == 0
+    assert got.machines[1].dsh == "dsh"
     assert got.ssh_command == ["ssh", "-F", "/tmp/cfg"]
-    assert len(got.warnings) == 4
+    assert len(got.warnings) == 3
     assert any("machines.evil" in w and "destination" in w for w in got.warnings)
-    assert any("machines.fast" in w and "attention_seconds" in w for w in got.warnings)
 
 
 def test_a_listing_runs_in_batch_mode_with_words_quoted() -> None:

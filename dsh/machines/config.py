@@ -14,21 +14,18 @@ SETTINGS = ("ssh_command", "timeout_seconds")
 DEFAULT_TIMEOUT = 10.0
 
 
-class Machine(Value, fields=("name", "ssh", "dsh", "attention_seconds"), frozen=True):
+class Machine(Value, fields=("name", "ssh", "dsh"), frozen=True):
     """One machine: `ssh` is what `ssh` is given as its destination (`user@host`, a Host alias);
-    `dsh` the command line that runs dsh there (a path, or a wrapper); `attention_seconds` how often
-    its agents are polled for the status line (0: never)."""
+    `dsh` the command line that runs dsh there (a path, or a wrapper)."""
 
     name: str
     ssh: str
     dsh: str
-    attention_seconds: float
 
-    def __init__(self, name: str, ssh: str, dsh: str = "dsh", attention_seconds: float = 0.0) -> None:
+    def __init__(self, name: str, ssh: str, dsh: str = "dsh") -> None:
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "ssh", ssh)
         object.__setattr__(self, "dsh", dsh)
-        object.__setattr__(self, "attention_seconds", attention_seconds)
 
 
 class MachineConfig(Value, fields=("machines", "ssh_command", "timeout", "warnings")):
@@ -90,7 +87,4 @@ def _machine(name: object, entry: object) -> tuple[Machine | None, str]:
     dsh = entry.get("dsh", "dsh")
     if not isinstance(dsh, str) or not dsh.strip():
         return None, "dsh must be the command line that runs dsh there"
-    seconds = entry.get("attention_seconds", 0)
-    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not (seconds == 0 or 2 <= seconds <= 3600):
-        return None, "attention_seconds must be 0 (off) or from 2 to 3600"
-    return Machine(name, ssh, dsh, float(seconds)), ""
+    return Machine(name, ssh, dsh), ""
