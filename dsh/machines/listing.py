@@ -194,17 +194,25 @@ def _run(config: MachineConfig, machines: list[Machine], argv_for: Any, *, agent
         listing.rows = reader.take()
         listing.bad = reader.bad
         stderr = err.decode("utf-8", "replace")
-        if status is None:
-            listing.error = explain(listing.machine, None, stderr)
-        elif reader.too_big:
-            listing.error = f"{listing.machine.name} sent more than 64 MB; the rest was not read"
-        elif status != 0:
-            if too_old(stderr) and listing.version is None:
-                listing.version = version_of(config, listing.machine, deadline)
-            listing.error = skew_message(listing, stderr) or explain(listing.machine, status, stderr)
-        elif reader.version is not None and listing.version is None:
-            listing.error = f"{listing.machine.name}: `{listing.machine.dsh} --version` did not print dsh's version"
+        if status and too_old(stderr) and listing.version is None:
+            listing.version = version_of(config, listing.machine, deadline)
+        listing.error = ending_error(listing, reader, status, stderr)
     return results
+
+
+def ending_error(listing: Listing, reader: RowReader, status: int | None, stderr: str) -> str | None:
+    """What to say of a listing that ended with `status` (None: it ran out of time), or None when it
+    went well. `listing.version` is already the other dsh's, asked apart when it was too old to list."""
+    machine = listing.machine
+    if status is None:
+        return explain(machine, None, stderr)
+    if reader.too_big:
+        return f"{machine.name} sent more than 64 MB; the rest was not read"
+    if status != 0:
+        return skew_message(listing, stderr) or explain(machine, status, stderr)
+    if reader.version is not None and listing.version is None:
+        return f"{machine.name}: `{machine.dsh} --version` did not print dsh's version"
+    return None
 
 
 def version_of(config: MachineConfig, machine: Machine, deadline: float) -> str | None:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from dsh.machines.config import Machine, MachineConfig
-from dsh.machines.listing import Listing, listing_argv, quiet_env, skew_message, too_old, version_of
+from dsh.machines.listing import Listing, ending_error, listing_argv, quiet_env, too_old, version_of
 from dsh.machines.rows import MAX_LINE, RowReader
 from dsh.machines.ssh import check_argv, explain, master_argv, try_master_lock
 
@@ -152,16 +152,10 @@ class MachineStream:
         listing.version = reader.version_number()
         listing.bad = reader.bad
         text = bytes(protocol.stderr).decode("utf-8", "replace")
-        if status is None:
-            listing.error = explain(machine, None, text)
-        elif reader.too_big:
-            listing.error = f"{machine.name} sent more than 64 MB; the rest was not read"
-        elif status != 0:
-            if too_old(text) and listing.version is None:
-                loop = asyncio.get_running_loop()
-                later = time.monotonic() + 5
-                listing.version = await loop.run_in_executor(None, version_of, self.config, machine, later)
-            listing.error = skew_message(listing, text) or explain(machine, status, text)
+        if status and too_old(text) and listing.version is None:
+            later = time.monotonic() + 5
+            listing.version = await loop.run_in_executor(None, version_of, self.config, machine, later)
+        listing.error = ending_error(listing, reader, status, text)
         self.on_done(listing)
 
 
