@@ -189,17 +189,21 @@ def _fitting(path: Path) -> Path:
     folder (as tmux keeps /tmp/tmux-UID)."""
     if len(os.fsencode(str(path))) <= SOCKET_PATH_MAX or os.path.isdir(_FD_DIR):
         return path
-    import tempfile
-
-    fallback = _fallback_dir(path.parent, make=True)
-    assert fallback is not None
     fix = (
         f" (dsh falls back to it because {path} is too long for a socket: set XDG_RUNTIME_DIR to a "
         "folder of your own with mode 700, or use a shorter DSH_HOME)"
     )
-    temp = Path(tempfile.gettempdir())
-    _private_dir(fallback, temp, fix=fix)
-    return fallback / path.name
+    return short_dir_for(path.parent, fix=fix) / path.name
+
+
+def short_dir_for(directory: Path, *, fix: str = "") -> Path:
+    """The short private folder under the system temp folder that stands in for `directory` where a
+    socket's path in it would be too long (made 0700 and checked; `fix` ends its error messages)."""
+    import tempfile
+
+    fallback = _fallback_dir(directory, make=True)
+    assert fallback is not None
+    return _private_dir(fallback, Path(tempfile.gettempdir()), fix=fix)
 
 
 def _fallback_dir(directory: Path, *, make: bool = False) -> Path | None:
@@ -211,15 +215,6 @@ def _fallback_dir(directory: Path, *, make: bool = False) -> Path | None:
     # Homes kept apart even here: the folder is named by a hash of the run dir it stands in for.
     short = hashlib.sha256(os.fsencode(str(directory))).hexdigest()[:16]
     return Path(tempfile.gettempdir()) / f"dsh-{os.getuid()}" / short
-
-
-def temp_private_dir() -> Path:
-    """A short private folder in the system temp folder (`/tmp/dsh-UID`), for sockets whose path
-    elsewhere would be too long (ssh's control sockets)."""
-    import tempfile
-
-    temp = Path(tempfile.gettempdir())
-    return _private_dir(temp / f"dsh-{os.getuid()}", temp)
 
 
 def host_log_path(session_id: str) -> Path:

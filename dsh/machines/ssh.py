@@ -19,17 +19,14 @@ CONTROL_PERSIST = "300"  # seconds a master outlives its last listing: a second 
 def control_path(machine: Machine) -> Path:
     """The ControlMaster socket for `machine`: in the run directory, or a short private folder in the
     system temp folder when that path is too long for a socket."""
-    from dsh.rundir import run_dir
+    from dsh.rundir import run_dir, short_dir_for
 
     tag = f"ssh-{zlib.crc32(machine.ssh.encode('utf-8', 'surrogateescape')):08x}"
-    path = run_dir() / tag
+    folder = run_dir()
+    path = folder / tag
     if len(os.fsencode(str(path))) <= _CONTROL_PATH_MAX:
         return path
-    from dsh.rundir import temp_private_dir
-
-    home_tag = zlib.crc32(os.fsencode(str(run_dir())))
-    folder = temp_private_dir()
-    return folder / f"{home_tag:08x}-{tag}"
+    return short_dir_for(folder) / tag
 
 
 def try_master_lock(machine: Machine) -> int | None:
@@ -37,7 +34,8 @@ def try_master_lock(machine: Machine) -> int | None:
     two masters started at once on one socket would leave the second as a plain connection for good."""
     import fcntl
 
-    path = control_path(machine).with_name(control_path(machine).name + ".lock")
+    socket = control_path(machine)
+    path = socket.with_name(socket.name + ".lock")
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
