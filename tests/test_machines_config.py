@@ -108,3 +108,24 @@ def test_the_machines_scope_lists_rows_as_they_come_and_names_the_failing_machin
     assert [c.title for c in model.visible] == ["deploy the api"]
     model.toggle_machines()
     assert model.scope == WORKSPACE and model.visible == []
+
+
+def test_a_long_run_dir_keeps_ssh_sockets_short_and_private(tmp_path, monkeypatch) -> None:
+    import os
+    import stat
+
+    from dsh.machines.config import Machine
+    from dsh.machines.ssh import control_path
+
+    home = tmp_path / ("h" * 90)
+    monkeypatch.setenv("DSH_HOME", str(home))
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    path = control_path(Machine("box", "me@box"))
+    # ssh adds 17 characters to a master's socket path while it makes it; an address holds 107 bytes.
+    assert len(os.fsencode(str(path))) <= 107 - 17
+    assert str(home) not in str(path)
+    info = os.lstat(path.parent)
+    assert stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and info.st_mode & 0o077 == 0
+    assert control_path(Machine("box", "me@box")) == path  # the same socket next time
+    monkeypatch.setenv("DSH_HOME", str(tmp_path / ("k" * 90)))
+    assert control_path(Machine("box", "me@box")) != path  # another home's masters kept apart
