@@ -129,3 +129,69 @@ def test_a_long_run_dir_keeps_ssh_sockets_short_and_private(tmp_path, monkeypatc
     assert control_path(Machine("box", "me@box")) == path  # the same socket next time
     monkeypatch.setenv("DSH_HOME", str(tmp_path / ("k" * 90)))
     assert control_path(Machine("box", "me@box")) != path  # another home's masters kept apart
+
+
+def test_a_machine_s_attention_is_off_unless_asked_and_bounded() -> None:
+    got = read_machines(
+        config(
+            {
+                "quiet": {"ssh": "quiet"},
+                "watched": {"ssh": "watched", "attention_seconds": 30},
+                "eager": {"ssh": "eager", "attention_seconds": 0.01},
+                "typo": {"ssh": "typo", "attenton_seconds": 5},
+            }
+        )
+    )
+    assert [(m.name, m.attention) for m in got.machines] == [("quiet", 0.0), ("watched", 30.0), ("typo", 0.0)]
+    assert any("machines.eager" in w and "attention_seconds" in w for w in got.warnings)
+    assert any("machines.typo.attenton_seconds" in w and "did you mean attention_seconds" in w for w in got.warnings)
+
+
+def test_agents_from_a_machine_are_checked_and_carry_its_name() -> None:
+    from dsh.attention.rows import AgentRow
+
+    reader = RowReader("box", attention=True)
+    good = {"session": "20260101T000000Z-aaaaaa", "cwd": "/w", "pane": "p1", "state": "blocked"}
+    lines = [
+        "dsh 0.2.0",
+        "[",
+        json.dumps({**good, "message": "allow \x1b[2JBash", "machine": "elsewhere"}) + ",",
+        json.dumps({**good, "session": "../../etc"}) + ",",  # not a session id
+        json.dumps({**good, "state": "exploding"}) + ",",
+        json.dumps({**good, "session": None}) + ",",  # no session and not outside: nowhere to go
+        json.dumps({"session": None, "cwd": "/o", "pane": None, "state": "working", "outside": True}),
+        "]",
+    ]
+    for line in lines:
+        reader.feed(line)
+    rows = [AgentRow.from_dict(item) for item in reader.take()]
+    assert reader.bad == 3
+    assert [(r.machine, r.session, r.state, r.outside) for r in rows if r] == [
+        ("box", "20260101T000000Z-aaaaaa", "blocked", False),
+        ("box", None, "working", True),
+    ]
+    assert rows[0] is not None and "\x1b" not in (rows[0].message or "")
+
+
+def test_enter_on_another_machine_s_agent_focuses_its_pane_there_first() -> None:
+    from dsh.machines.ssh import attach_argv
+
+    machine = read_machines(config({"box": {"ssh": "box", "dsh": "env A=1 dsh"}})).machines[0]
+    argv = attach_argv(["ssh"], machine, ["attach", "S"], before=["focus", "-t", "S:p2"])
+    assert argv[:2] == ["ssh", "-t"] and argv[-2] == "box"
+    assert argv[-1] == "env A=1 dsh focus -t S:p2; env A=1 dsh attach S"
+
+
+def test_agents_of_another_machine_say_where_and_go_there() -> None:
+    from dsh.attention.agents_list import agents_model, next_needing
+    from dsh.attention.rows import AgentRow
+
+    mine = AgentRow(session="S1", cwd="/here", pane="p1", state="working")
+    theirs = AgentRow(session="S1", cwd="/there", session_title="deploy", pane="p1", state="blocked", machine="box")
+    model = agents_model([mine, theirs], here="S1", now=0.0, home="/nowhere")
+    assert model.title.startswith("agents on every machine")
+    assert "box: deploy" in model.lines[0].text and model.lines[0].target is not None
+    assert model.lines[0].target.machine == "box"
+    # The same ids on another machine are another pane: C-b g goes there even from S1's p1.
+    row = next_needing([mine, theirs], here="S1", current="p1")
+    assert row is not None and row.machine == "box"

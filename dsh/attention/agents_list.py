@@ -12,19 +12,24 @@ from dsh.attention.states import GLYPHS, LABELS, age
 from dsh.values import Value
 
 
-class Target(Value, fields=("session", "pane", "cwd", "outside")):
-    """Where Enter on a line goes: a pane of a session (this one or another), or nowhere (outside)."""
+class Target(Value, fields=("session", "pane", "cwd", "outside", "machine")):
+    """Where Enter on a line goes: a pane of a session (this one or another, on this machine or the
+    configured `machine`), or nowhere (outside)."""
 
     session: str | None
     pane: str | None
     cwd: str
     outside: bool
+    machine: str | None
 
-    def __init__(self, session: str | None, pane: str | None, cwd: str, outside: bool = False) -> None:
+    def __init__(
+        self, session: str | None, pane: str | None, cwd: str, outside: bool = False, machine: str | None = None
+    ) -> None:
         self.session = session
         self.pane = pane
         self.cwd = cwd
         self.outside = outside
+        self.machine = machine
 
 
 class Line(Value, fields=("style", "glyph", "text", "target")):
@@ -69,20 +74,21 @@ def agents_model(rows: list[AgentRow], *, here: str, now: float, home: str | Non
     home = os.path.expanduser("~") if home is None else home
     lines = []
     for row in sort_rows(rows):
-        where = (
-            "outside dsh"
-            if row.outside
-            else ("this session" if row.session == here else row.session_title or row.session or "")
-        )
+        if row.machine:
+            title = row.session_title or row.session
+            where = f"outside dsh on {row.machine}" if row.outside else f"{row.machine}: {title}"
+        elif row.outside:
+            where = "outside dsh"
+        else:
+            where = "this session" if row.session == here else row.session_title or row.session or ""
         who = " ".join(part for part in (row.pane or (f"pid {row.pid}" if row.pid else ""), row.kind) if part)
         text = f"{LABELS[row.state]:<9} {age(now - row.since):>4}  {_place(row.cwd, home)} · {where} · {who}"
         if row.message:
             text += f"  {row.message}"
-        target = Target(row.session, row.pane, row.cwd, row.outside)
+        target = Target(row.session, row.pane, row.cwd, row.outside, row.machine)
         lines.append(Line(f"attention.{row.state}", GLYPHS[row.state], text, target))
-    return ListModel(
-        "agents on this machine — Enter: go there · q: close", lines, "no agent is running in any live session"
-    )
+    title = "agents on this machine" if not any(row.machine for row in rows) else "agents on every machine"
+    return ListModel(f"{title} — Enter: go there · q: close", lines, "no agent is running in any live session")
 
 
 def next_needing(rows: list[AgentRow], *, here: str, current: str | None) -> AgentRow | None:
@@ -90,7 +96,7 @@ def next_needing(rows: list[AgentRow], *, here: str, current: str | None) -> Age
     agent outside dsh cannot be gone to."""
     waiting = [r for r in sort_rows(rows) if r.state in NOTIFYING and not r.outside and r.pane is not None]
     for row in waiting:
-        if not (row.session == here and row.pane == current):
+        if not (row.session == here and row.pane == current and row.machine is None):
             return row
     return None
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dsh.attention.model import one_line
 from dsh.attention.states import URGENCY, valid_state
+from dsh.machines.config import MACHINE_NAME_RE
 from dsh.values import Value
 
 # A host answers for at most this many panes (its answer is one handshake line, HELLO_MAX bytes).
@@ -14,9 +15,23 @@ MAX_ROWS_PER_HOST = 64
 
 class AgentRow(
     Value,
-    fields=("session", "cwd", "session_title", "pane", "title", "kind", "state", "since", "message", "outside", "pid"),
+    fields=(
+        "session",
+        "cwd",
+        "session_title",
+        "pane",
+        "title",
+        "kind",
+        "state",
+        "since",
+        "message",
+        "outside",
+        "pid",
+        "machine",
+    ),
 ):
-    """An agent pane (or an agent outside dsh, `outside`): where, what, its state since when, its line."""
+    """An agent pane (or an agent outside dsh, `outside`): where, what, its state since when, its line;
+    `machine` the configured machine it runs on (None: this one)."""
 
     session: str | None
     cwd: str
@@ -29,6 +44,7 @@ class AgentRow(
     message: str | None
     outside: bool
     pid: int | None
+    machine: str | None
 
     def __init__(
         self,
@@ -44,6 +60,7 @@ class AgentRow(
         message: str | None = None,
         outside: bool = False,
         pid: int | None = None,
+        machine: str | None = None,
     ) -> None:
         self.session = session
         self.cwd = cwd
@@ -56,6 +73,7 @@ class AgentRow(
         self.message = message
         self.outside = outside
         self.pid = pid
+        self.machine = machine
 
     def to_dict(self) -> dict[str, object]:
         return {name: getattr(self, name) for name in self._fields}
@@ -73,6 +91,7 @@ class AgentRow(
         pane = data.get("pane")
         since = data.get("since")
         pid = data.get("pid")
+        machine = data.get("machine")
         if not isinstance(where, str) or (sid is not None and not isinstance(sid, str)):
             return None
         return cls(
@@ -87,6 +106,7 @@ class AgentRow(
             message=one_line(data.get("message")),
             outside=data.get("outside") is True,
             pid=pid if isinstance(pid, int) and not isinstance(pid, bool) else None,
+            machine=machine if isinstance(machine, str) and MACHINE_NAME_RE.fullmatch(machine) else None,
         )
 
 

@@ -11,6 +11,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
 
+    from dsh.attention.rows import AgentRow
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -22,6 +24,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--all", action="store_true", help="every workspace, and agents outside dsh")
     p.add_argument("--json", action="store_true", help="print the rows as JSON")
+    from dsh.cli.machines_cmd import add_listing_flags
+
+    # --machine NAME / --machines: the agents of those machines' live sessions, asked over ssh.
+    add_listing_flags(p, what="agents")
     p.set_defaults(handler=agents)
 
 
@@ -29,11 +35,18 @@ def agents(args: argparse.Namespace) -> int:
     import asyncio
     import json
 
-    from dsh.attention.agents_list import agents_model
     from dsh.attention.outside import session_records
     from dsh.attention.rows import sort_rows
     from dsh.session.machine_agents import ask_hosts
 
+    if args.version_first:
+        from dsh import __version__
+
+        sys.stdout.write(f"dsh {__version__}\n")
+    if args.machine or args.machines:
+        from dsh.cli.machines_cmd import run_remote_agents
+
+        return run_remote_agents(args)
     rows = asyncio.run(ask_hosts())
     if args.all:
         rows += session_records(os.environ)
@@ -42,16 +55,29 @@ def agents(args: argparse.Namespace) -> int:
         rows = [r for r in rows if here == r.cwd or here.startswith(r.cwd.rstrip("/") + "/")]
     rows = sort_rows(rows)
     if args.json:
-        sys.stdout.write(json.dumps([row.to_dict() for row in rows], indent=2) + "\n")
+        if args.version_first:
+            # For another machine's dsh, which reads it a row a line as it arrives.
+            body = ",\n".join(json.dumps(row.to_dict(), ensure_ascii=True) for row in rows)
+            sys.stdout.write(f"[\n{body}\n]\n" if rows else "[]\n")
+        else:
+            sys.stdout.write(json.dumps([row.to_dict() for row in rows], indent=2) + "\n")
         return 0
-    model = agents_model(rows, here="", now=time.time())
-    if not model.lines:
+    print_rows(rows)
+    if not rows:
         sys.stdout.write(
             "no agent in a live session" + ("" if args.all else " of this workspace (--all: every one)") + "\n"
         )
-        return 0
+    return 0
+
+
+def print_rows(rows: list[AgentRow]) -> None:
+    """The rows as `dsh agents` prints them: a line each, with where Enter in /agents would go."""
+    from dsh.attention.agents_list import agents_model
+
+    model = agents_model(rows, here="", now=time.time())
     for line in model.lines:
         target = line.target
         where = f"{target.session}:{target.pane}" if target and target.session else "outside"
+        if target is not None and target.machine:
+            where = f"{target.machine} {where}"
         sys.stdout.write(f"{line.glyph} {line.text}  [{where}]\n")
-    return 0

@@ -26,12 +26,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run_machines)
 
 
-def add_listing_flags(p: argparse.ArgumentParser) -> None:
-    """`dsh sessions`' flags for other machines."""
+def add_listing_flags(p: argparse.ArgumentParser, *, what: str = "sessions") -> None:
+    """`dsh sessions`' (and `dsh agents`') flags for other machines."""
     import argparse
 
-    p.add_argument("--machine", action="append", default=[], metavar="NAME", help="list machine NAME's sessions")
-    p.add_argument("--machines", action="store_true", help="list every configured machine's sessions")
+    p.add_argument("--machine", action="append", default=[], metavar="NAME", help=f"list machine NAME's {what}")
+    p.add_argument("--machines", action="store_true", help=f"list every configured machine's {what}")
     # What another machine's dsh is asked by this one: its version on the first line, then the
     # listing, in one process (a second interpreter start for --version cost a listing 40-60 ms).
     p.add_argument("--version-first", action="store_true", help=argparse.SUPPRESS)
@@ -151,6 +151,43 @@ def run_remote_sessions(args: argparse.Namespace) -> int:
 
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
+    return 1 if all(listing.error for listing in listings) else 0
+
+
+def run_remote_agents(args: argparse.Namespace) -> int:
+    """`dsh agents --machine NAME | --machines [--json]`: the agent panes of the live sessions there,
+    with their states; a machine that fails is a line on stderr, the status 1 if every one failed."""
+    from dsh.attention.rows import AgentRow, sort_rows
+    from dsh.cli.agents_cmd import print_rows
+    from dsh.cli.output import say
+    from dsh.machines.listing import run_attention
+
+    config, status = _config(args)
+    if config is None:
+        return status
+    machines, unknown = chosen(config, args)
+    for line in unknown:
+        say(f"dsh: {line}")
+    if not machines:
+        if not unknown:
+            say('dsh: no machines in config; add [machines.NAME] ssh = "user@host" to ~/.config/dsh/config.toml')
+        return 2
+    listings = run_attention(config, machines)
+    rows = []
+    for listing in listings:
+        if listing.error:
+            say(f"dsh: {listing.error}")
+        if listing.bad:
+            say(f"dsh: warning: {listing.machine.name} sent {listing.bad} rows that are not agents; left out")
+        rows += [row for item in listing.rows if (row := AgentRow.from_dict(item)) is not None]
+    rows = sort_rows(rows)
+    if args.json:
+        sys.stdout.write(json.dumps([row.to_dict() for row in rows], indent=2, ensure_ascii=True) + "\n")
+    elif rows:
+        print_rows(rows)
+    elif all(listing.error is None for listing in listings):
+        say("dsh: no agent in a live session there")
+    sys.stdout.flush()
     return 1 if all(listing.error for listing in listings) else 0
 
 

@@ -2,30 +2,39 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 import shlex
 from typing import Any
 
 from dsh.values import Value
 
-_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+MACHINE_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 # Keys of `[machines]` itself; every other key there is a machine's table.
 SETTINGS = ("ssh_command", "timeout_seconds")
+# The keys of one machine's table.
+MACHINE_KEYS = ("ssh", "dsh", "attention_seconds")
 DEFAULT_TIMEOUT = 10.0
+# How often a machine's agents may be asked for their states (0: never, the default: each ask is an
+# ssh round trip and a dsh start there).
+ATTENTION_RANGE = (1.0, 3600.0)
 
 
-class Machine(Value, fields=("name", "ssh", "dsh"), frozen=True):
+class Machine(Value, fields=("name", "ssh", "dsh", "attention"), frozen=True):
     """One machine: `ssh` is what `ssh` is given as its destination (`user@host`, a Host alias);
-    `dsh` the command line that runs dsh there (a path, or a wrapper)."""
+    `dsh` the command line that runs dsh there (a path, or a wrapper); `attention` how often its
+    agents' states are asked while a client is attached here, in seconds (0: never)."""
 
     name: str
     ssh: str
     dsh: str
+    attention: float
 
-    def __init__(self, name: str, ssh: str, dsh: str = "dsh") -> None:
+    def __init__(self, name: str, ssh: str, dsh: str = "dsh", attention: float = 0.0) -> None:
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "ssh", ssh)
         object.__setattr__(self, "dsh", dsh)
+        object.__setattr__(self, "attention", attention)
 
 
 class MachineConfig(Value, fields=("machines", "ssh_command", "timeout", "warnings")):
@@ -70,13 +79,18 @@ def read_machines(config: Any) -> MachineConfig:
         machine, why = _machine(name, entry)
         if machine is None:
             warnings.append(f"machines.{name}: {why}; left out")
-        else:
-            machines.append(machine)
+            continue
+        machines.append(machine)
+        for key in entry:
+            if key not in MACHINE_KEYS:
+                near = difflib.get_close_matches(str(key), MACHINE_KEYS, n=1)
+                hint = f" (did you mean {near[0]}?)" if near else f" (known: {', '.join(MACHINE_KEYS)})"
+                warnings.append(f"machines.{name}.{key} is not a key of a machine; ignored{hint}")
     return MachineConfig(machines, ssh_command, float(timeout), warnings)
 
 
 def _machine(name: object, entry: object) -> tuple[Machine | None, str]:
-    if not isinstance(name, str) or _NAME_RE.fullmatch(name) is None:
+    if not isinstance(name, str) or MACHINE_NAME_RE.fullmatch(name) is None:
         return None, "a machine's name is letters, digits, '.', '_' and '-'"
     if not isinstance(entry, dict):
         return None, 'must be a table with ssh = "user@host"'
@@ -87,4 +101,8 @@ def _machine(name: object, entry: object) -> tuple[Machine | None, str]:
     dsh = entry.get("dsh", "dsh")
     if not isinstance(dsh, str) or not dsh.strip():
         return None, "dsh must be the command line that runs dsh there"
-    return Machine(name, ssh, dsh), ""
+    every = entry.get("attention_seconds", 0)
+    low, high = ATTENTION_RANGE
+    if isinstance(every, bool) or not isinstance(every, int | float) or not (every == 0 or low <= every <= high):
+        return None, f"attention_seconds must be 0 (off) or a number from {low:g} to {high:g}"
+    return Machine(name, ssh, dsh, float(every)), ""

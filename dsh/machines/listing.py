@@ -44,6 +44,10 @@ def too_old(stderr: str) -> bool:
     return "unrecognized arguments" in stderr or "invalid choice" in stderr
 
 
+def attention_words() -> list[str]:
+    return ["agents", "--all", "--json", "--version-first"]
+
+
 def version_argv(config: MachineConfig, machine: Machine) -> list[str]:
     return batch_argv(config.ssh_command, machine, ["--version"], timeout=config.timeout)
 
@@ -59,6 +63,16 @@ def quiet_env() -> dict[str, str]:
 def run_listings(config: MachineConfig, machines: list[Machine], *, agents: bool = False) -> list[Listing]:
     """Every machine's listing, their ssh processes run side by side; each stops at the time limit."""
     return _run(config, machines, lambda m: listing_argv(config, m, agents=agents), agents=agents)
+
+
+def run_attention(config: MachineConfig, machines: list[Machine]) -> list[Listing]:
+    """Every machine's agent panes with their states (`dsh agents --all --json` there), as rows of
+    `AgentRow.to_dict()` carrying the machine's name."""
+
+    def argv_for(machine: Machine) -> list[str]:
+        return batch_argv(config.ssh_command, machine, attention_words(), timeout=config.timeout)
+
+    return _run(config, machines, argv_for, agents=False, attention=True)
 
 
 def run_versions(config: MachineConfig, machines: list[Machine]) -> list[Listing]:
@@ -126,7 +140,9 @@ def _lock(machine: Machine, deadline: float) -> int | None:
         time.sleep(0.02)
 
 
-def _run(config: MachineConfig, machines: list[Machine], argv_for: Any, *, agents: bool) -> list[Listing]:
+def _run(
+    config: MachineConfig, machines: list[Machine], argv_for: Any, *, agents: bool, attention: bool = False
+) -> list[Listing]:
     started = time.monotonic()
     deadline = started + config.timeout
     results = [Listing(machine) for machine in machines]
@@ -150,7 +166,7 @@ def _run(config: MachineConfig, machines: list[Machine], argv_for: Any, *, agent
         except OSError as exc:
             listing.error = f"{listing.machine.name}: cannot run {config.ssh_command[0]}: {exc.strerror or exc}"
             continue
-        reader = RowReader(listing.machine.name, agents=agents)
+        reader = RowReader(listing.machine.name, agents=agents, attention=attention)
         assert proc.stdout is not None and proc.stderr is not None
         state = (listing, proc, reader, bytearray(), bytearray())
         for stream in (proc.stdout, proc.stderr):

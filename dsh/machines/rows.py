@@ -22,9 +22,10 @@ class RowReader:
     """Fed the lines of `dsh --version && dsh sessions --all --json` as they arrive: `version` once the
     first line is in, `take()` the rows read so far, `bad` how many were left out."""
 
-    def __init__(self, machine: str, *, agents: bool = False) -> None:
+    def __init__(self, machine: str, *, agents: bool = False, attention: bool = False) -> None:
         self.machine = machine
         self.agents = agents
+        self.attention = attention
         self.version: str | None = None
         self.bad = 0
         self.size = 0
@@ -51,7 +52,10 @@ class RowReader:
         except ValueError:
             self.bad += 1
             return
-        row = agent_row(obj, self.machine) if self.agents else session_row(obj, self.machine)
+        if self.attention:
+            row = attention_row(obj, self.machine)
+        else:
+            row = agent_row(obj, self.machine) if self.agents else session_row(obj, self.machine)
         if row is None:
             self.bad += 1
         else:
@@ -121,3 +125,17 @@ def agent_row(obj: object, machine: str) -> dict[str, Any] | None:
     row["message_count"] = count if isinstance(count, int) and not isinstance(count, bool) and count >= 0 else 0
     row["title"] = row["title"] or row["first_prompt"] or ident
     return row
+
+
+def attention_row(obj: object, machine: str) -> dict[str, Any] | None:
+    """An agent pane of a live session there, with its state (`dsh agents --all --json`), or None
+    when it is not one: checked as a local host's answer is, and its session id as an id."""
+    from dsh.attention.rows import AgentRow
+
+    row = AgentRow.from_dict(obj)
+    if row is None or (row.session is not None and not is_valid_session_id(row.session)):
+        return None
+    if row.session is None and not row.outside:
+        return None
+    row.machine = machine
+    return row.to_dict()

@@ -64,9 +64,15 @@ def batch_argv(ssh_command: list[str], machine: Machine, words: list[str], *, ti
     ]
 
 
-def attach_argv(ssh_command: list[str], machine: Machine, words: list[str]) -> list[str]:
-    """ssh in the foreground with a terminal: its own prompts (a password, a host key) work."""
-    return [*ssh_command, "-t", *mux_options(machine), machine.ssh, remote_command(machine, words)]
+def attach_argv(
+    ssh_command: list[str], machine: Machine, words: list[str], *, before: list[str] | None = None
+) -> list[str]:
+    """ssh in the foreground with a terminal: its own prompts (a password, a host key) work. `before`:
+    a dsh command run there first, whose failure does not stop the attach (focusing a pane)."""
+    command = remote_command(machine, words)
+    if before:
+        command = f"{remote_command(machine, before)}; {command}"
+    return [*ssh_command, "-t", *mux_options(machine), machine.ssh, command]
 
 
 def check_argv(ssh_command: list[str], machine: Machine) -> list[str]:

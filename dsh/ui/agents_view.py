@@ -60,7 +60,7 @@ def go_next(app: DshApp) -> None:
         app.announce("no agent needs you")
         session.machine.refresh()  # the next C-b g sees the other sessions as they are now
         return
-    go(app, Target(row.session, row.pane, row.cwd))
+    go(app, Target(row.session, row.pane, row.cwd, machine=row.machine))
 
 
 def open_notifications(app: DshApp) -> None:
@@ -93,7 +93,11 @@ def go(app: DshApp, target: Target | None) -> None:
         return
     session = app.session
     if target.outside:
-        app.announce(f"that agent runs outside dsh, in {target.cwd}")
+        where = f" on {target.machine}" if target.machine else ""
+        app.announce(f"that agent runs outside dsh{where}, in {target.cwd}")
+        return
+    if target.machine:
+        go_to_machine(app, target)
         return
     if target.session in (None, session.log.id):
         app.list_overlay = None
@@ -110,6 +114,26 @@ def go(app: DshApp, target: Target | None) -> None:
     if target.pane:
         focus_in(target.session, target.pane)
     app.switch_to(Switch(target.session, target.cwd), f"dsh attach {target.session}")
+
+
+def go_to_machine(app: DshApp, target: Target) -> None:
+    """A pane of a session on another machine: the client hands the terminal to ssh running
+    `dsh focus` then `dsh attach` there, and comes back to this session when that ssh ends."""
+    from dsh.machines.config import read_machines
+    from dsh.machines.ssh import attach_argv
+    from dsh.session.view_records import Switch
+
+    config = read_machines(app.config)
+    machine = config.find(target.machine or "")
+    if machine is None or target.session is None:
+        app.announce(f"machine {target.machine} is no longer in config", error=True)
+        return
+    app.list_overlay = None
+    app.close_overlay()
+    words = ["attach", target.session]
+    before = ["focus", "-t", f"{target.session}:{target.pane}"] if target.pane else None
+    argv = attach_argv(config.ssh_command, machine, words, before=before)
+    app.switch_to(Switch(None, app.session.cwd, remote=argv), f"run: ssh -t {machine.ssh} {' '.join(words)}")
 
 
 def focus_in(session_id: str, pane_id: str) -> None:

@@ -37,10 +37,11 @@ class Box:
             os.environ["DSH_HOME"] = saved
 
 
-def write_config(dsh_home: Path, box: Box, *, extra: str = "") -> None:
+def write_config(dsh_home: Path, box: Box, *, extra: str = "", box_extra: str = "") -> None:
+    """The local config naming `box` (with `box_extra` lines in its table) and `gone`, then `extra`."""
     (dsh_home / "config.toml").write_text(
         f'[machines]\nssh_command = "{box.sshd.ssh_command}"\ntimeout_seconds = 10\n\n'
-        f"[machines.box]\nssh = \"box\"\ndsh = '{box.dsh}'\n\n"
+        f"[machines.box]\nssh = \"box\"\ndsh = '{box.dsh}'\n{box_extra}\n"
         f"[machines.gone]\nssh = \"gone\"\ndsh = '{box.dsh}'\n{extra}"
     )
     os.chmod(dsh_home / "config.toml", 0o600)
