@@ -32,3 +32,19 @@ def peer_pid(sock: socket.socket) -> int | None:
 def peer_allowed(uid: int | None, own_uid: int | None = None) -> bool:
     """Only the user who runs the host may talk to it (root gets no exception: its panes are not root's)."""
     return uid is not None and uid == (os.getuid() if own_uid is None else own_uid)
+
+
+def process_state(pid: int) -> str | None:
+    """The state letter of process `pid` from /proc (`R`, `S`, `T` stopped, `t` traced, `Z` …), or None
+    when it cannot be read (gone, no /proc)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            fields = handle.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return fields[0].decode("ascii", "replace") if fields else None
+
+
+def process_stopped(pid: int) -> bool:
+    """Whether `pid` is stopped (SIGSTOP, SIGTSTP, a debugger): it answers nothing until continued."""
+    return process_state(pid) in ("T", "t")

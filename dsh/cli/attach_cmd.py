@@ -82,13 +82,23 @@ def _stop(args: argparse.Namespace) -> int:
         return fail(str(exc), exc.code)
     if sock is None:
         return fail(not_running(session_id, options))
-    from dsh.client.attach import VersionMismatch
+    from dsh.client.attach import HostStopped, VersionMismatch
     from dsh.peer import peer_pid
 
     listener = peer_pid(sock)  # the host itself (its uid was checked on connecting)
     how = ""
     try:
         welcome = stop_host(sock, session_id)
+    except HostStopped as exc:
+        # A stopped host reads nothing; SIGTERM waits for it to go on, so continue it right after:
+        # it then ends its session as on /quit.
+        try:
+            os.kill(exc.pid, signal.SIGTERM)
+            os.kill(exc.pid, signal.SIGCONT)
+        except OSError as err:
+            return fail(f"{exc} (and SIGTERM to its pid {exc.pid} failed: {err.strerror or err})")
+        welcome = {"pid": exc.pid}
+        how = " (its host was stopped: continued and ended with SIGTERM)"
     except VersionMismatch as exc:
         # A host of another dsh version cannot be asked in words; every host ends its session on
         # SIGTERM as on /quit (snapshot saved, programs hung up), so that is how it is stopped.

@@ -19,6 +19,10 @@ if TYPE_CHECKING:
     from typing import Any
 
 HANDSHAKE_TIMEOUT = 10.0
+# A host that has not answered its hello this long is looked at: a stopped one (SIGSTOP) is said at
+# once, with the ways out, instead of waiting out HANDSHAKE_TIMEOUT for an answer that cannot come.
+STOPPED_CHECK = 0.5
+STOPPED_FOR = 1.0
 # What a client's panes should see of its terminal and login (tmux's update-environment).
 FORWARDED_ENV = (
     "TERM",
@@ -94,6 +98,50 @@ def connect(path: Path) -> socket.socket | None:
         raise AttachError(f"cannot reach the session host at {path}: {exc.strerror or exc}") from exc
 
 
+class HostStopped(AttachError):
+    """The host is stopped (SIGSTOP): it cannot answer until continued; `pid` is its process."""
+
+    def __init__(self, session_id: str, pid: int) -> None:
+        super().__init__(
+            f"the host of session {session_id} (pid {pid}) is stopped and does not answer: "
+            f"kill -CONT {pid} lets it go on, dsh stop {session_id} ends it"
+        )
+        self.pid = pid
+
+
+def _read_answer(sock: socket.socket, session_id: str) -> bytes:
+    """The host's answer line (and what came with it), read within HANDSHAKE_TIMEOUT; HostStopped as
+    soon as the host has been seen stopped for STOPPED_FOR."""
+    from dsh.peer import peer_pid, process_stopped
+
+    pid = peer_pid(sock)
+    deadline = time.monotonic() + HANDSHAKE_TIMEOUT
+    stopped_since: float | None = None
+    data = b""
+    while b"\n" not in data:
+        now = time.monotonic()
+        if now >= deadline:
+            raise TimeoutError
+        sock.settimeout(min(STOPPED_CHECK, deadline - now))
+        try:
+            chunk = sock.recv(65536)
+        except TimeoutError:
+            if pid is None or not process_stopped(pid):
+                stopped_since = None
+                continue
+            now = time.monotonic()
+            stopped_since = now if stopped_since is None else stopped_since
+            if now - stopped_since >= STOPPED_FOR:
+                raise HostStopped(session_id, pid) from None
+            continue
+        if not chunk:
+            raise AttachError(f"the host of session {session_id} closed the connection")
+        data += chunk
+        if len(data) > protocol.HELLO_MAX:
+            raise AttachError(f"the host of session {session_id} did not answer like a dsh host")
+    return data
+
+
 def client_env() -> dict[str, str]:
     return {name: os.environ[name] for name in FORWARDED_ENV if name in os.environ}
 
@@ -125,14 +173,7 @@ class Attachment:
         try:
             sock.settimeout(HANDSHAKE_TIMEOUT)
             sock.sendall(protocol.hello(rows=rows, cols=cols, env=client_env(), pid=os.getpid(), intent=intent))
-            data = b""
-            while b"\n" not in data:
-                chunk = sock.recv(65536)
-                if not chunk:
-                    raise AttachError(f"the host of session {session_id} closed the connection")
-                data += chunk
-                if len(data) > protocol.HELLO_MAX:
-                    raise AttachError(f"the host of session {session_id} did not answer like a dsh host")
+            data = _read_answer(sock, session_id)
         except TimeoutError as exc:
             sock.close()
             raise AttachError(f"the host of session {session_id} did not answer in {HANDSHAKE_TIMEOUT:.0f} s") from exc
@@ -468,4 +509,4 @@ def stop_host(sock: socket.socket, session_id: str) -> dict[str, Any]:
     return attachment.welcome
 
 
-__all__ = ["AttachError", "Attachment", "Outcome", "Pump", "connect", "stop_host"]
+__all__ = ["AttachError", "Attachment", "HostStopped", "Outcome", "Pump", "connect", "stop_host"]
