@@ -16,7 +16,7 @@ def peer_uid(sock: socket.socket) -> int | None:
     except (OSError, AttributeError):
         return None
     _pid, uid, _gid = _UCRED.unpack(raw)
-    return uid
+    return int(uid)
 
 
 def peer_pid(sock: socket.socket) -> int | None:

@@ -19,14 +19,17 @@ class Value:
     __slots__ = ()
     _fields: ClassVar[tuple[str, ...]] = ()
     _key: ClassVar[Any]
+    __match_args__: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, fields: tuple[str, ...] = (), frozen: bool = False, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._fields = fields
-        cls.__match_args__ = fields
+        # mypy allows __match_args__ only in a class body; here each subclass names its own, as @dataclass does.
+        cls.__match_args__ = fields  # type: ignore[misc]
         # A tuple of the field values (attrgetter of one name gives the value itself, which compares alike).
         cls._key = attrgetter(*fields) if fields else _no_fields
         if frozen:
+            # A frozen class's own methods, set on the class as dataclass(frozen=True) writes them.
             cls.__setattr__ = _refuse_set  # type: ignore[method-assign, assignment]
             cls.__delattr__ = _refuse_delete  # type: ignore[method-assign, assignment]
             cls.__hash__ = _hash_fields  # type: ignore[method-assign, assignment]

@@ -110,7 +110,8 @@ class CachedPaneStates:
         except sqlite3.Error:
             kept = None
         if kept is not None and kept[0] == key:
-            return json.loads(kept[1])  # type: ignore[no-any-return]
+            cached: list[dict[str, Any]] = json.loads(kept[1])  # as the same code wrote it for this key
+            return cached
         records = snapshot_panes(session_id)
         if records is not None:
             self._fresh.append((session_id, key, json.dumps(records)))

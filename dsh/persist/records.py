@@ -244,11 +244,11 @@ class PaneRecord:
             )
         _int(self.exit_status, f"{where}.exit_status", optional=True)
         _bool(self.attention, f"{where}.attention")
-        if _str(self.last_message, f"{where}.last_message", optional=True) is not None:
-            self.last_message = self.last_message[:MAX_TEXT]
+        if (last_message := _str(self.last_message, f"{where}.last_message", optional=True)) is not None:
+            self.last_message = last_message[:MAX_TEXT]
         _str(self.created_at, f"{where}.created_at")
-        if _str(self.name, f"{where}.name", optional=True) is not None:
-            self.name = self.name[:MAX_TEXT]
+        if (name := _str(self.name, f"{where}.name", optional=True)) is not None:
+            self.name = name[:MAX_TEXT]
         if self.command is not None:
             self.command = _str_list(self.command, f"{where}.command") or None
         if _str(self.agent_state, f"{where}.agent_state", optional=True) not in AGENT_STATES:

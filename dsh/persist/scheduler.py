@@ -63,7 +63,7 @@ class SnapshotScheduler:
         interval: float = 2.0,
         clock: Callable[[], float] = time.monotonic,
         run_in_background: Runner | None = None,
-        on_error: Callable[[Exception | None], None] | None = None,
+        on_error: Callable[[Exception | None], object] | None = None,  # what it returns is not used
     ) -> None:
         self._build = build
         self._write = write

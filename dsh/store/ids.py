@@ -5,6 +5,10 @@ from __future__ import annotations
 import re
 import time
 
+TYPE_CHECKING = False  # the client's start-up path: importing typing costs it 5-10 ms
+if TYPE_CHECKING:
+    from typing import TypeGuard
+
 _ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 MAX_ID_LEN = 64
 
@@ -20,14 +24,14 @@ def new_session_id() -> str:
     return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + "-" + secrets.token_hex(3)
 
 
-def is_valid_session_id(s: object) -> bool:
+def is_valid_session_id(s: object) -> TypeGuard[str]:
     return isinstance(s, str) and _ID_RE.fullmatch(s) is not None
 
 
 def validate_session_id(s: object) -> str:
     """Return `s` if it is a valid session id, else raise InvalidSessionId saying what is wrong."""
     if is_valid_session_id(s):
-        return s  # type: ignore[return-value]
+        return s
     raise InvalidSessionId(_why_invalid(s))
 
 

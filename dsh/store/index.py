@@ -15,7 +15,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import BinaryIO, TextIO, TypeVar
+from typing import Any, BinaryIO, TextIO, TypeVar
 
 from dsh.safefile import UnsafePathError, open_append, open_read_fd, refuse_special
 from dsh.store import agent_table, folder_names, textsearch
@@ -427,7 +427,7 @@ class SessionIndex:
     def _folders(self, conn: sqlite3.Connection) -> dict[str, int | None]:
         """Each folder's mtime when it was last listed (None: list it again), by name."""
         rows = conn.execute("SELECT name, mtime_ns FROM folders WHERE root = ?", (self._root_db,))
-        return {_from_db(name): mtime for name, mtime in rows}  # type: ignore[misc]
+        return {_from_db(name): mtime for name, mtime in rows}
 
     def _known(
         self, conn: sqlite3.Connection, scan: RootScan, recorded: dict[str, int | None], warnings: list[str]
@@ -442,13 +442,13 @@ class SessionIndex:
         for start in range(0, len(names), 500):
             chunk = [_to_db(name) for name in names[start : start + 500]]
             rows = conn.execute(sql + f"({', '.join('?' * len(chunk))})", [self._root_db, *chunk])
-            known.update({_from_db(path): (size, mtime) for path, size, mtime in rows})  # type: ignore[misc]
+            known.update({_from_db(path): (size, mtime) for path, size, mtime in rows})
         if scan.clean:
             sql = "SELECT path, size, mtime_ns, workspace FROM sessions WHERE root = ? AND closed = 0"
             open_logs: dict[str, Stat] = {}
             for path, size, mtime, workspace in conn.execute(sql, (self._root_db,)):
                 if _from_db(workspace) in scan.clean:
-                    open_logs[_from_db(path)] = (size, mtime)  # type: ignore[index]
+                    open_logs[_from_db(path)] = (size, mtime)
             stat_logs(open_logs, scan.found, warnings)
             known.update(open_logs)
         return known
@@ -642,7 +642,7 @@ def summary_at(conn: sqlite3.Connection, path: str) -> Summary | None:
     return _summaries(rows)[0] if rows else None
 
 
-def _summaries(rows: list[tuple]) -> list[Summary]:  # type: ignore[type-arg]
+def _summaries(rows: list[tuple[Any, ...]]) -> list[Summary]:
     """Rows of `_SELECT` as Summaries. The hot loop of every listing: 100k rows must take well under 0.1 s."""
     home = home_dir()
     labels: dict[str | None, str] = {None: NO_WORKSPACE, "": NO_WORKSPACE}
@@ -707,7 +707,7 @@ def _summaries(rows: list[tuple]) -> list[Summary]:  # type: ignore[type-arg]
     return out
 
 
-def release(items: list) -> None:  # type: ignore[type-arg]
+def release(items: list[Any]) -> None:
     """Empty a big list a slice at a time. Freeing 100k rows at once is one C call that holds the GIL
     for tens of ms; between slices a thread waiting for it (the event loop, during a background
     listing) gets its turn."""
@@ -718,7 +718,7 @@ def release(items: list) -> None:  # type: ignore[type-arg]
 _RELEASE_SLICE = 5000
 
 
-def _summary(row: tuple) -> Summary:  # type: ignore[type-arg]
+def _summary(row: tuple[Any, ...]) -> Summary:
     return _summaries([row])[0]
 
 
@@ -733,14 +733,14 @@ def _to_db(value: str) -> str | bytes:
     return value
 
 
-def _from_db(value: object) -> object:
-    """The inverse of _to_db (other values pass through)."""
-    return value.decode("utf-8", "surrogatepass") if type(value) is bytes else value
+def _from_db(value: str | bytes) -> str:
+    """The inverse of _to_db: a text column's value as it was written (str or, when not UTF-8, bytes)."""
+    return value.decode("utf-8", "surrogatepass") if isinstance(value, bytes) else value
 
 
 def _db_row(row: tuple[object, ...]) -> tuple[object, ...]:
     """A row to store; when any text in it is not UTF-8, that text goes as bytes and `raw` (last) is 1."""
-    if all(type(v) is not str or v.isascii() for v in row):  # type: ignore[union-attr]
+    if all(type(v) is not str or v.isascii() for v in row):
         return row
     out = [_to_db(v) if type(v) is str else v for v in row]
     if any(type(v) is bytes for v in out):
@@ -754,7 +754,7 @@ def _stats_at(conn: sqlite3.Connection, paths: Sequence[str]) -> dict[str, Stat]
     for start in range(0, len(paths), 500):
         chunk = [_to_db(p) for p in paths[start : start + 500]]
         sql = f"SELECT path, size, mtime_ns FROM sessions WHERE path IN ({', '.join('?' * len(chunk))})"
-        out.update({_from_db(path): (size, mtime) for path, size, mtime in conn.execute(sql, chunk)})  # type: ignore[misc]
+        out.update({_from_db(path): (size, mtime) for path, size, mtime in conn.execute(sql, chunk)})
     return out
 
 

@@ -355,7 +355,7 @@ def read_header(path: Path) -> dict[str, Any]:
     if _too_deep(first):
         raise LogError(f"{path}:1: header is nested deeper than {MAX_DEPTH} levels")
     try:
-        header = json.loads(first.decode("utf-8"))
+        header: dict[str, Any] = json.loads(first.decode("utf-8"))  # _check_header refuses what is not
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise LogError(f"{path}:1: header is not valid JSON ({_short(exc)})") from exc
     _check_header(path, header)
@@ -505,7 +505,7 @@ def _parse_clean(data: bytes, *, first: bool = True) -> list[dict[str, Any]] | N
     try:
         text = data.decode("utf-8")
         # Raw newlines cannot occur inside JSON strings, so each newline ends exactly one record.
-        records = json.loads("[" + text[:-1].replace("\n", ",") + "]")
+        records: list[dict[str, Any]] = json.loads("[" + text[:-1].replace("\n", ",") + "]")
     except (UnicodeDecodeError, ValueError, RecursionError):
         return None
     if len(records) != count:

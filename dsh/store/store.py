@@ -61,7 +61,7 @@ class Store:
         self.refresh()
         return self.index.get(session_id)
 
-    def find_log(self, session_id: str, launch_dir: Path | None = None) -> Path | None:
+    def find_log(self, session_id: str, launch_dir: str | Path | None = None) -> Path | None:
         """The log of `session_id`: the shared root first, then the launch dir's legacy `.sessions/`.
 
         Raises InvalidSessionId for a malformed id, so a typed id never becomes a path.

@@ -25,7 +25,7 @@ A rule that finds more than one candidate raises `TargetError` listing them (nev
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 __all__ = ["Candidate", "TargetError", "resolve", "slug"]
 
@@ -80,7 +80,7 @@ def resolve(word: str, candidates: Iterable[Candidate], *, what: str = "session"
         return unique[word]
     lowered = word.lower()
     word_slug = slug(word)
-    rules = (
+    rules: tuple[Callable[[Candidate], bool], ...] = (
         lambda c: (c.title != "" and c.title.lower() == lowered) or (word_slug != "" and slug(c.title) == word_slug),
         lambda c: c.id.startswith(word) or _random_part(c.id).startswith(word),
         lambda c: word_slug != "" and slug(c.title).startswith(word_slug),

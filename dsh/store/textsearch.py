@@ -105,7 +105,7 @@ def sync(conn: sqlite3.Connection, limit: int | None = None) -> bool:
             "INSERT INTO lines_fts (rowid, text) SELECT id, text FROM lines WHERE id > ? AND id <= ?", (synced, upto)
         )
         conn.execute("UPDATE lines_synced SET id = ?", (upto,))
-    return upto < last
+    return bool(upto < last)
 
 
 def _terms(query: str) -> list[str]:

@@ -64,9 +64,9 @@ class TitleState(Value, fields=("explicit", "typed", "learned")):
         state = self
         for event in events:
             kind = event.get("type")
-            if kind == "input" and isinstance(event.get("text"), str):
-                state.add_input(event["text"])  # type: ignore[arg-type]
-            elif kind == "title" and isinstance(event.get("title"), str):
-                state.explicit = event["title"] or None  # type: ignore[assignment]
+            if kind == "input" and isinstance(text := event.get("text"), str):
+                state.add_input(text)
+            elif kind == "title" and isinstance(title := event.get("title"), str):
+                state.explicit = title or None
             elif kind == "agent" and isinstance(event.get("kind"), str) and isinstance(event.get("session_id"), str):
                 state.add_agent(f"{event['kind']}:{event['session_id']}")
