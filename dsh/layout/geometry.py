@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Literal, TypeAlias
+from typing import Literal, TypeAlias, TypeGuard
 
 from dsh.layout.tree import Leaf, Node, Split
 from dsh.values import Value
 
 Direction: TypeAlias = Literal["left", "right", "up", "down"]
 DIRECTIONS: tuple[Direction, ...] = ("left", "right", "up", "down")
+
+
+def is_direction(word: object) -> TypeGuard[Direction]:
+    """True when `word` is one of DIRECTIONS (a typed word, a request's field)."""
+    return word in DIRECTIONS
 
 # Smallest pane a layout gives out while the terminal has room for it.
 MIN_WIDTH = 5

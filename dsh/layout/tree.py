@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from typing import Literal, TypeAlias
+from typing import Literal, TypeAlias, TypeGuard
 
 from dsh.layout.errors import LayoutError
 from dsh.values import Value
 
 Orientation: TypeAlias = Literal["row", "column"]
 ORIENTATIONS: tuple[Orientation, ...] = ("row", "column")
+
+
+def is_orientation(word: object) -> TypeGuard[Orientation]:
+    """True when `word` is one of ORIENTATIONS (a typed word, a request's field)."""
+    return word in ORIENTATIONS
 
 
 class Leaf(Value, fields=("pane_id",)):

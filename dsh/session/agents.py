@@ -13,8 +13,11 @@ from dsh.agents.probe import AgentProbe, Neighbour, make_request, run_probe, typ
 from dsh.agents.registry import adapter_by_kind
 
 if TYPE_CHECKING:
+    from dsh.agents.probe import ProbeRequest
+    from dsh.persist.records import AgentInfo
     from dsh.session.pane import Pane
     from dsh.session.session import Session
+    from dsh.term.terminal import Terminal
 
 __all__ = ["AgentProbe", "agent_argv", "notice_typed_agents", "probe_agents"]
 
@@ -96,7 +99,13 @@ def probe_agents(session: Session) -> None:
         )
         terminal = pane.terminal
 
-        def lookup(request=request, pane=pane, terminal=terminal, agent=agent, probe=probe) -> None:
+        def lookup(
+            request: ProbeRequest = request,
+            pane: Pane = pane,
+            terminal: Terminal = terminal,
+            agent: AgentInfo = agent,
+            probe: AgentProbe = probe,
+        ) -> None:
             try:
                 learned = run_probe(request)
             except Exception:

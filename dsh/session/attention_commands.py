@@ -7,12 +7,15 @@ from typing import TYPE_CHECKING
 from dsh.commands.registry import CommandError, Registry, UsageError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from dsh.session.client import Client
 
 
-def _screen(ctx: Client, name: str) -> object:
-    action = getattr(ctx, name, None)
-    if action is None:
+def _screen(ctx: Client, name: str) -> Callable[[], object]:
+    """The client's method `name`, which only a client with a screen has."""
+    action: object = getattr(ctx, name, None)
+    if not callable(action):
         raise CommandError("this needs a screen: `dsh agents` lists them from a shell")
     return action
 
@@ -33,9 +36,9 @@ def register(registry: Registry) -> None:
         if args not in ([], ["next"]):
             raise UsageError("the only argument is next")
         if args:
-            _screen(ctx, "agents_next")()  # type: ignore[operator]
+            _screen(ctx, "agents_next")()
         else:
-            _screen(ctx, "open_agents")()  # type: ignore[operator]
+            _screen(ctx, "open_agents")()
 
     @command("notifications")
     def notifications(ctx: Client, args: list[str]) -> None:
@@ -45,4 +48,4 @@ def register(registry: Registry) -> None:
         """
         if args:
             raise UsageError("/notifications takes no arguments")
-        _screen(ctx, "open_notifications")()  # type: ignore[operator]
+        _screen(ctx, "open_notifications")()

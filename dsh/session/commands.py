@@ -9,8 +9,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from dsh.commands.registry import CommandError, Registry, UsageError
+from dsh.layout.geometry import is_direction
 
 if TYPE_CHECKING:
+    from dsh.layout.tree import Orientation
     from dsh.session.client import Client
 
 DIRECTIONS = ("left", "right", "up", "down")
@@ -99,7 +101,7 @@ def build_registry() -> Registry:
         The new pane runs CMD, or your login shell, in the active pane's directory (or DIR with -c);
         -v is the default.
         """
-        orientation = "column"
+        orientation: Orientation = "column"
         cwd: str | None = None
         while args and args[0].startswith("-") and len(args[0]) > 1:
             if args[0] in ("-h", "-v"):
@@ -148,7 +150,8 @@ def build_registry() -> Registry:
 
         The border moves by CELLS columns or rows (default 5).
         """
-        if not args or args[0] not in DIRECTIONS or len(args) > 2:
+        direction = args[0] if args else ""
+        if not is_direction(direction) or len(args) > 2:
             raise UsageError("say which border")
         cells = 5
         if len(args) == 2:
@@ -156,7 +159,7 @@ def build_registry() -> Registry:
             if not (text.isascii() and text.isdigit()) or int(text) < 1:
                 raise UsageError(f"not a number of cells: {text}")
             cells = int(text)
-        ctx.session.tabs.resize(args[0], cells, ctx.session.area)
+        ctx.session.tabs.resize(direction, cells, ctx.session.area)
         ctx.session.after_structure_change()
 
     @command("swap", usage="next|prev|left|right|up|down", args=["next", "prev", *DIRECTIONS])
@@ -164,7 +167,11 @@ def build_registry() -> Registry:
         """Swap the active pane with its neighbour."""
         if len(args) != 1 or args[0] not in ("next", "prev", *DIRECTIONS):
             raise UsageError("say which neighbour")
-        ctx.session.tabs.swap(args[0], ctx.session.area) if args[0] in DIRECTIONS else ctx.session.tabs.swap(args[0])
+        word = args[0]
+        if is_direction(word):
+            ctx.session.tabs.swap(word, ctx.session.area)
+        else:
+            ctx.session.tabs.swap("next" if word == "next" else "prev")
         ctx.session.after_structure_change()
 
     @command("tab", usage="next|prev|select N|rename [NAME]", args=_tab_args)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from dsh.agents.programs import runs_agent
 from dsh.config import Config
-from dsh.layout.geometry import Rect
+from dsh.layout.geometry import Rect, is_direction
 from dsh.layout.ids import next_id
 from dsh.layout.tabs import TabSet
 from dsh.persist.scheduler import SnapshotScheduler
@@ -36,6 +36,7 @@ from dsh.values import Value
 
 if TYPE_CHECKING:
     from dsh.agents.probe import AgentProbe
+    from dsh.layout.tree import Orientation
 
 # Bytes a pane's reader takes per loop callback: the active pane's output matters most.
 FOREGROUND_READ = 32768
@@ -496,7 +497,7 @@ class Session:
         cwd = saving.pane_cwd(pane)
         return cwd if cwd and os.path.isdir(cwd) else self.cwd
 
-    def split(self, orientation: str, argv: list[str] | None, cwd: str | None = None) -> Pane | None:
+    def split(self, orientation: Orientation, argv: list[str] | None, cwd: str | None = None) -> Pane | None:
         if cwd is None:
             cwd = self.follow_cwd()
         pane = self.create_pane(argv, cwd=cwd)
@@ -504,7 +505,7 @@ class Session:
             self.tabs.new_tab(pane.id)
         else:
             cramped = self.tabs.rects(self.area).too_small
-            self.tabs.split(pane.id, orientation)  # type: ignore[arg-type]
+            self.tabs.split(pane.id, orientation)
             if self.tabs.rects(self.area).too_small and not cramped:
                 # Like tmux: refuse rather than make panes too small to use.
                 self.tabs.close_pane(pane.id)
@@ -553,8 +554,8 @@ class Session:
     def focus_direction(self, direction: str) -> None:
         if direction in ("next", "prev"):
             self.tabs.focus_next() if direction == "next" else self.tabs.focus_prev()
-        else:
-            self.tabs.focus_direction(direction, self.area)  # type: ignore[arg-type]
+        elif is_direction(direction):
+            self.tabs.focus_direction(direction, self.area)
         self.after_focus_change()
 
     def focus_pane(self, pane_id: str) -> None:

@@ -11,6 +11,7 @@ from dsh.layout.presets import LAYOUT_NAMES
 from dsh.session import tab_moves
 
 if TYPE_CHECKING:
+    from dsh.layout.tree import Orientation
     from dsh.session.client import Client
 
 LAYOUT_WORDS = [*LAYOUT_NAMES, "next", "prev", "spread"]
@@ -33,10 +34,10 @@ def _layout_error(action: Callable[[], Any]) -> Any:
         raise CommandError(str(exc)) from None
 
 
-def _pane_options(args: list[str]) -> tuple[str | None, str]:
+def _pane_options(args: list[str]) -> tuple[str | None, Orientation]:
     """`-t TAB` and `-h`/`-v` in any order: (the tab named, or None; the split's orientation)."""
     target: str | None = None
-    orientation = "column"
+    orientation: Orientation = "column"
     rest = list(args)
     while rest:
         word = rest.pop(0)
@@ -102,7 +103,7 @@ def register(registry: Registry) -> None:
                 raise CommandError("no other tab to move the pane to: /join -t TAB")
         else:
             index = _layout_error(lambda: tabs.find_tab(target))
-        _layout_error(lambda: tab_moves.move_pane(ctx.session, index, orientation))  # type: ignore[arg-type]
+        _layout_error(lambda: tab_moves.move_pane(ctx.session, index, orientation))
 
     @command("kill-tab", usage="[-f] [TAB]", args=_tab_targets)
     def kill_tab(ctx: Client, args: list[str]) -> None:
