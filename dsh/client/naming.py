@@ -12,6 +12,7 @@ TYPE_CHECKING = False  # a client start-up path: importing typing costs it 5-10 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from dsh.store.store import Store
     from dsh.store.targets import Candidate
 
 
@@ -103,9 +104,9 @@ def any_session(word: str, stored: Callable[[], list[Candidate]], log_exists: Ca
     raise _unknown(word)
 
 
-def index_candidates(store: object) -> list[Candidate]:
+def index_candidates(store: Store) -> list[Candidate]:
     """Every session the index lists (archived ones too: a name typed on purpose may be one)."""
     from dsh.store.targets import Candidate
 
-    rows = store.summaries(include_archived=True)  # type: ignore[attr-defined]
+    rows = store.summaries(include_archived=True)
     return [Candidate(row.id, row.title or "") for row in rows]

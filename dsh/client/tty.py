@@ -7,6 +7,10 @@ import os
 import termios
 import tty
 
+TYPE_CHECKING = False  # the client's start-up path: importing typing costs it 5-10 ms
+if TYPE_CHECKING:
+    from typing import Any
+
 # What a full-screen view may have left on: mouse reporting, focus events, bracketed paste, the
 # alternate screen, application cursor keys and keypad, a hidden cursor or another cursor shape,
 # autowrap off (the view draws its rows with it off). Written when a view did not end its own frame:
@@ -42,7 +46,7 @@ class RawTerminal:
 
     def __init__(self, fd: int) -> None:
         self.fd = fd
-        self._saved: list | None = None  # type: ignore[type-arg]
+        self._saved: list[Any] | None = None  # what termios.tcgetattr gave
 
     def enter(self) -> None:
         try:

@@ -43,9 +43,10 @@ async def serve_control(server: HostServer, reader: asyncio.StreamReader, writer
         reply = {"ok": False, "error": "no control request came", "status": REFUSED}
     else:
         async with _slots(server):
-            reply = await _run_while_connected(server, request, reader)
-            if reply is None:
+            ran = await _run_while_connected(server, request, reader)
+            if ran is None:
                 return  # the client left (a wait it gave up on): nobody to answer
+            reply = ran
     writer.write(protocol.welcome(session=session.log.id, pid=os.getpid()))
     writer.write(_reply_frame(reply))
     with contextlib.suppress(Exception):
@@ -114,10 +115,9 @@ class _slots:
     """At most CONCURRENT verbs at once per host."""
 
     def __init__(self, server: HostServer) -> None:
-        semaphore = getattr(server, "_control_slots", None)
+        semaphore = server.control_slots
         if semaphore is None:
-            semaphore = asyncio.Semaphore(CONCURRENT)
-            server._control_slots = semaphore  # type: ignore[attr-defined]
+            semaphore = server.control_slots = asyncio.Semaphore(CONCURRENT)
         self.semaphore = semaphore
 
     async def __aenter__(self) -> None:

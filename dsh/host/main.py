@@ -8,11 +8,17 @@ import logging
 import os
 import signal
 import traceback
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from dsh.host.connection import RunView
 from dsh.host.spec import HostSpec, ReadyPipe
 from dsh.values import Value
+
+if TYPE_CHECKING:
+    from dsh.config import Config
+    from dsh.persist.snapshot import LoadedSnapshot
+    from dsh.store.log import SessionLog
+    from dsh.store.store import Store
 
 
 class HostStartError(Exception):
@@ -22,15 +28,15 @@ class HostStartError(Exception):
 class Opened(Value, fields=("log", "loaded", "title", "announcements")):
     """A session ready to serve: its log held live, its snapshot (if any), what to say on first attach."""
 
-    log: object
-    loaded: object | None
+    log: SessionLog
+    loaded: LoadedSnapshot | None
     title: str | None
     announcements: list[str]
 
     def __init__(
         self,
-        log: object,
-        loaded: object | None,
+        log: SessionLog,
+        loaded: LoadedSnapshot | None,
         title: str | None,
         announcements: list[str] | None = None,
     ) -> None:
@@ -83,7 +89,7 @@ def _serve(spec: HostSpec, ready: ReadyPipe, run_view: RunView) -> int:
     problem = runtime_dir_problem()
     if problem is not None:
         opened.announcements.insert(0, problem)  # another user's XDG_RUNTIME_DIR: said, not used
-    _log_to_file(opened.log.id)  # type: ignore[attr-defined]
+    _log_to_file(opened.log.id)
     # A pane's history is a great many long-lived small objects; the default thresholds make the
     # collector walk them all every few thousand allocations, which shows as stalls under a flood.
     gc.freeze()
@@ -91,19 +97,19 @@ def _serve(spec: HostSpec, ready: ReadyPipe, run_view: RunView) -> int:
     return asyncio.run(_main(spec, ready, run_view, config, store, opened))
 
 
-def _open_session(spec: HostSpec, store: object) -> Opened:
+def _open_session(spec: HostSpec, store: Store) -> Opened:
     from dsh.persist.snapshot import SnapshotVersionError, load_snapshot
     from dsh.resume.preflight import PreflightError, preflight
     from dsh.store.log import LogError, SessionBusy, SessionLog, read_header, read_log
 
     if spec.session_id is None:
         try:
-            log = store.create_session(spec.cwd)  # type: ignore[attr-defined]
+            log = store.create_session(spec.cwd)
         except (LogError, OSError) as exc:
-            raise HostStartError(f"cannot create a session under {store.root}: {exc}") from exc  # type: ignore[attr-defined]
+            raise HostStartError(f"cannot create a session under {store.root}: {exc}") from exc
         return Opened(log, None, None, list(spec.announcements))
     sid = spec.session_id
-    path = store.find_log(sid, spec.launch_dir)  # type: ignore[attr-defined]
+    path = store.find_log(sid, spec.launch_dir)
     if path is None:
         raise HostStartError(f"no session {sid} (dsh sessions --all lists every session)")
     try:
@@ -142,7 +148,7 @@ def _log_to_file(session_id: str) -> None:
 
 
 async def _main(
-    spec: HostSpec, ready: ReadyPipe, run_view: RunView, config: object, store: object, opened: Opened
+    spec: HostSpec, ready: ReadyPipe, run_view: RunView, config: Config, store: Store, opened: Opened
 ) -> int:
     from dsh.host.server import HostServer
     from dsh.rundir import socket_path
@@ -150,13 +156,13 @@ async def _main(
 
     loop = asyncio.get_running_loop()
     loop.set_exception_handler(_log_loop_exception)
-    path = socket_path(opened.log.id)  # type: ignore[attr-defined]
+    path = socket_path(opened.log.id)
     session = Session(
-        config=config,  # type: ignore[arg-type]
-        store=store,  # type: ignore[arg-type]
-        log=opened.log,  # type: ignore[arg-type]
+        config=config,
+        store=store,
+        log=opened.log,
         cwd=spec.cwd,
-        loaded=opened.loaded,  # type: ignore[arg-type]
+        loaded=opened.loaded,
         title=opened.title,
         size=(spec.rows, spec.cols),
         env=dict(os.environ),
@@ -184,8 +190,9 @@ async def _main(
 
 def _log_loop_exception(loop: asyncio.AbstractEventLoop, context: dict[str, object]) -> None:
     """A failing callback is logged with its traceback; the host and its panes carry on."""
+    exception = context.get("exception")
     logging.getLogger("dsh.host").error(
         "unhandled: %s",
         context.get("message"),
-        exc_info=context.get("exception"),  # type: ignore[arg-type]
+        exc_info=exception if isinstance(exception, BaseException) else None,
     )

@@ -17,6 +17,7 @@ from dsh.peer import peer_allowed, peer_uid
 from dsh.session.attention import agent_rows
 
 if TYPE_CHECKING:
+    from dsh.commands.registry import Registry
     from dsh.session.session import Session
 
 logger = logging.getLogger(__name__)
@@ -78,6 +79,9 @@ class HostServer:
         self._attach_lock = asyncio.Lock()
         self.attaches = 0
         self.detached_at: float | None = None  # when the last client left (for `dsh attach`'s choice)
+        # dsh.host.control's, made by its first request: the verbs' slots and the slash commands it runs.
+        self.control_slots: asyncio.Semaphore | None = None
+        self.control_registry: Registry | None = None
 
     @property
     def current(self) -> Connection | None:

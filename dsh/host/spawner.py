@@ -106,16 +106,16 @@ class Spawner:
             else:
                 timeout = 1.0 if self.polled else None
             try:
-                ready, _, _ = select.select([self.listener, *self.hosts], [], [], timeout)
+                watched: list[socket.socket | int] = [self.listener, *self.hosts]
+                ready, _, _ = select.select(watched, [], [], timeout)
             except InterruptedError:
                 continue
             for fd in ready:
-                if fd is self.listener:
-                    if not self._accept():
-                        self._leave(STALE)
-                        return
-                else:
+                if isinstance(fd, int):
                     self._host_ended(fd)
+                elif not self._accept():
+                    self._leave(STALE)
+                    return
             self._poll_hosts()
         self._leave(None)
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from dsh import protocol
+from dsh.layout.tree import is_orientation
 from dsh.store.targets import Candidate, TargetError, resolve
 from dsh.text import sanitize
 
@@ -125,7 +126,7 @@ def _pane(session: Session, request: dict[str, Any], *, ended: bool = False) -> 
         return session.ended_panes[word]
     candidates = [Candidate(p.id, p.name or p.title, p) for p in session.panes.values()]
     try:
-        return resolve(word, candidates, what="pane").value  # type: ignore[return-value]
+        return cast("Pane", resolve(word, candidates, what="pane").value)  # each candidate carries its Pane
     except TargetError as exc:
         raise VerbError(f"{exc} in session {session.log.id}", NO_TARGET) from exc
 
@@ -330,7 +331,7 @@ def _set_share(session: Session, pane_id: str, percent: float) -> None:
     parent, index = path[-1]
     if index == 0:
         return
-    weights = parent.weights  # type: ignore[attr-defined]
+    weights = parent.weights
     share = weights[index - 1] + weights[index]
     weights[index] = share * percent / 100.0
     weights[index - 1] = share - weights[index]
@@ -342,7 +343,7 @@ async def _split(server: HostServer, request: dict[str, Any]) -> dict[str, Any]:
     session = server.session
     pane = _pane(session, request)
     orientation = request.get("orientation", "column")
-    if orientation not in ("row", "column"):
+    if not is_orientation(orientation):
         raise VerbError("orientation must be row (-h) or column (-v)", REFUSED)
     size = _number(request, "size", low=1, high=99)
     argv, cwd = _argv(request), _cwd(session, request)
@@ -409,10 +410,9 @@ class HeadlessClient:
 
         self.server = server
         self.session = server.session
-        registry = getattr(server, "_control_registry", None)
+        registry = server.control_registry
         if registry is None:
-            registry = build_registry()
-            server._control_registry = registry  # type: ignore[attr-defined]
+            registry = server.control_registry = build_registry()
         self.registry = registry
         self.messages: list[dict[str, Any]] = []
 
