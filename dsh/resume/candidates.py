@@ -181,6 +181,33 @@ def remote_candidate(row: dict[str, Any]) -> Candidate:
     )
 
 
+def remote_agent_candidate(row: dict[str, Any]) -> Candidate:
+    """An agent conversation another machine sent (`dsh sessions --agents --json` there, checked by
+    dsh.machines.rows): Enter opens it on that machine, in its directory."""
+    machine = str(row["machine"])
+    cwd = row.get("cwd") or None
+    first = clean(row.get("first_prompt") or "")
+    title = clean(row.get("title") or "") or first or clean(row["id"], 64)
+    return Candidate(
+        clean(row["id"], 64),
+        cwd,
+        clean(f"{machine}: {cwd or '(no directory)'}"),
+        title,
+        first,
+        row.get("created_at") or "",
+        row.get("updated_at") or "",
+        0,
+        None,
+        None,
+        (first,) if first and first != title else (),
+        state="closed",
+        kind=clean(row["kind"], 20),
+        branch=_optional_text(row.get("branch")),
+        input_count=int(row.get("message_count") or 0),
+        machine=machine,
+    )
+
+
 def _optional_text(value: object) -> str | None:
     return clean(value, 80) or None if isinstance(value, str) else None
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import logging
 import os
 import time
 from collections.abc import Callable
@@ -13,6 +14,7 @@ from dsh.ui.state import Mode
 if TYPE_CHECKING:
     from dsh.ui.app import DshApp
 
+logger = logging.getLogger("dsh.resume")
 
 # While the picker is open the disk is looked at this often (a transcript rewritten, a new conversation),
 # and every row is listed again at most this often when something changed.
@@ -38,16 +40,16 @@ class ResumeActions:
         self._end_machines()
 
     def _end_machines(self) -> None:
-        if self._machines is not None:
-            self._machines.cancel()
-            self._machines = None
+        for stream in self._machines or ():
+            stream.cancel()
+        self._machines = None
 
     def _load_machines(self, picker_view: Any) -> None:
         """The machines scope's rows: every configured machine asked over ssh, on the loop; rows shown as
         each answers, a machine that fails one line in the scope line (dsh.machines.stream)."""
         from dsh.machines.config import read_machines
         from dsh.machines.stream import MachineStream
-        from dsh.resume.candidates import remote_candidate
+        from dsh.resume.candidates import remote_agent_candidate, remote_candidate
 
         self._end_machines()
         config = read_machines(self._view.config)
@@ -59,11 +61,23 @@ class ResumeActions:
         def rows(_machine: Any, batch: list[dict[str, Any]]) -> None:
             picker_view.machine_rows([remote_candidate(row) for row in batch])
 
+        def conversations(_machine: Any, batch: list[dict[str, Any]]) -> None:
+            picker_view.machine_rows([remote_agent_candidate(row) for row in batch])
+
         def done(listing: Any) -> None:
             picker_view.machine_done(listing.machine.name, listing.error)
 
-        self._machines = MachineStream(config, config.machines, on_rows=rows, on_done=done)
-        self._machines.start()
+        def agents_done(listing: Any) -> None:
+            # The sessions' listing says what is wrong with a machine; this one only logs.
+            if listing.error:
+                logger.info("agent conversations of %s: %s", listing.machine.name, listing.error)
+
+        self._machines = [
+            MachineStream(config, config.machines, on_rows=rows, on_done=done),
+            MachineStream(config, config.machines, on_rows=conversations, on_done=agents_done, agents=True),
+        ]
+        for stream in self._machines:
+            stream.start()
 
     def open_picker(self) -> None:
         """Open /resume on this workspace's rows at once; every workspace's rows follow from a worker."""
@@ -333,7 +347,10 @@ class ResumeActions:
             view.announce(f"machine {candidate.machine} is no longer in config", error=True)
             return
         live = candidate.state in ("attached", "detached")
-        words = ["attach", candidate.id] if live else [f"--resume={candidate.id}"]
+        if candidate.is_agent:  # a conversation: opened there, in its directory
+            words = [f"--open-agent={candidate.kind}:{candidate.id}"]
+        else:
+            words = ["attach", candidate.id] if live else [f"--resume={candidate.id}"]
         argv = attach_argv(config.ssh_command, machine, words)
         self._end_machines()
         view.switch_to(Switch(None, view.session.cwd, remote=argv), f"run: ssh -t {machine.ssh} {' '.join(words)}")

@@ -22,8 +22,16 @@ class Box:
         self.sshd = sshd
         self.home = home
         script = Path(sys.executable).parent / "dsh"
-        # Over ssh the environment is the server's: the wrapper gives the remote dsh its own home.
-        self.dsh = f"env DSH_HOME={shlex.quote(str(home))} SHELL=/bin/sh {shlex.quote(str(script))}"
+        # Over ssh the environment is the server's: the wrapper gives the remote dsh its own home, the
+        # agents' stores of its own (never the real user's), and the fake agents first on its PATH.
+        fakes = Path(__file__).resolve().parent.parent / "fakes" / "bin"
+        self.codex_home = home / "codex"
+        self.claude_home = home / "claude"
+        self.dsh = (
+            f"env DSH_HOME={shlex.quote(str(home))} CODEX_HOME={shlex.quote(str(self.codex_home))}"
+            f" CLAUDE_CONFIG_DIR={shlex.quote(str(self.claude_home))} PATH={shlex.quote(str(fakes))}:$PATH"
+            f" SHELL=/bin/sh {shlex.quote(str(script))}"
+        )
 
     def make_sessions(self, cwd: Path, *titles: str) -> list[str]:
         """Closed sessions in the box's store, made as dsh makes them."""

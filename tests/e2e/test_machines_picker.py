@@ -44,3 +44,39 @@ def test_enter_on_another_machine_s_session_goes_there_and_back(
     d.wait_for("local-marker", timeout=30)
     assert "PROMPT" in d.wait_for("PROMPT")
     assert d.proc.isalive()
+
+
+def test_enter_on_another_machine_s_agent_conversation_opens_it_there_in_its_directory(
+    box: Box, launch: Launch, dsh_env: dict[str, str], tmp_path: Path
+) -> None:
+    import os
+    import subprocess
+
+    there = tmp_path / "billing-service"
+    there.mkdir()
+    fakes = Path(__file__).resolve().parent.parent / "fakes" / "bin"
+    env = {**dsh_env, "CODEX_HOME": str(box.codex_home), "PATH": f"{fakes}{os.pathsep}{dsh_env['PATH']}"}
+    made = subprocess.run(
+        ["codex", "exec", "migrate the billing tables"], env=env, cwd=there, capture_output=True, text=True, timeout=30
+    )
+    assert made.returncode == 0, made.stderr
+    thread = made.stdout.split("fake-codex session ")[1].split()[0]
+    here = tmp_path / "here"
+    here.mkdir()
+    d = launch(cwd=here, env=dsh_env, rows=30, cols=140)
+    d.wait_for("PROMPT")
+    d.type_line("echo local-marker")
+    d.wait_for("local-marker")
+    d.type_line("/resume")
+    d.wait_for("This workspace")
+    d.send("\x0f")  # C-o: the machines scope
+    d.wait_for("migrate the billing tables", timeout=30)
+    d.send("billing")
+    d.wait_until(lambda s: "box:" in s and "migrate the billing tables" in s, what="the conversation row")
+    d.send("\r")
+    # That machine's dsh, resuming the conversation in its directory, with this terminal.
+    screen = d.wait_for(f"fake-codex resumed {thread} in", timeout=30)
+    assert f"{there}" in screen.replace("\n", "")  # the path may wrap at the pane's edge
+    d.send("\x02d")  # detach there: ssh ends, and this client comes back
+    d.wait_for("local-marker", timeout=30)
+    assert d.proc.isalive()
