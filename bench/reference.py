@@ -5,7 +5,9 @@ for exactly those, nothing else:
 
 - erasing (EL, ED, ECH) fills cells with the current background only, as xterm and tmux do, not
   with every current attribute (pyte draws a reverse or underlined tail after `ESC[7m ESC[K`);
-- a combining sequence is kept as the program sent it, not precomposed (pyte stores NFC).
+- a combining sequence is kept as the program sent it, not precomposed (pyte stores NFC);
+- a palette index 16-255 is kept as the index ("196"), not as xterm's RGB for it (pyte's "ff0000"):
+  compared, it is read as that RGB (issue 23: the user's terminal has a palette of its own).
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from __future__ import annotations
 import unicodedata
 
 import pyte
+
+from dsh.term.sgr import colour_rgb
 
 __all__ = ["FIELDS", "ReferenceScreen", "differences"]
 
@@ -50,8 +54,12 @@ class ReferenceScreen(pyte.Screen):
             self.cursor.attrs = attrs
 
 
+def _rgb(name: str) -> str:
+    return colour_rgb(name) or name if len(name) < 4 and name.isdigit() else name
+
+
 def _key(cell: tuple) -> tuple:
-    return (unicodedata.normalize("NFC", cell[0]), *cell[1:FIELDS])
+    return (unicodedata.normalize("NFC", cell[0]), _rgb(cell[1]), _rgb(cell[2]), *cell[3:FIELDS])
 
 
 def differences(ref: pyte.Screen, mine: object, rows: int, cols: int) -> list[tuple[int, int, tuple, tuple]]:

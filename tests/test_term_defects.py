@@ -68,7 +68,7 @@ def test_3_underline_colour_with_semicolons_is_not_read_as_attributes() -> None:
     s = make()
     s.feed(b"\x1b[58;5;196mA\x1b[0m\x1b[1m\x1b[4;58;2;255;0;0mB\x1b[59mC")
     a, b, c = s.buffer[0][0], s.buffer[0][1], s.buffer[0][2]
-    assert not a.blink and not a.italics and a.underline_colour == "ff0000"
+    assert not a.blink and not a.italics and a.underline_colour == "196"
     assert b.bold and b.underscore and b.underline_colour == "ff0000"  # nothing reset
     assert c.underscore and c.underline_colour == "default"
 
@@ -80,7 +80,7 @@ def test_4_true_colour_is_kept_and_palette_0_to_15_stays_a_palette_entry() -> No
     t, a, b, c, d = (s.buffer[0][x] for x in range(5))
     assert (t.fg, t.bg) == ("123456", "010203")
     assert (a.fg, b.fg, c.bg) == ("red", "brightred", "blue")  # as SGR 31, 91, 44 give them
-    assert d.fg == "ff0000"
+    assert d.fg == "196"  # an index stays an index (the terminal's palette may differ from xterm's)
 
 
 # 5 ---------------------------------------------------------------------------------------------

@@ -40,12 +40,20 @@ def test_styles_for_colours_and_attributes() -> None:
 def test_24_bit_and_256_colours_are_exact_and_palette_0_to_15_use_the_terminal_palette() -> None:
     s = screen_with(b"\x1b[38;2;1;2;3ma\x1b[48;5;196mb\x1b[0m\x1b[38;5;1mc\x1b[38;5;9md\x1b[0m\x1b[31me")
     styles = [style for style, _ in line_fragments(s.buffer[0], 12)]
-    assert styles == ["fg:#010203", "fg:#010203 bg:#ff0000", "fg:ansired", "fg:ansibrightred", "fg:ansired"]
+    assert styles == ["fg:#010203", "fg:#010203 bg:#ff0000 [bi:196]", "fg:ansired", "fg:ansibrightred", "fg:ansired"]
 
 
-def test_underline_styles_draw_as_underline_and_hidden_text_is_hidden() -> None:
-    s = screen_with(b"\x1b[21ma\x1b[4:3mb\x1b[4:0m\x1b[8mc\x1b[28md\x1b[53me")
-    assert line_fragments(s.buffer[0], 12) == [("underline", "ab"), ("hidden", "c"), ("", "de")]
+def test_underline_styles_draw_as_underline_with_their_style_beside_and_hidden_text_is_hidden() -> None:
+    s = screen_with(b"\x1b[21ma\x1b[4:3mb\x1b[4:0m\x1b[8mc\x1b[28md\x1b[53me\x1b[55;4;58;5;100mf\x1b[58:2::1:2:3mg")
+    assert line_fragments(s.buffer[0], 12) == [
+        ("underline [us:2]", "a"),
+        ("underline [us:3]", "b"),
+        ("hidden", "c"),
+        ("", "d"),
+        ("[ov]", "e"),
+        ("underline [uc:100]", "f"),
+        ("underline [uc:010203]", "g"),
+    ]
 
 
 def test_fragments_merge_runs_by_style() -> None:

@@ -12,11 +12,10 @@ from collections.abc import Sequence
 
 from dsh.term.cells import BLANK, Cell, wcwidth
 from dsh.term.rows import AnyRow, Raw, row_runs, row_text, row_width
-from dsh.term.sgr import PALETTE_NAMES
+from dsh.term.sgr import palette_index
 
 __all__ = ["capture_text", "cell_sgr"]
 
-_PALETTE = {name: index for index, name in enumerate(PALETTE_NAMES)}
 _FLAGS = (("bold", "1"), ("dim", "2"), ("italics", "3"), ("blink", "5"), ("reverse", "7"), ("hidden", "8"),
           ("strikethrough", "9"), ("overline", "53"))  # fmt: skip
 
@@ -25,11 +24,11 @@ def _colour(name: str, base: int) -> str | None:
     """SGR parameters for a colour (base 30 foreground, 40 background, 50 underline), None for default."""
     if name == "default":
         return None
-    index = _PALETTE.get(name)
-    if index is not None and base != 50:
+    index = palette_index(name)
+    if index is not None and index < 16 and base != 50:
         return str(base + index) if index < 8 else str(base + 60 + index - 8)
     if index is not None:
-        return f"58;5;{index}"
+        return f"{base + 8};5;{index}"  # as tmux's capture-pane -e gives an index
     if len(name) == 6:
         try:
             r, g, b = int(name[0:2], 16), int(name[2:4], 16), int(name[4:6], 16)

@@ -48,8 +48,9 @@ ZWJ = "\u200d"
 
 class Cell(NamedTuple):
     """One screen cell. The first nine fields are pyte's Char, in pyte's order, with pyte's values
-    (colours are pyte's names, or `rrggbb` for 256-colour and 24-bit ones); the rest are what
-    pyte does not keep."""
+    (colours are pyte's names for palette entries 0-15, `rrggbb` for 24-bit ones, and unlike pyte,
+    the index in decimal for entries 16-255, "196": see sgr.PALETTE_NAMES); the rest are what pyte
+    does not keep."""
 
     data: str
     fg: str = "default"

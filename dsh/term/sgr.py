@@ -1,5 +1,5 @@
 """SGR parameters to cell renditions: pyte's rules and names, plus what pyte lacks (dim, hidden,
-underline styles and colour, overline, colon sub-parameters, palette entries 0-15 kept as such)."""
+underline styles and colour, overline, colon sub-parameters, palette entries kept as such)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,40 @@ from pyte import graphics as g
 
 from dsh.term.cells import BLANK, UNDERLINE_DOUBLE, UNDERLINE_SINGLE, Cell, glyphs_for
 
-__all__ = ["PALETTE_NAMES", "SGR_CACHE", "apply_sgr", "canonical", "sgr_params", "sgr_step"]
+__all__ = [
+    "PALETTE_NAMES",
+    "SGR_CACHE",
+    "apply_sgr",
+    "canonical",
+    "colour_rgb",
+    "palette_index",
+    "sgr_params",
+    "sgr_step",
+]
 
 # Palette entries 0-15 by the names SGR 30-37 and 90-97 give them, so `38;5;1` is the same red as
-# `31` (the user's terminal palette draws both), not a fixed RGB value.
+# `31` (the user's terminal palette draws both), not a fixed RGB value. Entries 16-255 are kept as
+# their index in decimal ("196"), never as the RGB value xterm's palette gives them: a terminal with a
+# palette of its own draws its own colour there, and a view sends the index on (`38;5;196`).
 PALETTE_NAMES = (*(g.FG_ANSI[30 + i] for i in range(8)), *(g.FG_AIXTERM[90 + i] for i in range(8)))
+_PALETTE_INDEX = {name: index for index, name in enumerate(PALETTE_NAMES)}
+_PALETTE_INDEX.update({str(n): n for n in range(16, 256)})
+
+
+def palette_index(name: str) -> int | None:
+    """The palette index (0-255) of a cell's colour, None for the default and 24-bit colours."""
+    return _PALETTE_INDEX.get(name)
+
+
+def colour_rgb(name: str) -> str | None:
+    """A cell colour as `rrggbb`: a 24-bit colour as it is, a palette entry as xterm's palette has it."""
+    index = _PALETTE_INDEX.get(name)
+    if index is not None:
+        return g.FG_BG_256[index]
+    if len(name) == 6:
+        return name
+    return None
+
 
 _FLAGS = {  # SGR code -> (field, value)
     1: ("bold", True),
@@ -47,7 +76,7 @@ def _colour(sub: list[int | None]) -> str | None:
         return None
     if sub[0] == 5 and len(sub) >= 2 and sub[1] is not None and 0 <= sub[1] < 256:
         n = sub[1]
-        return PALETTE_NAMES[n] if n < 16 else g.FG_BG_256[n]
+        return PALETTE_NAMES[n] if n < 16 else str(n)
     if sub[0] == 2 and len(sub) >= 4:
         rgb = sub[-3:] if len(sub) >= 5 else sub[1:4]
         r, gr, b = (min(max(v or 0, 0), 255) for v in rgb)
@@ -168,6 +197,9 @@ def _colour_params(name: str, codes: dict[str, int], extended: int) -> str | Non
         return None
     if name in codes:
         return str(codes[name])
+    index = _PALETTE_INDEX.get(name)
+    if index is not None:
+        return f"{extended};5;{index}"
     if len(name) == 6:
         try:
             r, gr, b = int(name[0:2], 16), int(name[2:4], 16), int(name[4:6], 16)

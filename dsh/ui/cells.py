@@ -4,15 +4,20 @@ Colours: palette entries 0-15 (SGR 30-37, 90-97, and 38;5;0-15) become prompt_to
 colour names, so the user's own terminal palette draws them; 16-255 and 24-bit colours become
 `#rrggbb` (prompt_toolkit maps those to 256 colours at draw time when the output is 8-bit).
 
-Renditions prompt_toolkit cannot draw, kept in the cells all the same: double, curly, dotted and
-dashed underlines are drawn as a plain underline; overline and the underline colour are not drawn.
+What prompt_toolkit's styles cannot hold rides in the style string as tokens in brackets, which its
+style parser passes over and dsh's screen diff (`ui/rendition.py`) writes as SGR for a terminal that
+draws them: `[fi:196]` / `[bi:196]` a palette index (the `#rrggbb` beside it is xterm's value, for a
+terminal of 16 colours or prompt_toolkit's own diff), `[us:3]` an underline style (double, curly,
+dotted, dashed; `underline` is there too, what a terminal without them draws), `[uc:196]` or
+`[uc:ff0000]` the underline colour, `[ov]` overline.
 A double-width or double-height row (DECDWL, DECDHL) is drawn with a space after each character.
 """
 
 from __future__ import annotations
 
-from dsh.term.cells import SINGLE, Cell, Row
+from dsh.term.cells import SINGLE, UNDERLINE_SINGLE, Cell, Row
 from dsh.term.rows import AnyRow, row_cells, row_runs
+from dsh.term.sgr import colour_rgb, palette_index
 from dsh.term.widths import cell_width, text_width
 
 __all__ = ["cell_style", "cursor_column", "line_fragments", "marked"]
@@ -54,7 +59,35 @@ def _colour(name: str) -> str | None:
         return named
     if len(name) == 6 and set(name) <= _HEX:
         return "#" + name.lower()
-    return None
+    rgb = colour_rgb(name)  # a palette index, 16-255
+    return "#" + rgb if rgb is not None else None
+
+
+def _indexed(name: str) -> bool:
+    """A palette index 16-255 ("196"; a 24-bit "102030" has six digits)."""
+    return len(name) < 4 and name.isdigit()
+
+
+def _extras(cell: Cell) -> list[str]:
+    """The bracketed tokens of what prompt_toolkit's styles cannot hold (see the module's docstring)."""
+    out = []
+    if _indexed(cell.fg):
+        out.append(f"[fi:{cell.fg}]")
+    if _indexed(cell.bg):
+        out.append(f"[bi:{cell.bg}]")
+    if cell.underscore:
+        if cell.underline_style > UNDERLINE_SINGLE:
+            out.append(f"[us:{cell.underline_style}]")
+        colour = cell.underline_colour
+        if colour != "default":
+            index = palette_index(colour)
+            if index is not None:
+                out.append(f"[uc:{index}]")
+            elif len(colour) == 6 and set(colour) <= _HEX:
+                out.append(f"[uc:{colour.lower()}]")
+    if cell.overline:
+        out.append("[ov]")
+    return out
 
 
 def cell_style(cell: Cell, *, reverse_screen: bool = False) -> str:
@@ -82,6 +115,8 @@ def cell_style(cell: Cell, *, reverse_screen: bool = False) -> str:
         ):
             if flag:
                 parts.append(word)
+        if cell.underscore or cell.overline or _indexed(cell.fg) or _indexed(cell.bg):
+            parts += _extras(cell)
         style = " ".join(parts)
         if len(_styles) > _STYLES_MAX:
             _styles.clear()

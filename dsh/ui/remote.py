@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, NoReturn
 
 from prompt_toolkit.application import create_app_session
@@ -11,6 +12,7 @@ from prompt_toolkit.output.vt100 import Vt100_Output
 
 from dsh.session.view_records import Announcement, Switch, ViewResult
 from dsh.term.colour_replies import QUERIES, ColourReplies
+from dsh.term.features import NO_FEATURES, Features, terminal_features
 from dsh.term.replies import learn_colours
 from dsh.ui.app import DshApp
 from dsh.ui.link_input import LinkInput
@@ -72,12 +74,13 @@ def warm_up() -> None:
 async def run_remote_view(session: Session, link: Connection) -> str:
     """Draw `session` for the client at the other end of `link` until it detaches, leaves or is gone."""
     keys = LinkInput()
-    output = Vt100_Output(
+    output = LinkOutput(
         _LinkStdout(link),  # type: ignore[arg-type]
         lambda: Size(rows=link.rows, columns=link.cols),
         term=link.env.get("TERM") or "xterm-256color",
         enable_cpr=False,
     )
+    output.features = terminal_features(client_terminal_env(link.env))
     try:
         with create_app_session(input=keys, output=output):
             view = DshApp(
@@ -108,6 +111,20 @@ async def run_remote_view(session: Session, link: Connection) -> str:
     finally:
         keys.close()
     return result.reason
+
+
+class LinkOutput(Vt100_Output):
+    """A client's output: prompt_toolkit's VT100 one, knowing what that client's terminal draws beyond
+    it (ui/screen_diff.py writes a pane's underline styles and overline by it)."""
+
+    features: Features = NO_FEATURES
+
+
+def client_terminal_env(env: dict[str, str]) -> dict[str, str]:
+    """A client's variables for finding its terminal's terminfo entry: what it sent, and where this
+    user's entries are (HOME, TERMINFO, TERMINFO_DIRS; the same user's, from the host's environment)."""
+    found = {name: os.environ[name] for name in ("HOME", "TERMINFO", "TERMINFO_DIRS") if name in os.environ}
+    return {**found, **env}
 
 
 def color_depth_for(env: dict[str, str]) -> ColorDepth:

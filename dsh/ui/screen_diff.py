@@ -25,7 +25,9 @@ from prompt_toolkit.data_structures import Point, Size
 from prompt_toolkit.layout.screen import Char, Screen
 from prompt_toolkit.output import ColorDepth, Output
 
+from dsh.term.features import NO_FEATURES
 from dsh.term.widths import uncertain
+from dsh.ui.rendition import Rendition, rendition
 
 # The parameters of prompt_toolkit's diff this one takes the place of (3.0.x).
 PARAMETERS = (
@@ -135,14 +137,19 @@ def output_screen_diff(
     write_raw = output.write_raw
     set_attributes = output.set_attributes
     attrs = attrs_for_style_string
+    features = getattr(output, "features", NO_FEATURES)  # a client's LinkOutput knows its terminal's
     x, y = current_pos.x, current_pos.y
 
+    def drawn(style: str) -> Rendition:
+        return rendition(style, attrs[style], color_depth, features)
+
+    last_drawn = drawn(last_style) if last_style else None
     output.hide_cursor()
 
     def reset_attributes() -> None:
-        nonlocal last_style
+        nonlocal last_style, last_drawn
         output.reset_attributes()
-        last_style = None
+        last_style = last_drawn = None
 
     def move(to_x: int, to_y: int) -> None:
         # prompt_toolkit's moves, byte for byte: newlines downwards (they may add lines), with the
@@ -216,9 +223,12 @@ def output_screen_diff(
                     if run:
                         write("".join(run))
                         run = []
-                    new_attrs = attrs[style]
-                    if not last_style or new_attrs != attrs[last_style]:
-                        set_attributes(new_attrs, color_depth)
+                    new = drawn(style)
+                    if new != last_drawn:
+                        set_attributes(new[0], color_depth)
+                        if new[1]:
+                            write_raw(new[1])  # palette indices, underline styles: ui/rendition.py
+                        last_drawn = new
                     last_style = style
                 char = cell.char
                 if char.isascii() or not (uncertain(char) or (column == width - 1 and len(char) > 1)):
