@@ -30,10 +30,10 @@ def _compute(style: str, attrs: Attrs, depth: ColorDepth, features: Features) ->
             index = _index(value)
             # Only while the colour is still this cell's: a style after it (a selection, a search
             # match) may have set another, which is then prompt_toolkit's to write.
-            field = "color" if name == "fi" else "bgcolor"
-            if index is not None and getattr(attrs, field) == FG_BG_256[index]:
-                attrs = attrs._replace(**{field: ""})
-                params.append(f"{38 if name == 'fi' else 48};5;{index}")
+            fg = name == "fi"
+            if index is not None and (attrs.color if fg else attrs.bgcolor) == FG_BG_256[index]:
+                attrs = attrs._replace(color="") if fg else attrs._replace(bgcolor="")
+                params.append(f"{38 if fg else 48};5;{index}")
         elif name == "us" and features.styled_underline and attrs.underline and value in ("2", "3", "4", "5"):
             params.append(f"4:{value}")
         elif name == "uc" and features.underline_colour and attrs.underline and depth != ColorDepth.DEPTH_1_BIT:
