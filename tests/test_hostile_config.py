@@ -30,6 +30,7 @@ BAD = {
     "layout.main_pane_height": ('"lots"', "must be a number of cells or a percentage"),
     "layout.main_pane_width": ('"140%"', "must be a number of cells or a percentage"),
     "attention.notify": ('"loud"', 'must be "terminal" or "bell" or "off"'),
+    "machines.timeout_seconds": ("1000", "must be from 0.5 to 600"),
 }
 DEFAULTS = {
     "ui.prefix": "c-b",
@@ -47,6 +48,7 @@ DEFAULTS = {
     "layout.main_pane_height": "24",
     "layout.main_pane_width": "80",
     "attention.notify": "terminal",
+    "machines.timeout_seconds": 10.0,
 }
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 from types import SimpleNamespace
 
+from dsh.config.model import Config
 from dsh.term.replies import CLIPBOARD_WRITES
 from dsh.term.screen import TermScreen
 from dsh.term.terminal import Terminal
@@ -70,7 +71,7 @@ def _app() -> SimpleNamespace:
 def test_clipboard_modes_as_tmuxs_set_clipboard() -> None:
     for mode, sent, buffered in (("external", True, None), ("on", True, "héllo"), ("off", False, None)):
         app = _app()
-        write_clipboard(app, {"term.clipboard": mode}, "c", b64("héllo"))
+        write_clipboard(app, Config({"term": {"clipboard": mode}}), "c", b64("héllo"))
         assert app.output.written == ([f"\x1b]52;c;{b64('héllo')}\x07"] if sent else []), mode
         assert app.output.flushed == (1 if sent else 0)
         assert app.clipboard.text == buffered, mode

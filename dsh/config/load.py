@@ -13,6 +13,7 @@ from dsh.config.env import ENV_KEYS
 from dsh.config.keys import ConfigKeyError, join_key, parse_value, split_key
 from dsh.config.model import Config
 from dsh.config.schema import MAX_DEPTH, depth, fit_value
+from dsh.config.table import base_doc
 from dsh.home import dsh_home, dsh_home_path
 from dsh.safefile import UnsafePathError, read_bytes
 
@@ -23,12 +24,11 @@ _AT_LINE = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 _AT_END = re.compile(r"\s*\(at end of document\)\s*$")
 
 
-def base_config_text() -> tuple[str, str]:
-    """(text, where) of the shipped base config."""
+def base_config_path() -> Path:
+    """The shipped base config: the table's defaults (dsh.config.table) as TOML, with their docs."""
     from dsh.share import folder
 
-    resource = folder() / "config.toml"
-    return resource.read_text(encoding="utf-8"), str(resource)
+    return Path(folder(), "config.toml")
 
 
 def personal_config_path() -> Path:
@@ -160,15 +160,7 @@ def _lookup(doc: dict[str, Any], parts: tuple[str, ...]) -> Any:
 def load_config(flags: Sequence[str] = (), env: Mapping[str, str] | None = None) -> Config:
     """The effective config. Problems in any layer become `Config.warnings`; the other layers still count."""
     env = os.environ if env is None else env
-    warnings: list[str] = []
-    try:
-        base_text, base_where = base_config_text()
-        base = tomllib.loads(base_text)
-    except (OSError, tomllib.TOMLDecodeError, ModuleNotFoundError) as exc:
-        warnings.append(f"shipped base config cannot be read ({exc}); using built-in defaults")
-        base, base_where = {}, "built-in"
-    layers = _Layers(base, f"base: {base_where}")
-    layers.warnings[:0] = warnings
+    layers = _Layers(base_doc(), f"base: {base_config_path()}")
 
     personal = personal_config_path()
     doc, problem = parse_toml_file(personal)
@@ -208,8 +200,8 @@ def session_root(config: Config) -> Path:
 
 
 def base_default(dotted_key: str) -> Any:
-    """The shipped default of a key, or None."""
+    """The shipped default of a key (a table's own defaults as a dict), or None."""
     try:
-        return _lookup(tomllib.loads(base_config_text()[0]), split_key(dotted_key))
-    except (OSError, tomllib.TOMLDecodeError, ConfigKeyError):
+        return _lookup(base_doc(), split_key(dotted_key))
+    except ConfigKeyError:
         return None

@@ -6,6 +6,7 @@ import os
 from typing import Any
 
 from dsh.config.keys import ConfigKeyError, split_key
+from dsh.config.table import OPTIONS, Scalar
 from dsh.values import Value
 
 
@@ -35,6 +36,36 @@ class Config(Value, fields=("data", "origins", "warnings")):
                 return default
             node = node[part]
         return node
+
+    # -- typed reads of the table's keys: the value, else (missing, or not of the key's type) its default --
+    def flag(self, key: str) -> bool:
+        value = self._typed(key, bool)
+        assert isinstance(value, bool)
+        return value
+
+    def integer(self, key: str) -> int:
+        value = self._typed(key, int)
+        assert isinstance(value, int)
+        return value
+
+    def number(self, key: str) -> float:
+        value = self._typed(key, float)
+        assert isinstance(value, float)
+        return value
+
+    def text(self, key: str) -> str:
+        value = self._typed(key, str)
+        assert isinstance(value, str)
+        return value
+
+    def _typed(self, key: str, kind: type) -> Scalar:
+        option = OPTIONS[key]  # a KeyError here is a key missing from dsh.config.table
+        if type(option.default) is not kind:
+            raise TypeError(f"{key} holds {type(option.default).__name__}, not {kind.__name__}")
+        value = self.get(key)
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            return float(value)
+        return value if type(value) is kind else option.default
 
     def origin(self, dotted_key: str) -> str:
         """The layer a value came from (`base: <file>`, `personal: <file>`, `env: DSH_X`, `flag: -o ...`).

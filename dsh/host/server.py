@@ -321,7 +321,7 @@ def _detach_keys(config: Any) -> bytes:
 
     table = config.get("keys", {}) or {}
     table = dict(table) if isinstance(table, dict) else {}
-    prefix = config.get("ui.prefix")
+    prefix = config.text("ui.prefix")
     if prefix and "prefix" not in table:
         table["prefix"] = prefix
     keymap, _ = Keymap.from_config(table, known_commands={"detach"}, source="config.toml")

@@ -5,16 +5,15 @@ from __future__ import annotations
 import difflib
 import re
 import shlex
-from typing import Any
 
+from dsh.config.model import Config
 from dsh.values import Value
 
 MACHINE_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-# Keys of `[machines]` itself; every other key there is a machine's table.
+# Keys of `[machines]` itself (typed and bounded by dsh.config.table); every other key is a machine's table.
 SETTINGS = ("ssh_command", "timeout_seconds")
 # The keys of one machine's table.
 MACHINE_KEYS = ("ssh", "dsh", "attention_seconds")
-DEFAULT_TIMEOUT = 10.0
 # How often a machine's agents may be asked for their states (0: never, the default: each ask is an
 # ssh round trip and a dsh start there).
 ATTENTION_RANGE = (1.0, 3600.0)
@@ -53,25 +52,22 @@ class MachineConfig(Value, fields=("machines", "ssh_command", "timeout", "warnin
         return next((m for m in self.machines if m.name == name), None)
 
 
-def read_machines(config: Any) -> MachineConfig:
+def read_machines(config: Config) -> MachineConfig:
     """The `[machines]` table of a loaded config, checked: a bad entry is left out with a warning."""
     table = config.get("machines")
     warnings: list[str] = []
     if not isinstance(table, dict):
         table = {}
-    command_text = table.get("ssh_command", "ssh")
+    command_text = config.text("machines.ssh_command")
     try:
-        ssh_command = shlex.split(command_text) if isinstance(command_text, str) else []
+        ssh_command = shlex.split(command_text)
     except ValueError as exc:
         ssh_command = []
         warnings.append(f"machines.ssh_command: {exc}")
     if not ssh_command:
         warnings.append("machines.ssh_command is empty or not text; using ssh")
         ssh_command = ["ssh"]
-    timeout = table.get("timeout_seconds", DEFAULT_TIMEOUT)
-    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0.5 <= timeout <= 600:
-        warnings.append(f"machines.timeout_seconds must be a number from 0.5 to 600; using {DEFAULT_TIMEOUT:g}")
-        timeout = DEFAULT_TIMEOUT
+    timeout = config.number("machines.timeout_seconds")  # bounded by the loader
     machines: list[Machine] = []
     for name, entry in table.items():
         if name in SETTINGS:
@@ -86,7 +82,7 @@ def read_machines(config: Any) -> MachineConfig:
                 near = difflib.get_close_matches(str(key), MACHINE_KEYS, n=1)
                 hint = f" (did you mean {near[0]}?)" if near else f" (known: {', '.join(MACHINE_KEYS)})"
                 warnings.append(f"machines.{name}.{key} is not a key of a machine; ignored{hint}")
-    return MachineConfig(machines, ssh_command, float(timeout), warnings)
+    return MachineConfig(machines, ssh_command, timeout, warnings)
 
 
 def _machine(name: object, entry: object) -> tuple[Machine | None, str]:

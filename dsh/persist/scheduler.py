@@ -67,7 +67,7 @@ class SnapshotScheduler:
     ) -> None:
         self._build = build
         self._write = write
-        self._interval = interval
+        self.interval = interval  # seconds between writes at least (/reload may change it)
         self._clock = clock
         self._on_error = on_error
         self._worker: SerialWorker | None = None
@@ -168,7 +168,7 @@ class SnapshotScheduler:
         if not self._dirty or self._held:
             return False
         now = self._clock()
-        if self._last_write is not None and now - self._last_write < self._interval:
+        if self._last_write is not None and now - self._last_write < self.interval:
             return False
         return self._schedule()
 

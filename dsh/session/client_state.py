@@ -123,7 +123,7 @@ class ClientState:
         self.registry = registry
         self.mode = Mode.PROMPT
         # Where this client's keys go (the prompt or the focused pane): one rule, and the user's choice.
-        self.keyboard = Keyboard(str(session.config.get("ui.keyboard", "follow") or "follow"))
+        self.keyboard = Keyboard(session.config.text("ui.keyboard"))
         self.prefix_pending = False
         self.message: Announcement | None = None
         # A y/n question waiting for its one key: what y does, and what to say otherwise (at most one).

@@ -139,19 +139,17 @@ class Session:
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dsh-session")
         self.ended: asyncio.Future[None] | None = None
         self.loop: asyncio.AbstractEventLoop = asyncio.get_event_loop()
-        self.scrollback = int(config.get("term.scrollback", 10000) or 10000)
-        self.tail_bytes = int(config.get("term.tail_bytes", 65536) or 65536)
-        self.term_name = str(config.get("term.term", "xterm-256color") or "xterm-256color")
-        widths.configure(str(config.get("term.emoji_width", "auto") or "auto"))  # before any pane draws
+        widths.configure(config.text("term.emoji_width"))  # before any pane draws
         self.scheduler = SnapshotScheduler(
             lambda: saving.build_snapshot(self),
-            interval=float(config.get("snapshot.debounce_seconds", 2.0) or 2.0),
+            interval=config.number("snapshot.debounce_seconds"),
             # From the writer thread: the view's status line shows (or stops showing) scheduler.failure.
             on_error=lambda _exc: self.loop.call_soon_threadsafe(lambda: self.observer.on_changed()),
         )
         # The start-up's snapshot (three structural changes: the tab, its pane, start()) is written once,
         # on the first tick after start(), after the first frame rather than three times before it.
         self.scheduler.hold()
+        self._take_config(config)
         if loaded is not None and loaded.snapshot is not None:
             saving.restore(self, loaded)
         if not self.panes or first_argv:
@@ -257,12 +255,18 @@ class Session:
         from dsh.config import load_config
 
         config = load_config(self.options)
-        self.config = config
-        self.scrollback = int(config.get("term.scrollback", 10000) or 10000)
-        self.tail_bytes = int(config.get("term.tail_bytes", 65536) or 65536)
-        self.term_name = str(config.get("term.term", "xterm-256color") or "xterm-256color")
+        self._take_config(config)
         self.observer.on_changed()
         return list(config.warnings)
+
+    def _take_config(self, config: Config) -> None:
+        """The values the session keeps of its config, at its start and on /reload. (term.emoji_width is
+        taken at the start only: the panes on screen were measured with it.)"""
+        self.config = config
+        self.scrollback = config.integer("term.scrollback")
+        self.tail_bytes = config.integer("term.tail_bytes")
+        self.term_name = config.text("term.term")
+        self.scheduler.interval = config.number("snapshot.debounce_seconds")
 
     # -- clients ---------------------------------------------------------------------------
     def attach(self, observer: SessionObserver) -> None:
@@ -298,7 +302,7 @@ class Session:
         areas = list(self._client_areas.values())
         if not areas:
             return
-        if str(self.config.get("ui.window_size", "smallest")) == "latest" and self._latest_area is not None:
+        if self.config.text("ui.window_size") == "latest" and self._latest_area is not None:
             width, height = self._latest_area.width, self._latest_area.height
         else:
             width, height = min(a.width for a in areas), min(a.height for a in areas)
@@ -378,7 +382,7 @@ class Session:
     def shell_launch(self) -> tuple[list[str], dict[str, str]]:
         """The user's shell as a login shell, with dsh's integration unless config turns it off."""
         shell = self.env.get("SHELL") or "/bin/sh"
-        integration = bool(self.config.get("term.shell_integration", True))
+        integration = self.config.flag("term.shell_integration")
         return shell_launch(shell, self.env, integration=integration)
 
     def _new_pane_id(self) -> str:
@@ -459,7 +463,7 @@ class Session:
         self, pane_id: str, kind: str, argv: list[str], cwd: str, env: dict[str, str]
     ) -> tuple[list[str], dict[str, str]]:
         """The argv and environment of an agent dsh starts, with its hooks reporting to this pane."""
-        if not self.config.get("attention.hooks", True):
+        if not self.config.flag("attention.hooks"):
             return argv, env
         from dsh.agents.hook_launch import with_hooks
         from dsh.home import ensure_home_dir
@@ -650,7 +654,7 @@ class Session:
     @property
     def remain_on_exit(self) -> bool:
         """tmux's remain-on-exit: keep every pane whose program ended, with its status and screen."""
-        return bool(self.config.get("term.remain_on_exit", False))
+        return self.config.flag("term.remain_on_exit")
 
     # -- tombstones ------------------------------------------------------------------------
     def start_tombstone(self, pane: Pane) -> None:

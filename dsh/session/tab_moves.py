@@ -23,8 +23,8 @@ def select_layout(session: Session, name: str) -> str:
     full = session.tabs.select_layout(
         name,
         session.area,
-        main_pane_height=str(session.config.get("layout.main_pane_height", "24")),
-        main_pane_width=str(session.config.get("layout.main_pane_width", "80")),
+        main_pane_height=session.config.text("layout.main_pane_height"),
+        main_pane_width=session.config.text("layout.main_pane_width"),
     )
     _changed(session)
     return full

@@ -143,7 +143,7 @@ class DshApp:
             # No pygments lexer draws here: its default style would be parsed and merged for nothing.
             include_default_pygments_style=False,
             full_screen=True,
-            mouse_support=Condition(lambda: bool(self.config.get("ui.mouse", True))),
+            mouse_support=Condition(lambda: self.config.flag("ui.mouse")),
             min_redraw_interval=None,
             max_render_postpone_time=None,
             refresh_interval=None,
@@ -175,15 +175,15 @@ class DshApp:
         """The keymap and the escape key from the config; what is wrong in [keys], as warnings."""
         keys_table = self.config.get("keys", {}) or {}
         table = dict(keys_table) if isinstance(keys_table, dict) else {}
-        prefix = self.config.get("ui.prefix")
+        prefix = self.config.text("ui.prefix")
         if prefix and "prefix" not in table:
             table["prefix"] = prefix
         self.keymap, warnings = Keymap.from_config(
             table, known_commands=set(self.registry.names()), source=str(dsh_home_path("config.toml"))
         )
-        self.escape_key = str(self.config.get("ui.escape_key", "c-]") or "c-]")
-        self.keyboard.style = str(self.config.get("ui.keyboard", "follow") or "follow")
-        self.copy_keys = str(self.config.get("ui.copy_keys", "vi") or "vi")
+        self.escape_key = self.config.text("ui.escape_key")
+        self.keyboard.style = self.config.text("ui.keyboard")
+        self.copy_keys = self.config.text("ui.copy_keys")
         return warnings
 
     def reload_config(self) -> None:

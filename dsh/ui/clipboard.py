@@ -13,7 +13,7 @@ def write_clipboard(application: Any, config: Any, selections: str, data: str, b
     """Pass on one copy (selections and base64 as the program sent them, checked by the screen);
     False when `[term] clipboard` is "off". With "on" it also goes to `buffer` (dsh's paste buffer;
     the application's clipboard unless given)."""
-    mode = str(config.get("term.clipboard", "external") or "external")
+    mode = config.text("term.clipboard")
     if mode not in ("on", "external"):
         return False
     if mode == "on":

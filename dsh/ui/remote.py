@@ -196,7 +196,7 @@ def _outward(session: Session, link: Connection, title: str, body: str) -> None:
     """A desktop notification in the form the client's terminal takes (dsh.attention.outward)."""
     from dsh.attention.outward import notification
 
-    mode = str(session.config.get("attention.notify", "terminal") or "terminal")
+    mode = session.config.text("attention.notify")
     data = notification(title, body, link.env, mode)
     if data:
         link.write_output(data)
