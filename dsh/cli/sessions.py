@@ -50,7 +50,6 @@ def run(args: argparse.Namespace) -> int:
     from dsh.cli.output import fail, say
     from dsh.config import load_config
     from dsh.home import HomeError, check_home
-    from dsh.resume.picker_hooks import refresh_agent_stores
     from dsh.store.store import open_store
     from dsh.store.table import write_table
 
@@ -75,7 +74,10 @@ def run(args: argparse.Namespace) -> int:
         # Agent conversations are read too: a session's title may be its agent's, and --agents lists them.
         # A session listing needs only its sessions' agents (stat 20,000 transcripts: a fifth of it).
         keys = None if args.agents else session_agent_keys(store)
-        notes = refresh_agent_stores(config, store, cwd or os.getcwd(), keys)
+        if keys is None or keys:  # no session has an agent: nothing to read, nor the agents' code to import
+            from dsh.resume.picker_hooks import refresh_agent_stores
+
+            notes = refresh_agent_stores(config, store, cwd or os.getcwd(), keys)
         if args.agents:
             agent_rows, holders = agent_listing(store, cwd)
         elif args.json:
