@@ -15,11 +15,16 @@ class HomeError(Exception):
     """DSH_HOME cannot be used (it names a file, cannot be created, or another user can write it)."""
 
 
-def dsh_home() -> Path:
-    """The dsh home folder, created with mode 0700 if missing."""
+def home_location() -> Path:
+    """Where the dsh home folder is (DSH_HOME, else ~/.dsh), whether it exists or not."""
     raw = os.environ.get("DSH_HOME")
     home = Path(raw).expanduser() if raw else Path.home() / ".dsh"
-    home = home.absolute()
+    return home.absolute()
+
+
+def dsh_home() -> Path:
+    """The dsh home folder, created with mode 0700 if missing."""
+    home = home_location()
     if home.exists() and not home.is_dir():
         raise HomeError(f"DSH_HOME {home} is not a directory")
     if not home.exists():

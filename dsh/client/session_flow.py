@@ -206,4 +206,3 @@ def hop(terminal: RawTerminal, argv: list[str]) -> str:
     if status != 0:
         return f"the other machine's dsh ended with status {status}; back here"
     return ""
-

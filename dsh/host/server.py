@@ -12,9 +12,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dsh import protocol
+from dsh.home import home_location
 from dsh.host.connection import Connection, RunView
 from dsh.peer import peer_allowed, peer_uid
 from dsh.session.attention import agent_rows
+from dsh.session.file_watch import FileCheck, check_session_files
 
 if TYPE_CHECKING:
     from dsh.commands.registry import Registry
@@ -109,25 +111,33 @@ class HostServer:
 
     async def _watch_socket(self) -> None:
         """Notice the socket removed or replaced under the running host (a cleaner of /tmp or of the run
-        dir, a user's rm): listen on a new one, and say so in one line either way."""
-        failed = False
+        dir, a user's rm), and the session's other files with it (a removed DSH_HOME): listen on a new
+        socket, write the log and the snapshot again, and say so in one line."""
+        failed = ""
         while not self.session.closing:
             await asyncio.sleep(SOCKET_CHECK)
-            if self.session.closing or _socket_inode(self.path) == self._inode:
+            if self.session.closing:
                 continue
-            try:
-                await self._listen_again()
-            except Exception as exc:
-                if not failed:  # said once; tried again at every check
-                    self.session.announce(
+            home_gone = not os.path.isdir(home_location())
+            found = check_session_files(self.session)
+            if _socket_inode(self.path) != self._inode:
+                try:
+                    await self._listen_again()
+                except Exception as exc:
+                    found.errors.append(
                         f"this session's socket {self.path} is gone and cannot be made again ({exc}): "
-                        "dsh attach will not find this session until it can",
-                        error=True,
+                        "dsh attach will not find this session until it can"
                     )
-                failed = True
-            else:
-                failed = False
-                self.session.announce(f"this session's socket {self.path} was removed: listening on a new one")
+                else:
+                    found.made.append("socket")
+            if _own_log_gone():
+                found.made.append("host log")
+            errors = "; ".join(found.errors)
+            if errors and errors != failed:  # said once; tried again at every check
+                self.session.announce(errors, error=True)
+            failed = errors
+            if found.made:
+                self.session.announce(_made_again(found, home_gone, self.path))
 
     async def _listen_again(self) -> None:
         from dsh.rundir import RunDirError, bind_private, run_dir
@@ -307,6 +317,34 @@ class HostServer:
             client.say_on_exit(f"session {self.session.log.id} was stopped (dsh stop)")
         self.session.quit()
         await _drain(writer)
+
+
+def _made_again(found: FileCheck, home_gone: bool, socket: Path) -> str:
+    """One line for what a look found gone and made again."""
+    if home_gone:
+        return f"DSH_HOME {home_location()} was removed under this session: made again ({', '.join(found.made)})"
+    if found.made == ["socket"]:
+        return f"this session's socket {socket} was removed: listening on a new one"
+    if found.made == ["log"] and len(found.lines) == 1:
+        return found.lines[0]
+    if found.made == ["snapshot"]:
+        return "this session's snapshot was removed: written again"
+    return f"this session's files were removed: made again ({', '.join(found.made)})"
+
+
+def _own_log_gone() -> bool:
+    """A host's stderr (its log file) removed under it is opened again, at its path: True when so."""
+    from dsh.ownlog import LOG_FOLDER, stderr_to
+
+    try:
+        info = os.fstat(2)
+        name = os.readlink("/proc/self/fd/2")
+    except OSError:
+        return False
+    if not stat.S_ISREG(info.st_mode) or info.st_nlink > 0 or f"/{LOG_FOLDER}/host-" not in name:
+        return False
+    base = os.path.basename(name.removesuffix(" (deleted)"))
+    return stderr_to(base)
 
 
 async def _drain(writer: asyncio.StreamWriter) -> None:

@@ -102,6 +102,11 @@ class SnapshotScheduler:
         return str(exc) or type(exc).__name__
 
     @property
+    def written(self) -> bool:
+        """Whether a snapshot was written by this scheduler (one on disk is this session's)."""
+        return self._written > 0
+
+    @property
     def dirty(self) -> bool:
         """True while a content change waits for its debounced write."""
         return self._dirty

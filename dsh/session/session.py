@@ -177,6 +177,10 @@ class Session:
             self.log.append(type, **fields)
         except (LogError, OSError) as exc:
             self.announce(f"session log: {exc}", error=True)
+        if getattr(self.log, "notices", None):  # found removed, replaced or truncated by this append, and put right
+            from dsh.session.file_watch import take_log_notices
+
+            take_log_notices(self)
 
     def set_title(self, title: str) -> None:
         self.title = title

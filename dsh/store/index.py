@@ -164,6 +164,14 @@ def _listing_order(row: tuple[object, ...]) -> tuple[str, int, str]:
     )
 
 
+def _file_key(path: Path) -> tuple[int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
+
+
 class SessionIndex:
     """Summaries of every log under `root`, kept in the SQLite file `db_path`."""
 
@@ -182,6 +190,7 @@ class SessionIndex:
         self._progress = progress if progress is not None else sys.stderr
         self._progress_after = progress_after
         self._conn: sqlite3.Connection | None = None
+        self._file: tuple[int, int] | None = None  # the file the connection opened (device, inode)
         self._pending: list[str] = []
         # Whether the last refresh() found any log added, changed or gone (a listing may be stale).
         self.changed = False
@@ -195,9 +204,19 @@ class SessionIndex:
 
     # -- connection, schema, recovery ------------------------------------------------------------
 
+    def file_gone(self) -> bool:
+        """Whether the index file this connection opened was removed or replaced (a removed DSH_HOME):
+        then it is closed, and opened again (rebuilt from the logs) by its next use."""
+        if self._conn is None or self._file is None or _file_key(self.db_path) == self._file:
+            return False
+        self.close()
+        return True
+
     def _connect(self) -> sqlite3.Connection:
         if self._conn is not None:
-            return self._conn
+            if self._file is None or _file_key(self.db_path) == self._file:
+                return self._conn
+            self.close()  # its file was removed or replaced under it: a new one, rebuilt from the logs
         try:
             _prepare_db_file(self.db_path)
         except OSError as exc:
@@ -213,6 +232,7 @@ class SessionIndex:
             return self._conn
         try:
             conn = self._open(self.db_path)
+            self._file = _file_key(self.db_path)
         except sqlite3.OperationalError as exc:
             # Unopenable, read-only, I/O error: list from a throwaway index rather than not at all.
             if "locked" in str(exc):
@@ -225,6 +245,7 @@ class SessionIndex:
             self._pending.append(_unreadable(self.db_path, exc))
             self._remove_db()
             conn = self._open(self.db_path)
+            self._file = _file_key(self.db_path)
         self._conn = conn
         return conn
 
@@ -283,6 +304,7 @@ class SessionIndex:
             with contextlib.suppress(sqlite3.Error):
                 self._conn.close()
             self._conn = None
+            self._file = None
 
     def _retrying(self, action: Callable[[sqlite3.Connection], T]) -> T:
         try:

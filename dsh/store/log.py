@@ -150,11 +150,19 @@ def _read_pid(path: Path) -> int | None:
 class SessionLog:
     """The writer side of one session: held live (locked) from create/open until close."""
 
-    def __init__(self, path: Path, session_id: str, cwd: str | None, fd: int) -> None:
+    def __init__(
+        self, path: Path, session_id: str, cwd: str | None, fd: int, header: dict[str, Any] | None = None
+    ) -> None:
         self.path = path
         self.id = session_id
         self.cwd = cwd
         self._fd: int | None = fd
+        self._header = header  # written again at the top of a log found emptied under this host
+        # The log's length after this host's last write: a file shorter than this was truncated.
+        self._size = os.fstat(fd).st_size
+        # Lines for the user: the log was found removed, replaced or truncated, and what was done.
+        self.notices: list[str] = []
+        self._failed_repair = ""
         # Lines the disk refused (full, failing), oldest first: written before the next event.
         self._pending: collections.deque[bytes] = collections.deque()
         self._dropped = 0
@@ -204,7 +212,7 @@ class SessionLog:
             if isinstance(exc, OSError):
                 raise LogError(f"{path}: cannot start session log: {_oserror_text(exc)}") from exc
             raise
-        return cls(path, sid, cwd, fd)
+        return cls(path, sid, cwd, fd, header)
 
     @classmethod
     def open_existing(cls, path: Path) -> SessionLog:
@@ -220,7 +228,7 @@ class SessionLog:
         try:
             _lock_or_busy(fd, path)
             _write_pid(path)
-            log = cls(path, sid, header.get("cwd") if isinstance(header.get("cwd"), str) else None, fd)
+            log = cls(path, sid, header.get("cwd") if isinstance(header.get("cwd"), str) else None, fd, header)
         except BaseException:
             os.close(fd)
             raise
@@ -247,6 +255,7 @@ class SessionLog:
         """
         if self._fd is None:
             raise LogError(f"{self.path}: session log is closed")
+        self.watch()
         self._pending.append(_encode_line(_event(type, fields)))
         if len(self._pending) > MAX_PENDING:
             self._pending.popleft()
@@ -267,6 +276,7 @@ class SessionLog:
                 raise LogError(f"{self.path}: cannot append to session log: {_oserror_text(exc)}{kept}") from exc
             self._maybe_torn = False
             self._pending.popleft()
+            self._size = os.fstat(fd).st_size
         if self._dropped:
             dropped, self._dropped = self._dropped, 0
             lost = _event("events_lost", {"count": dropped, "reason": "disk refused writes"})
@@ -275,6 +285,88 @@ class SessionLog:
 
     def set_title(self, title: str) -> None:
         self.append("title", title=title)
+
+    def watch(self) -> None:
+        """check_file, its line (or why it could not put the log right, once) added to `notices`."""
+        try:
+            notice = self.check_file()
+        except (LogError, OSError) as exc:
+            text = exc.args[0] if isinstance(exc, LogError) else _oserror_text(exc)
+            notice = f"session log {self.path} is gone and cannot be written again ({text}): its events are kept"
+            if notice == self._failed_repair:
+                return  # said once; tried again at every append and check
+            self._failed_repair = notice
+        else:
+            self._failed_repair = ""
+        if notice:
+            self.notices.append(notice)
+
+    def check_file(self) -> str | None:
+        """Whether the file at `path` is still this log as this host wrote it, put right when not: a log
+        removed (an rm, a removed DSH_HOME) or replaced (another file moved over it) is written again
+        from the descriptor held here, which still reads all of it (a file found in its place is kept
+        beside it); a log truncated gets its header again. The line that says what happened, or None.
+        OSError or LogError when it cannot be put right (the events still go to the descriptor)."""
+        fd = self._fd
+        if fd is None:
+            return None
+        mine = os.fstat(fd)
+        try:
+            there: os.stat_result | None = os.lstat(self.path)
+        except FileNotFoundError:
+            there = None
+        if there is not None and (there.st_dev, there.st_ino) == (mine.st_dev, mine.st_ino):
+            if mine.st_size >= self._size:
+                self._size = mine.st_size
+                return None
+            return self._after_truncation(fd, mine.st_size)
+        return self._write_again(fd, aside=there is not None)
+
+    def _after_truncation(self, fd: int, size: int) -> str:
+        was, self._size = self._size, size
+        self._maybe_torn = True
+        if _header_at_top(fd, self.id) or self._header is None:
+            return f"session log {self.path} was cut short ({was} bytes to {size}): its events go on after what is left"
+        os.ftruncate(fd, 0)  # what is left is a piece of the header at most: nothing a reader could use
+        append_all(fd, _encode_line(self._header))
+        self._size = os.fstat(fd).st_size
+        return f"session log {self.path} was emptied ({was} bytes to {size}): its header is written again"
+
+    def _write_again(self, fd: int, *, aside: bool) -> str:
+        folder = self.path.parent
+        kept = ""
+        if aside:  # whatever is there now is kept, beside the log, never overwritten
+            kept_path = self.path.with_name(f"{self.path.name}.replaced-{time.strftime('%Y%m%dT%H%M%S')}")
+            os.rename(self.path, kept_path)
+            kept = f" (what was in its place is kept as {kept_path.name})"
+        ensure_dir(folder, nearest_existing(folder))
+        tmp = folder / f".{self.path.name}.{os.getpid()}.tmp"
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        new = create_new(tmp)
+        try:
+            fcntl.flock(new, fcntl.LOCK_EX | fcntl.LOCK_NB)  # held before the name is: never seen unlocked
+            if not _header_at_top(fd, self.id) and self._header is not None:
+                append_all(new, _encode_line(self._header))
+            offset = 0
+            while chunk := os.pread(fd, READ_CHUNK, offset):
+                append_all(new, chunk)
+                offset += len(chunk)
+            os.rename(tmp, self.path)
+        except BaseException:
+            os.close(new)
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+        os.close(fd)
+        self._fd = new
+        self._size = os.fstat(new).st_size
+        self._maybe_torn = True
+        with contextlib.suppress(OSError):
+            _write_pid(self.path)
+        touch_folder(self.path)
+        what = "replaced" if aside else "removed"
+        return f"session log {self.path} was {what}: written again from this host's copy{kept}"
 
     def close(self) -> None:
         """Append `close`, drop the pid file and the lock. Safe to call twice."""
@@ -297,6 +389,18 @@ class SessionLog:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _header_at_top(fd: int, session_id: str) -> bool:
+    """Whether the file open as `fd` starts with a whole header line of session `session_id`."""
+    first = os.pread(fd, _HEADER_MAX + 1, 0).split(b"\n", 1)
+    if len(first) < 2:
+        return False
+    try:
+        header = json.loads(first[0])
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(header, dict) and header.get("type") == HEADER_TYPE and header.get("id") == session_id
 
 
 def _id_from_path(path: Path) -> str:

@@ -240,4 +240,3 @@ def _note(hello: dict[str, object]) -> list[str]:
     intent = hello.get("intent")
     note = intent.get("note") if isinstance(intent, dict) else None
     return [sanitize(note, max_len=200)] if isinstance(note, str) and note else []
-

@@ -41,9 +41,7 @@ CHROME_BOTTOM_ROWS = 2
 def build_layout(app: DshApp) -> None:
     """Make the view's windows and its Layout, set on `app` (tabbar, panes_view, help_window, status,
     message_window, prompt_window, layout)."""
-    app.tabbar = LineWindow(
-        FormattedTextControl(lambda: chrome.tabbar_fragments(app)), height=1, style="class:tabbar"
-    )
+    app.tabbar = LineWindow(FormattedTextControl(lambda: chrome.tabbar_fragments(app)), height=1, style="class:tabbar")
     app.panes_view = PanesContainer(
         app._pane_layout,
         app._visible_slots,

@@ -65,3 +65,73 @@ def test_attaching_a_stopped_host_says_so_at_once_and_dsh_stop_ends_it(
     finally:
         if alive(pid):
             os.kill(pid, signal.SIGCONT)
+
+
+def _sessions_json(dsh_cmd: list[str], env: dict[str, str], cwd: Path) -> list[dict]:
+    import json
+
+    out = subprocess.run([*dsh_cmd, "sessions", "--json"], cwd=cwd, env=env, capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    return json.loads(out.stdout)
+
+
+def test_dsh_home_removed_under_a_running_host_is_made_again_with_all_it_held(
+    run: Launch, dsh_cmd: list[str], dsh_env: dict[str, str], dsh_home: Path, workdir: Path
+) -> None:
+    import shutil
+
+    from tests.e2e.hosts import wait_saved
+
+    d = run()
+    d.wait_for("PROMPT")
+    sid = _session_id(dsh_home)
+    d.type_line("echo before-the-rm")
+    d.wait_for("before-the-rm", timeout=10)
+    wait_saved(dsh_home, b"before-the-rm")
+    assert _sessions_json(dsh_cmd, dsh_env, workdir)[0]["id"] == sid  # the index exists, and is removed too
+    shutil.rmtree(dsh_home)  # a user's rm -rf ~/.dsh, a cleaner of /tmp
+    screen = d.wait_for("was removed under this session", timeout=15)
+    assert "made again (log, snapshot, socket" in screen.replace("\n", ""), screen
+    # Everything the host held is where it belongs again: the log whole, the snapshot, the socket.
+    (log,) = (dsh_home / "sessions").glob(f"*/{sid}.jsonl")
+    assert b'"text": "echo before-the-rm"' in log.read_bytes()
+    wait_saved(dsh_home, b"before-the-rm")
+    assert (dsh_home / "run" / f"{sid}.sock").exists()
+    (row,) = _sessions_json(dsh_cmd, dsh_env, workdir)  # the index made again from the logs
+    assert row["id"] == sid and row["state"] == "attached", row
+    d.type_line("echo after-the-rm")
+    d.wait_for("after-the-rm")
+    d.send("\x02d")
+    assert d.wait_exit() == 0
+    a = run("attach", sid)  # found through the new socket
+    a.wait_for("after-the-rm")
+    assert b"echo after-the-rm" in log.read_bytes()
+
+
+def test_a_log_truncated_then_replaced_under_the_host_is_said_and_put_right(
+    run: Launch, dsh_cmd: list[str], dsh_env: dict[str, str], dsh_home: Path, workdir: Path
+) -> None:
+    import json
+
+    d = run()
+    d.wait_for("PROMPT")
+    sid = _session_id(dsh_home)
+    (log,) = (dsh_home / "sessions").glob(f"*/{sid}.jsonl")
+    d.type_line("/rename kept-title")
+    d.wait_until(lambda _screen: b"kept-title" in log.read_bytes(), what="the title in the log")
+    log.write_bytes(b"")  # `: > log`, a log rotation by hand
+    d.wait_for("was emptied", timeout=15)
+    header = json.loads(log.read_bytes().split(b"\n")[0])
+    assert header["type"] == "session" and header["id"] == sid and header["cwd"] == str(workdir)
+    assert b'"title": "kept-title"' in log.read_bytes()  # what the host knew, written again
+    d.type_line("echo after-truncation")
+    d.wait_for("after-truncation")
+    impostor = log.with_name("impostor")
+    impostor.write_bytes(b"an editor's copy\n")
+    os.rename(impostor, log)  # replaced, as an editor saves
+    d.wait_for("was replaced", timeout=15)
+    assert b"echo after-truncation" in log.read_bytes()
+    (kept,) = log.parent.glob(f"{sid}.jsonl.replaced-*")
+    assert kept.read_bytes() == b"an editor's copy\n"
+    (row,) = _sessions_json(dsh_cmd, dsh_env, workdir)
+    assert row["id"] == sid and row["state"] == "attached" and row["title"] == "kept-title", row
