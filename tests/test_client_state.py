@@ -44,6 +44,12 @@ class FakeSession:
     def hold_child_focus(self, view: object, pane_id: str, held: bool) -> None:
         self.panes[pane_id].terminal.set_focus(held)  # one client: each change is heard
 
+    def client_active(self, view: object) -> None:
+        pass
+
+    def client_looks(self, view: object) -> None:
+        self.looked = getattr(self, "looked", 0) + 1
+
 
 class FakeView:
     """Records what the state asks of its screen; runs `later` callbacks only when told to."""

@@ -221,3 +221,48 @@ def test_the_panes_take_the_smallest_clients_size_or_the_latest(tmp_path: Path) 
         session.detach(big)
 
     with_session(tmp_path, test)
+
+
+def test_each_client_shows_and_looks_at_panes_by_its_own_mode_and_window(tmp_path: Path) -> None:
+    """What one client's screen shows is its own: an overlay hides the panes from it alone, a zoom hides the
+    others from all, and under `ui.window_size = "latest"` a smaller client's window cuts off a pane laid
+    out past its edge. Looking (the focused pane, in view) is what reads a pane's notifications."""
+    from dsh.session.client_state import ClientState, Mode
+    from tests.test_client_state import FakeView
+
+    async def test(session: Session, client: FakeClient) -> None:
+        run = client.registry.dispatch
+        await run(client, "split", ["-h"])  # p1 left, p2 right (focused)
+        big, small = (
+            ClientState(session, FakeView(), client.registry),
+            ClientState(session, FakeView(), client.registry),
+        )  # type: ignore[arg-type]
+        session.attach(big)
+        session.attach(small)
+        session.set_client_area(big, Rect(0, 1, 160, 40))
+        session.set_client_area(small, Rect(0, 1, 70, 20))
+        assert all(view.shows(p) for view in (big, small) for p in ("p1", "p2"))
+        assert big.looks_at("p2") and small.looks_at("p2") and not big.looks_at("p1")
+        session.config.data.setdefault("ui", {})["window_size"] = "latest"
+        session.client_active(big)  # a key from the big client: the panes take its 160 columns
+        assert session.area.width == 160
+        assert big.shows("p2") and small.shows("p1") and not small.shows("p2")  # p2 begins past column 70
+        session.client_active(small)
+        assert session.area.width == 70 and small.shows("p2")
+        # An overlay over one client's panes: it neither shows nor looks; the other still does.
+        small.mode = Mode.PICKER
+        assert not small.shows("p1") and not small.looks_at("p2") and big.looks_at("p2")
+        assert session.observer_looks_at("p2")
+        big.mode = Mode.HELP
+        assert not session.observer_looks_at("p2") and not session.observer_shows("p1")
+        # Nobody looks: a notice is kept unread; a client coming back from its overlay reads it.
+        session.attention.notice("p2", "build finished")
+        assert [(n.pane_id, n.read_at) for n in session.notifications] == [("p2", None)]
+        small.mode = Mode.PROMPT
+        assert session.notifications[0].read_at is not None
+        await run(client, "zoom", [])
+        assert small.shows("p2") and not small.shows("p1")
+        session.detach(big)
+        session.detach(small)
+
+    with_session(tmp_path, test)

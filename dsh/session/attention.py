@@ -51,10 +51,11 @@ class SessionAttention:
         if outcome is None:
             return False
         pane.last_message = attention.message
-        if outcome and not self.session.observer_looks_at(pane_id):
-            self._notice(pane, attention.state, attention.message)
-        elif attention.state == DONE and self.session.observer_looks_at(pane_id):
-            attention.seen(now)  # turned done in front of the user: nothing to come back to
+        looked_at = self.session.observer_looks_at(pane_id)
+        if outcome:
+            self._notice(pane, attention.state, attention.message, recorded=not looked_at)
+        if looked_at and attention.state == DONE:
+            attention.seen(now)  # turned done in front of a client: nothing to come back to
         if before != attention.state or outcome:
             self.session.scheduler.mark_dirty()
         self.session.observer.on_changed()
@@ -188,21 +189,27 @@ class SessionAttention:
 
     # -- notices --------------------------------------------------------------------------
     def _plain_notice(self, pane: Pane, text: str) -> None:
+        line = one_line(text)
+        # A client looking at the pane saw it happen: nothing to flag or keep; a client whose screen
+        # does not show the pane (another's overlay, a window cut short) still hears of it.
+        self._outward(pane, f"{pane.title}", line or "")
         if self.session.observer_looks_at(pane.id):
             self.session.observer.on_changed()
             return
         pane.attention = True
-        pane.last_message = one_line(text)
-        self._record(pane, one_line(text) or "notification")
-        self._outward(pane, f"{pane.title}", one_line(text) or "")
+        pane.last_message = line
+        self._record(pane, line or "notification")
         self.session.scheduler.mark_dirty()
         self.session.observer.on_changed()
 
-    def _notice(self, pane: Pane, state: str, message: str | None) -> None:
-        pane.attention = True
+    def _notice(self, pane: Pane, state: str, message: str | None, *, recorded: bool = True) -> None:
+        """A transition worth telling: out to each client that does not show the pane, and (`recorded`:
+        no client looks at it) flagged and kept among the notifications."""
         who = pane.agent.kind if pane.agent is not None else pane.title
-        text = f"{who} {LABELS.get(state, state)}" + (f": {message}" if message else "")
-        self._record(pane, one_line(text) or text)
+        if recorded:
+            pane.attention = True
+            text = f"{who} {LABELS.get(state, state)}" + (f": {message}" if message else "")
+            self._record(pane, one_line(text) or text)
         title = f"{who} needs you" if state == BLOCKED else f"{who} is done"
         self._outward(pane, title, message or pane.title)
 
@@ -212,16 +219,18 @@ class SessionAttention:
         del notes[:-MAX_NOTIFICATIONS]
 
     def _outward(self, pane: Pane, title: str, body: str) -> None:
-        """To the user's own terminal, unless the attached client shows this pane (or none is attached)."""
-        if self.session.observer_shows(pane.id):
-            return
-        send = getattr(self.session.observer, "send_notification", None)
-        if send is None:
-            return
-        try:
-            send(title, body)
-        except Exception:  # the client's terminal is best effort; never the session's failure
-            logger.exception("outward notification failed")
+        """To the user's own terminal, for each attached client whose screen does not show this pane
+        (each client its own: one looking at the pane is told nothing, another in the picker is)."""
+        for view in list(self.session.views):
+            if view.shows(pane.id):
+                continue
+            send = getattr(view, "send_notification", None)
+            if send is None:
+                continue
+            try:
+                send(title, body)
+            except Exception:  # the client's terminal is best effort; never the session's failure
+                logger.exception("outward notification failed")
 
 
 def agent_rows(session: Session) -> list[dict[str, object]]:

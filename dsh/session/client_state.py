@@ -49,6 +49,8 @@ class Mode(StrEnum):
 
 # The modes the keyboard goes back to when an overlay, copy mode or a question ends.
 WORK_MODES = (Mode.PROMPT, Mode.PANE)
+# The modes in which the client's screen shows the panes (the picker and the help overlay cover them).
+SHOWING_MODES = (Mode.PROMPT, Mode.PANE, Mode.COPY)
 
 
 class Screen(Protocol):
@@ -121,7 +123,7 @@ class ClientState:
         self.session = session
         self.view = view
         self.registry = registry
-        self.mode = Mode.PROMPT
+        self._mode = Mode.PROMPT
         # Where this client's keys go (the prompt or the focused pane): one rule, and the user's choice.
         self.keyboard = Keyboard(session.config.text("ui.keyboard"))
         self.prefix_pending = False
@@ -140,8 +142,37 @@ class ClientState:
 
     # -- what the chrome and the bindings ask ------------------------------------------------------
     @property
+    def mode(self) -> Mode:
+        return self._mode
+
+    @mode.setter
+    def mode(self, mode: Mode) -> None:
+        covered = self._mode not in SHOWING_MODES
+        self._mode = mode
+        if covered and mode in SHOWING_MODES:
+            self.session.client_looks(self)  # back from an overlay: this client sees the focused pane again
+
+    @property
     def active_pane(self) -> Pane | None:
         return self.session.active_pane
+
+    def looks_at(self, pane_id: str) -> bool:
+        """True when this client's screen shows the panes and `pane_id` is the focused one: a notice
+        there tells this client nothing it cannot see."""
+        tabs = self.session.tabs
+        return self._mode in SHOWING_MODES and tabs.tabs != [] and tabs.active_pane == pane_id
+
+    def shows(self, pane_id: str) -> bool:
+        """True when `pane_id` is on this client's screen: the panes are not covered by an overlay, it is
+        in the active tab (the zoomed pane only, when zoomed), and inside this client's own window (a
+        smaller client's, under `ui.window_size = "latest"`, may cut the right or bottom panes off)."""
+        tabs = self.session.tabs
+        if self._mode not in SHOWING_MODES or not tabs.tabs:
+            return False
+        tab = tabs.active_tab
+        if not (pane_id == tab.active_pane if tab.zoomed else pane_id in tab.pane_ids()):
+            return False
+        return self.session.on_screen_of(self, pane_id)
 
     def has_keyboard_in(self, pane_id: str) -> bool:
         return self.mode == Mode.PANE and self.session.tabs.tabs != [] and self.session.tabs.active_pane == pane_id
@@ -171,6 +202,7 @@ class ClientState:
     def key_pressed(self) -> None:
         """Before each key is handled: typing paces the other panes, and puts a read message away."""
         self.last_key_time = time.monotonic()
+        self.session.client_active(self)  # (`ui.window_size = "latest"`: the panes take this client's size)
         # A y/n question (or the prefix's) keeps its line until the answer key has been handled.
         if self.message is not None and not (self.prefix_pending or self.confirming):
             self.message = None  # read: the next key puts it away (a key's own answer comes after this)
@@ -425,4 +457,4 @@ class ClientState:
         self.view.end()
 
 
-__all__ = ["WORK_MODES", "ClientState", "ClientView", "Mode", "Screen"]
+__all__ = ["SHOWING_MODES", "WORK_MODES", "ClientState", "ClientView", "Mode", "Screen"]

@@ -41,6 +41,12 @@ class SessionObserver(Protocol):
     def on_ended(self) -> None:
         """The session has ended: its log is closed and its panes are going away."""
 
+    def looks_at(self, pane_id: str) -> bool:
+        """True when this client's screen shows the panes and this is the focused pane."""
+
+    def shows(self, pane_id: str) -> bool:
+        """True when this pane is on this client's screen (in view, not covered by an overlay)."""
+
 
 class NoObserver:
     """Stands in while no client is attached: the session runs on, and nobody draws."""
@@ -74,6 +80,12 @@ class NoObserver:
 
     def on_ended(self) -> None:
         pass
+
+    def looks_at(self, pane_id: str) -> bool:
+        return False
+
+    def shows(self, pane_id: str) -> bool:
+        return False
 
 
 class Observers:
@@ -116,9 +128,8 @@ class Observers:
     def on_ended(self) -> None:
         self._each("on_ended")
 
-    def send_notification(self, title: str, body: str) -> None:
-        """A desktop notification through each client's own terminal that can take one."""
-        for view in list(self.views):
-            send = getattr(view, "send_notification", None)
-            if send is not None:
-                send(title, body)
+    def looks_at(self, pane_id: str) -> bool:
+        return any(view.looks_at(pane_id) for view in self.views)
+
+    def shows(self, pane_id: str) -> bool:
+        return any(view.shows(pane_id) for view in self.views)

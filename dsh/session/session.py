@@ -317,6 +317,32 @@ class Session:
             if len(self.views) > 1:
                 self.observer.on_changed()  # the others lay out again at the new size
 
+    def client_active(self, view: object) -> None:
+        """A client pressed a key: with `ui.window_size = "latest"` the panes take its size (tmux's
+        latest: the client with the most recent activity, not only the last to attach or resize)."""
+        if len(self._client_areas) < 2:
+            return
+        area = self._client_areas.get(id(view))
+        if area is None or area == self._latest_area:
+            return
+        self._latest_area = area
+        self._area_changed()
+
+    def client_looks(self, view: SessionObserver) -> None:
+        """A client's screen shows the panes again (an overlay closed): the focused pane is visited."""
+        pane = self.active_pane
+        if pane is not None and view in self.views and view.looks_at(pane.id):
+            self.attention.visited(pane.id)
+
+    def on_screen_of(self, view: object, pane_id: str) -> bool:
+        """True unless the panes, laid out larger than this client's window (`ui.window_size = "latest"`
+        and a smaller client), put the pane wholly past its right or bottom edge."""
+        own = self._client_areas.get(id(view))
+        if own is None or (own.width >= self.area.width and own.height >= self.area.height):
+            return True
+        rect = self.tabs.rects(self.view_area(own)).rects.get(pane_id)
+        return rect is None or (rect.x < own.x + own.width and rect.y < own.y + own.height)
+
     def view_area(self, own: Rect) -> Rect:
         """Where a view lays the panes out in its own pane area `own`: at the session's size, so every
         client's panes are the same size (the cells past it stay empty)."""
@@ -573,7 +599,7 @@ class Session:
 
     def after_focus_change(self) -> None:
         pane = self.active_pane
-        if pane is not None and not isinstance(self.observer, NoObserver):
+        if pane is not None and self.observer_looks_at(pane.id):
             self.attention.visited(pane.id)
         self.apply_read_budgets()
         self.observer.on_focus_changed()
@@ -620,15 +646,13 @@ class Session:
         self.observer.on_changed()
 
     def observer_looks_at(self, pane_id: str) -> bool:
-        """True when a client is attached and this is its focused pane (a notice there tells nobody)."""
-        return not isinstance(self.observer, NoObserver) and bool(self.tabs.tabs) and self.tabs.active_pane == pane_id
+        """True when some attached client looks at this pane: its screen shows the panes (no overlay over
+        them) and this is the focused one (a notice there tells nobody anything new)."""
+        return any(view.looks_at(pane_id) for view in self.views)
 
     def observer_shows(self, pane_id: str) -> bool:
-        """True when a client is attached and this pane is on its screen (the active tab, not zoomed away)."""
-        if isinstance(self.observer, NoObserver) or not self.tabs.tabs:
-            return False
-        tab = self.tabs.active_tab
-        return pane_id == tab.active_pane if tab.zoomed else pane_id in tab.pane_ids()
+        """True when this pane is on some attached client's screen (`SessionObserver.shows`)."""
+        return any(view.shows(pane_id) for view in self.views)
 
     def _on_pane_exit(self, pane_id: str, status: int) -> None:
         pane = self.panes.get(pane_id)
