@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from types import SimpleNamespace
-from typing import Any
 
 from dsh.commands.registry import Registry
+from dsh.config import load_config
 from dsh.session.client_state import ClientState, Mode
 
 
@@ -35,7 +35,7 @@ class FakeSession:
     def __init__(self, *pane_ids: str) -> None:
         self.panes = {pid: FakePane(pid) for pid in pane_ids}
         self.tabs = SimpleNamespace(active_pane=pane_ids[0] if pane_ids else None, tabs=[object()])
-        self.config: dict[str, Any] = {}
+        self.config = load_config()
 
     @property
     def active_pane(self) -> FakePane | None:
