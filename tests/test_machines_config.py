@@ -144,7 +144,8 @@ def test_a_machine_s_attention_is_off_unless_asked_and_bounded() -> None:
     )
     assert [(m.name, m.attention) for m in got.machines] == [("quiet", 0.0), ("watched", 30.0), ("typo", 0.0)]
     assert any("machines.eager" in w and "attention_seconds" in w for w in got.warnings)
-    assert any("machines.typo.attenton_seconds" in w and "did you mean attention_seconds" in w for w in got.warnings)
+    # A key a machine does not have is the loader's to say, once (tests/test_config_unknown.py).
+    assert not any("attenton_seconds" in w for w in got.warnings)
 
 
 def test_agents_from_a_machine_are_checked_and_carry_its_name() -> None:

@@ -14,6 +14,7 @@ from dsh.config.keys import ConfigKeyError, join_key, parse_value, split_key
 from dsh.config.model import Config
 from dsh.config.schema import MAX_DEPTH, depth, fit_value
 from dsh.config.table import base_doc
+from dsh.config.unknown import DONE, INSIDE, look, unknown_name
 from dsh.home import dsh_home, dsh_home_path
 from dsh.safefile import UnsafePathError, read_bytes
 
@@ -91,12 +92,15 @@ class _Layers:
         self.data: dict[str, Any] = {}
         self.origins: dict[tuple[str, ...], str] = {}
         self.warnings: list[str] = []
-        self._merge(self.data, base, (), base_origin, check=False)
+        self._merge(self.data, base, (), base_origin, check=False, names=False)
 
     def overlay(self, doc: dict[str, Any], origin: str) -> None:
-        self._merge(self.data, doc, (), origin, check=True)
+        self._merge(self.data, doc, (), origin, check=True, names=True)
 
     def set(self, parts: tuple[str, ...], value: Any, origin: str, label: str) -> None:
+        problem = unknown_name(parts)
+        if problem is not None:
+            self.warnings.append(f"{label}: {problem}")
         node = self.data
         for i, part in enumerate(parts[:-1]):
             child = node.get(part)
@@ -111,17 +115,25 @@ class _Layers:
             node[parts[-1]] = fitted
             self.origins[parts] = origin
 
-    def _merge(self, into: dict[str, Any], doc: dict[str, Any], at: tuple[str, ...], origin: str, check: bool) -> None:
+    def _merge(
+        self, into: dict[str, Any], doc: dict[str, Any], at: tuple[str, ...], origin: str, check: bool, names: bool
+    ) -> None:
         for key, value in doc.items():
             parts = (*at, key)
             current = into.get(key)
+            inside = names
+            if names:
+                verdict = look(parts, isinstance(value, dict))
+                inside = verdict == INSIDE
+                if verdict not in (INSIDE, DONE):
+                    self.warnings.append(f"{origin}: {verdict}")
             if isinstance(value, dict):
                 if current is None:
                     current = into[key] = {}
                 if not isinstance(current, dict):
                     self.warnings.append(f"{origin}: {join_key(parts)} must be a value, not a table; ignored")
                     continue
-                self._merge(current, value, parts, origin, check)
+                self._merge(current, value, parts, origin, check, inside)
                 continue
             fitted = self._fit(parts, value, current, origin) if check else value
             if fitted is not _SKIP:

@@ -10,6 +10,7 @@ from pathlib import Path
 from dsh.config.keys import ConfigError, join_key, parse_value, split_key
 from dsh.config.load import base_default, parse_toml_file, personal_config_path
 from dsh.config.schema import fit_value
+from dsh.config.unknown import unknown_name
 from dsh.safefile import atomic_write
 
 _READ_ONLY = (errno.EROFS, errno.EACCES, errno.EPERM)
@@ -18,11 +19,15 @@ _READ_ONLY = (errno.EROFS, errno.EACCES, errno.EPERM)
 def set_personal(key: str, value: str) -> Path:
     """Set KEY to VALUE (TOML value text, else plain text) in the personal overlay; returns its path.
 
-    The value is checked against the schema (type and bounds) before anything is written. Refuses
+    The key and value are checked against the schema (a known key, its type and bounds) before anything
+    is written. Refuses
     (ConfigError) a file it cannot parse, rather than overwrite what the user wrote, and a link, rather
     than write through it or replace it.
     """
     parts = split_key(key)
+    unknown = unknown_name(parts)
+    if unknown is not None:
+        raise ConfigError(f"{unknown.removesuffix('; ignored')}; not changed")
     path = personal_config_path()
     default = base_default(key)
     if isinstance(default, dict):

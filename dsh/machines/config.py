@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 import shlex
 
@@ -12,8 +11,6 @@ from dsh.values import Value
 MACHINE_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 # Keys of `[machines]` itself (typed and bounded by dsh.config.table); every other key is a machine's table.
 SETTINGS = ("ssh_command", "timeout_seconds")
-# The keys of one machine's table.
-MACHINE_KEYS = ("ssh", "dsh", "attention_seconds")
 # How often a machine's agents may be asked for their states (0: never, the default: each ask is an
 # ssh round trip and a dsh start there).
 ATTENTION_RANGE = (1.0, 3600.0)
@@ -76,12 +73,7 @@ def read_machines(config: Config) -> MachineConfig:
         if machine is None:
             warnings.append(f"machines.{name}: {why}; left out")
             continue
-        machines.append(machine)
-        for key in entry:
-            if key not in MACHINE_KEYS:
-                near = difflib.get_close_matches(str(key), MACHINE_KEYS, n=1)
-                hint = f" (did you mean {near[0]}?)" if near else f" (known: {', '.join(MACHINE_KEYS)})"
-                warnings.append(f"machines.{name}.{key} is not a key of a machine; ignored{hint}")
+        machines.append(machine)  # a key it does not know is said by the loader (dsh.config.unknown)
     return MachineConfig(machines, ssh_command, timeout, warnings)
 
 
