@@ -1,7 +1,9 @@
 """Benchmark other machines over a real sshd on 127.0.0.1, with a warm ControlMaster: how soon the first
 rows of a machine holding N sessions arrive (as the picker's machines scope lists them), the whole
-`dsh sessions --machine` process, and beside them, in the same run, the floor: a bare command through
-the same master (`true`) and the other machine's `python -c pass`.
+`dsh sessions --machine` process, and Enter on a live session there to its first frame (the `ssh -t
+... dsh attach ID` the client hands its terminal to, in a PTY); beside them, in the same run, the
+floor: a bare command through the same master (`true`, with and without a terminal) and the other
+machine's `python -c pass`.
 
 Run: `.venv/bin/python bench/machines.py [--sessions 10000] [--samples 15] [--dsh PATH]` (PATH: the dsh
 that runs "there", e.g. a regular install's; default this interpreter's).
@@ -28,6 +30,7 @@ from bench.store import make_logs  # noqa: E402
 from tests.sshd import start_sshd  # noqa: E402
 
 TARGET_FIRST_ROWS_MS = 300.0
+TARGET_FIRST_FRAME_MS = 500.0
 
 
 def first_rows_ms(config: Any) -> float:
@@ -58,6 +61,36 @@ def whole(argv: list[str], env: dict[str, str]) -> float:
     start = time.perf_counter()
     subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, check=True)
     return (time.perf_counter() - start) * 1000
+
+
+def attach_first_frame_ms(argv: list[str], env: dict[str, str]) -> float:
+    """`ssh -t box dsh attach ID` in a PTY of its own, from its start to the other session's first frame
+    on screen (its prompt line drawn); then detached again (C-b d) and waited for."""
+    import ptyprocess
+    import pyte
+
+    screen = pyte.Screen(120, 30)
+    stream = pyte.ByteStream(screen)
+    start = time.perf_counter()
+    proc = ptyprocess.PtyProcess.spawn(argv, env=env, dimensions=(30, 120))
+    seen = None
+    try:
+        while seen is None:
+            try:
+                stream.feed(proc.read(65536))
+            except EOFError:
+                raise SystemExit("the attach ended before its first frame") from None
+            if any("dsh›" in line for line in screen.display):
+                seen = (time.perf_counter() - start) * 1000
+        proc.write(b"\x02d")
+        while True:
+            try:
+                proc.read(65536)
+            except EOFError:
+                break
+    finally:
+        proc.close(force=True)
+    return seen
 
 
 def summary(name: str, times: list[float]) -> float:
@@ -130,6 +163,35 @@ def main() -> int:
                 f"first rows: {p50_rows:.0f} ms (target <= {TARGET_FIRST_ROWS_MS:.0f} ms); "
                 f"x{p50_rows / p50_python:.2f} of python -c pass there, +{p50_rows - p50_floor:.0f} ms over bare ssh"
             )
+            # Enter on a live session there: what the client hands the terminal to, to its first frame.
+            from dsh.machines.ssh import attach_argv
+
+            work = root / "work"
+            work.mkdir()
+            made = subprocess.run(
+                [*shlex.split(there), "new", "-d", "--json", "--", "sh"],
+                cwd=work,
+                capture_output=True,
+                text=True,
+                check=True,
+                env={**env, "SHELL": "/bin/sh"},
+            )
+            import json
+
+            sid = json.loads(made.stdout)["session"]
+            argv = attach_argv(config.ssh_command, config.machines[0], ["attach", sid])
+            tty = [*ssh, "-t", "-o", "ControlMaster=no", "-o", f"ControlPath={control_path(config.machines[0])}", "box"]
+            attach_env = {**env, "TERM": "xterm-256color"}
+            frames, bare = [], []
+            for _ in range(args.samples):
+                frames.append(attach_first_frame_ms(argv, attach_env))
+                bare.append(whole([*tty, "true"], env))
+            p50_frame = summary("Enter on a live session there: ssh -t to its first frame", frames)
+            p50_bare = summary("reference: `ssh -t box true` through the master", bare)
+            over = p50_frame - p50_bare
+            goal = TARGET_FIRST_FRAME_MS
+            print(f"first frame: {p50_frame:.0f} ms (target <= {goal:.0f} ms), +{over:.0f} ms over bare ssh")
+            subprocess.run([*shlex.split(there), "stop", sid], capture_output=True, env=env)
             subprocess.run(
                 [*ssh, "-O", "exit", "-o", f"ControlPath={control_path(config.machines[0])}", "box"],
                 capture_output=True,
