@@ -171,3 +171,28 @@ def test_the_prompts_undo_steps_hold_a_bounded_number_of_characters(monkeypatch:
     assert held <= 100_000 and len(buffer._undo_stack) > 10
     buffer.undo()
     assert buffer.text == "ab" * 1999  # the newest steps are the ones kept
+
+
+def test_an_application_keypad_is_read_as_keypad_keys_for_a_pane_in_that_mode_and_as_text_elsewhere() -> None:
+    """SS3 p..y, M, m … (a terminal in DECKPAM) were read as Escape, O and a letter."""
+    keys = LinkInput()
+    keys.keypad = lambda: True
+    keys.feed(b"\x1bOq\x1bOM\x1bOm.\x1bOA")
+    assert [(p.key, p.data) for p in keys.read_keys()] == [
+        ("kp-1", "1"),
+        ("kp-enter", "\r"),
+        ("kp--", "-"),
+        (".", "."),
+        (Keys.Up, "\x1bOA"),  # application cursor keys are still cursor keys
+    ]
+    keys.keypad = lambda: False
+    keys.feed(b"\x1bOq\x1bOM")
+    assert [(p.key, p.data) for p in keys.read_keys()] == [("1", "1"), (Keys.ControlM, "\r")]
+
+
+def test_keypad_keys_reach_the_pane_as_its_mode_asks() -> None:
+    from dsh.term.keys import key_to_bytes
+
+    assert key_to_bytes("kp-1", "1", app_keypad=True) == b"\x1bOq"
+    assert key_to_bytes("kp-1", "1", app_keypad=False) == b"1"
+    assert key_to_bytes("kp-enter", "\r", app_keypad=False) == b"\r"

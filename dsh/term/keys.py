@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["KEYPAD_SEQUENCES", "alt_key_bytes", "key_to_bytes", "paste_bytes"]
+__all__ = ["KEYPAD_SEQUENCES", "KEYPAD_TEXT", "alt_key_bytes", "key_to_bytes", "paste_bytes"]
 
 # xterm modifier parameter: 1 + (shift 1, alt 2, ctrl 4)
 _MODIFIERS = {"": 1, "s-": 2, "c-": 5, "c-s-": 6}
@@ -48,6 +48,8 @@ _KEYPAD = {
 # What an outer terminal in application keypad mode sends for each keypad key: a view that puts
 # the outer terminal in that mode registers these with its input parser to get the keys above.
 KEYPAD_SEQUENCES = {f"\x1bO{final}": name for name, (final, _) in _KEYPAD.items()}
+# What each keypad key types where it is not a keypad key (dsh's prompt, a pane in numeric mode).
+KEYPAD_TEXT = {name: text for name, (_, text) in _KEYPAD.items()}
 
 _BRACKET_START = "\x1b[200~"
 _BRACKET_END = "\x1b[201~"

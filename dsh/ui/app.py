@@ -30,6 +30,8 @@ from dsh.ui.application import ViewApplication
 from dsh.ui.clipboard import write_clipboard
 from dsh.ui.completion import RegistryCompleter
 from dsh.ui.cursor_shape import PaneCursorShape
+from dsh.ui.keypad import KeypadMirror
+from dsh.ui.link_input import LinkInput
 from dsh.ui.pane_window import LineWindow, PaneWindow, install_widths
 from dsh.ui.panes_view import PaneSlot
 from dsh.ui.prompt_buffer import PromptBuffer
@@ -150,6 +152,11 @@ class DshApp:
             color_depth=(lambda: depth) if depth is not None else None,
             cursor=PaneCursorShape(self._pane_cursor_shape),
         )
+        # The keypad's mode follows the pane the keys go to; its keys are read as keypad keys there.
+        self.keypad = KeypadMirror(self._pane_keypad)
+        self.application.before_render += self.keypad.before_render
+        if isinstance(self.application.input, LinkInput):
+            self.application.input.keypad = self._pane_keypad
         self.application.ttimeoutlen = 0.05
         self.application.timeoutlen = 0.05
         self.loop = session.loop
@@ -245,6 +252,11 @@ class DshApp:
         """The DECSCUSR shape of the pane the keys go to; 0 (the terminal's own) on the prompt."""
         pane = self.active_pane if self.mode == Mode.PANE else None
         return pane.terminal.screen.cursor_shape if pane is not None else 0
+
+    def _pane_keypad(self) -> bool:
+        """The keys go to a pane whose program asked for application keypad mode (DECKPAM)."""
+        pane = self.active_pane if self.mode == Mode.PANE else None
+        return pane is not None and pane.terminal is not None and pane.terminal.app_keypad
 
     def on_clipboard(self, pane_id: str, selections: str, data: str) -> None:
         """A program's OSC 52 copy, passed on to the client's terminal as tmux's set-clipboard does

@@ -15,6 +15,8 @@ from prompt_toolkit.input.vt100_parser import Vt100Parser
 from prompt_toolkit.key_binding.key_processor import KeyPress
 from prompt_toolkit.keys import Keys
 
+from dsh.term.keys import KEYPAD_SEQUENCES, KEYPAD_TEXT
+
 # A bracketed paste arrives as one stream; data after a pause this long inside one means its end mark
 # was lost (a truncated paste), and is read as keys again.
 PASTE_GAP_SECONDS = 0.5
@@ -29,6 +31,39 @@ BURST_MIN = 64
 _BURST = re.compile(r"(?:(?<=[\x00-\x1a\x1c-\x1f\x7f])|^)[^\x00-\x1f\x7f]{" + str(BURST_MIN) + ",}")
 
 
+class KeypadParser(Vt100Parser):
+    """prompt_toolkit's parser, also reading the keypad of a terminal in application keypad mode
+    (SS3 p..y, M, k …, which it would take for Escape, O and a letter). `keypad()` says whether the
+    keys go to a pane in that mode: they are then keypad keys ("kp-1", which the pane gets as SS3 q);
+    otherwise what they type ("1", Enter)."""
+
+    def __init__(self, feed_key_callback: Callable[[KeyPress], None], keypad: Callable[[], bool]) -> None:
+        self.keypad = keypad
+        super().__init__(feed_key_callback)
+
+    def _get_match(self, prefix: str) -> Keys | tuple[Keys, ...] | None:
+        name = KEYPAD_SEQUENCES.get(prefix)
+        if name is not None:
+            # A keypad key's name, which only _call_handler below reads.
+            return name  # type: ignore[return-value]
+        return super()._get_match(prefix)
+
+    def _call_handler(self, key: str | Keys | tuple[Keys, ...], insert_text: str) -> None:
+        text = KEYPAD_TEXT.get(key) if type(key) is str else None
+        if text is None or type(key) is not str:
+            super()._call_handler(key, insert_text)
+        elif self.keypad():
+            # A key of its own name ("kp-1"), which KeyPress asserts no key may have: set after. The
+            # bindings for any key take it (the pane's sends it by term/keys.py's keypad table).
+            press = KeyPress(Keys.Any, text)
+            press.key = key
+            self.feed_key_callback(press)
+        elif key == "kp-enter":
+            self.feed_key_callback(KeyPress(Keys.ControlM, text))
+        else:
+            self.feed_key_callback(KeyPress(text, text))
+
+
 class LinkInput(Input):
     """Bytes are fed from the host connection's reader, and the application's input callback runs at
     once, in that same callback.
@@ -41,7 +76,9 @@ class LinkInput(Input):
 
     def __init__(self) -> None:
         self._keys: list[KeyPress] = []
-        self._parser = Vt100Parser(self._keys.append)
+        # The view says whether keypad keys go to a pane in application keypad mode (ui/keypad.py).
+        self.keypad: Callable[[], bool] = lambda: False
+        self._parser = KeypadParser(self._keys.append, lambda: self.keypad())
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="surrogateescape")
         self._callbacks: list[Callable[[], None]] = []
         self._closed = False
