@@ -49,6 +49,7 @@ CHECKED = (
         "opencode",
         "OPENCODE_CONFIG naming a config with plugin [file://…]",
         "1.18.33",
-        "events session.status, session.idle, permission.asked, question.asked",
+        "events session.status, session.idle, permission.asked, question.asked; run end to end offline"
+        " (tests/e2e/test_attention_real_clis.py): the plugin loads and session.status busy reports working",
     ),
 )

@@ -17,7 +17,11 @@ import pytest
 pytestmark = pytest.mark.slow
 
 PREFIX = Path(os.environ.get("DSH_TEST_NPM_PREFIX", "/tmp/dsh-test-npm"))
-PACKAGES = {"claude": "@anthropic-ai/claude-code@2.1.197", "codex": "@openai/codex@0.171.0"}
+PACKAGES = {
+    "claude": "@anthropic-ai/claude-code@2.1.197",
+    "codex": "@openai/codex@0.171.0",
+    "opencode": "opencode-ai@1.18.33",
+}
 
 
 def real_cli(name: str) -> Path:
@@ -112,3 +116,33 @@ def test_real_codex_accepts_the_options_dsh_gives_it(tmp_path: Path) -> None:
     # It read the options and started the turn (which then fails: nothing listens there).
     assert "OpenAI Codex v0.171.0" in out and "user\nhello" in out, out[-2000:]
     assert "error loading config" not in out.lower() and "unrecognized" not in out.lower()
+
+
+def test_real_opencode_loads_dsh_s_plugin_and_its_turn_reaches_the_pane_s_host(
+    dsh_cmd, dsh_env, tmp_path: Path
+) -> None:
+    """opencode started by dsh gets OPENCODE_CONFIG naming dsh's plugin; the real CLI loads it, and the
+    plugin's report of `session.status` (busy) makes the pane working. Without the plugin the same run
+    leaves the pane idle (opencode writes no title and rings no bell), so only the plugin can say it.
+    Offline the turn then waits on its model's server; online it may end first (`session.idle`: done)."""
+    opencode = real_cli("opencode")
+    work = tmp_path / "work"
+    work.mkdir()
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {**dsh_env, "HOME": str(home), "PATH": f"{opencode.parent}{os.pathsep}{dsh_env['PATH']}"}
+    env.pop("OPENCODE_CONFIG", None)
+    made = json.loads(dsh(dsh_cmd, "new", "-d", "--json", "--", "opencode", "run", "say hi", env=env, cwd=work))
+    session_id = made["session"]
+    try:
+        deadline = time.monotonic() + 60
+        rows: list[dict] = []
+        while time.monotonic() < deadline:
+            rows = json.loads(dsh(dsh_cmd, "agents", "--json", env=env, cwd=work))
+            if any(r["state"] in ("working", "done") for r in rows):
+                break
+            time.sleep(0.5)
+        assert [(r["session"], r["kind"]) for r in rows] == [(session_id, "opencode")], rows
+        assert rows[0]["state"] in ("working", "done"), rows
+    finally:
+        subprocess.run([*dsh_cmd, "stop", session_id], env=env, capture_output=True, timeout=30)
