@@ -85,6 +85,7 @@ class Glyphs(dict):
     """Cells of one rendition, by character, each made once."""
 
     __slots__ = ("attrs",)
+    attrs: Cell  # the rendition, as a cell whose data is a space (set by glyphs_for)
 
     def __missing__(self, ch: str) -> Cell:
         cell = self[ch] = self.attrs._replace(data=ch)
@@ -132,8 +133,9 @@ class FirstUsePattern:
 
     def _compile(self) -> re.Pattern[str]:
         pattern = re.compile(self.source)
-        self.fullmatch = pattern.fullmatch  # type: ignore[method-assign]
-        self.findall = pattern.findall  # type: ignore[method-assign]
+        # The compiled pattern's own methods take these methods' places (an overloaded method each).
+        self.fullmatch = pattern.fullmatch  # type: ignore[method-assign, assignment]
+        self.findall = pattern.findall  # type: ignore[method-assign, assignment]
         return pattern
 
     def fullmatch(self, text: str) -> re.Match[str] | None:

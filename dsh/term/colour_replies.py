@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 
 __all__ = ["QUERIES", "ColourReplies"]
 
@@ -32,7 +33,7 @@ class ColourReplies:
     """Takes the answers out of a client's key bytes; `colours` holds what they said: "fg", "bg", and
     0-15, each rrggbb."""
 
-    def __init__(self, clock=time.monotonic) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
         self._until = 0.0
         self._held = b""

@@ -23,6 +23,8 @@ from dsh.term.sgr import SGR_CACHE, sgr_step
 from dsh.term.widths import cell_width, char_width, joins
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from dsh.term.screen import Cursor
 
 __all__ = ["CHARSETS", "Drawing"]
@@ -57,6 +59,7 @@ class Drawing:
     _insert: bool
     _join: bool  # a ZWJ ended the last text drawn: the next character joins its cell
     _origin_mode: bool
+    _newline_mode: bool  # LNM: a line feed returns the carriage too
     _main: object  # the main screen while the alternate one shows (None otherwise)
     _gl: int
     charsets: list[str]
@@ -64,7 +67,7 @@ class Drawing:
     if TYPE_CHECKING:  # provided by the other halves of TermScreen
 
         def index(self) -> None: ...
-        def erase_in_line(self, how: int = 0) -> None: ...
+        def erase_in_line(self, how: int = 0, *_: int, selective: bool = False) -> None: ...
         def _charset_table(self, slot: int) -> dict[int, str] | None: ...
         def _update_plain(self) -> None: ...
         def _alternate(self) -> bool: ...
@@ -302,15 +305,16 @@ class Drawing:
         cursor = self.cursor
         attrs = cursor.attrs
         if plain_run and attrs is BLANK:
-            lines = pieces[start:stop]
-            if max(map(len, lines)) > cols:
+            texts = pieces[start:stop]
+            lines: list[str] | list[AnyRow] = texts
+            if max(map(len, texts)) > cols:
                 # ASCII text without escapes: a long line is rows of `cols` characters the
                 # terminal wrapped, then the rest of it
                 runs = ((cols, BLANK),)
-                wrapped = lines
-                lines = []
-                append = lines.append
-                for line in wrapped:
+                rows: list[AnyRow] = []
+                lines = rows
+                append = rows.append
+                for line in texts:
                     if len(line) > cols:
                         end = (len(line) - 1) // cols * cols
                         x = 0
@@ -370,7 +374,7 @@ class Drawing:
         self._scroll_in(out)
         return i
 
-    def _scroll_in(self, rows: list[AnyRow]) -> None:
+    def _scroll_in(self, rows: Sequence[AnyRow]) -> None:
         """Scroll the whole screen up by len(rows) + 1: `rows` (compact) come in above a new bottom
         row, blank in the current background, where the cursor is. What leaves the top goes to
         history (on the main screen). Nothing here makes cells."""
@@ -423,11 +427,11 @@ class Drawing:
             cols = self.columns
             self._buffer[:] = [row if type(row) is Row else row_cells(row, cols) for row in self._buffer]
             self._compact_rows = False
-        return self._buffer  # type: ignore[return-value]
+        return self._buffer  # type: ignore[return-value]  # Rows only, now: the line above made them so
 
     @buffer.setter
     def buffer(self, rows: list[Row]) -> None:
-        self._buffer = rows  # type: ignore[assignment]
+        self._buffer = rows  # type: ignore[assignment]  # list[Row] is one kind of list[AnyRow] (invariant)
         self._compact_rows = False
 
     def screen_rows(self) -> list[AnyRow]:

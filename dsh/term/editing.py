@@ -120,13 +120,13 @@ class Editing:
         cursor.x = min((s for s in self.tabstops if x < s < limit), default=limit - 1)
 
     def forward_tabs(self, count: int = 0, *_: int) -> None:
-        for _ in range(min(count or 1, self.columns)):
+        for _step in range(min(count or 1, self.columns)):
             self.tab()
 
     def back_tabs(self, count: int = 0, *_: int) -> None:
         cursor = self.cursor
         cursor.x = min(cursor.x, self.columns - 1)
-        for _ in range(min(count or 1, self.columns)):
+        for _step in range(min(count or 1, self.columns)):
             x = cursor.x
             cursor.x = max((s for s in self.tabstops if s < x), default=0)
 

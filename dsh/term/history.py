@@ -19,14 +19,14 @@ __all__ = ["compact", "reflow"]
 
 def _unchanged(row: AnyRow, columns: int) -> bool:
     """True when a row stays as it is at width `columns`: not wrapped, and its content fits."""
-    if type(row) is str:
+    if isinstance(row, str):
         return len(row) <= columns and (
             row.isascii()
             or 2 * len(row) <= columns
             or NARROW_TEXT.fullmatch(row) is not None
             or text_width(row) <= columns
         )
-    if row.wrapped:  # type: ignore[union-attr]
+    if row.wrapped:
         return False
     if type(row) is Row and len(row) <= columns:
         return True
@@ -52,6 +52,7 @@ def _rewrap_text(group: Sequence[AnyRow], old_cols: int, new_cols: int) -> list[
     offset = 0
     fill = BLANK
     last = len(group) - 1
+    row_runs: tuple[tuple[int, Cell], ...]
     for k, row in enumerate(group):
         if type(row) is Raw:
             row = row.packed()
@@ -162,6 +163,7 @@ def reflow(
             i += 1
             continue
         j = i
+        # rows[j] is not a str once the test before `and` passed (mypy narrows no rows[j] by its type).
         while j < n - 1 and type(rows[j]) is not str and rows[j].wrapped:  # type: ignore[union-attr]
             j += 1
         group = rows[i : j + 1]

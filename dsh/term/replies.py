@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
@@ -17,7 +17,7 @@ from dsh.text import sanitize, strip_format
 from dsh.values import Value
 
 if TYPE_CHECKING:
-    from dsh.term.screen import Cursor
+    from dsh.term.screen import Cursor, TermScreen
 
 __all__ = ["TITLE_MAX", "Palette", "Replies"]
 
@@ -55,7 +55,7 @@ class Palette(Value, fields=("foreground", "background", "ansi")):
 LEARNED: dict[str | int, str] = {}
 
 
-def learn_colours(colours: dict[str | int, str], screens: list) -> None:  # type: ignore[type-arg]
+def learn_colours(colours: dict[str | int, str], screens: Iterable[TermScreen]) -> None:
     """The client's terminal's colours ("fg", "bg", 0-15: rrggbb) for these screens and every new one."""
     LEARNED.update(colours)
     for screen in screens:
@@ -227,7 +227,7 @@ class Replies:
         x0 = min(max(left, 1) - 1, self.columns - 1)
         x1 = min(right - 1, self.columns - 1) if right else self.columns - 1
         total = 0
-        rows = self.buffer  # type: ignore[attr-defined]
+        rows = self.buffer  # type: ignore[attr-defined]  # Drawing's, the other half of TermScreen
         for y in range(y0, y1 + 1):
             for cell in rows[y][x0 : x1 + 1]:
                 total += sum(map(ord, cell.data)) if cell.data else 0

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import final
 
 from dsh.term.cells import BLANK, SINGLE, ZWJ, Cell, Row, blank_for, glyphs_for, is_narrow
 from dsh.term.sgr import canonical, sgr_step
@@ -39,6 +40,7 @@ __all__ = [
 SEGMENT = re.compile(r"\x1b\[([0-9;:]*)([mK])")
 
 
+@final  # so `type(row) is Packed` tells mypy the row is no other kind too
 class Packed:
     """A compact row: `text` as drawn from column 0, `runs` of (end index in text, rendition)
     covering it in order, `fill` for the cells after it, and whether the terminal wrapped it."""
@@ -57,6 +59,7 @@ class Packed:
         return f"Packed({self.text!r}, {len(self.runs)} runs, wrapped={self.wrapped})"
 
 
+@final
 class Raw:
     """A line as the program sent it (text with SGR and bare EL), drawn from column 0 on a new row
     `span` cells wide whose blank was `fill`, starting in rendition `attrs`; `width` is its
@@ -264,7 +267,7 @@ def row_width(row: AnyRow) -> int:
         if row.width < 0:
             row.width = row_width(row.packed())
         return row.width
-    if type(row) is str:
+    if isinstance(row, str):
         text = _unspaced(row)
         return len(text) if is_narrow(text) else text_width(text)
     if type(row) is Packed:

@@ -142,10 +142,10 @@ def apply_sgr(attrs: Cell, params: str, default: Cell) -> Cell:
             sub: list[int | None] = []
             if todo and todo[-1] in (2, 5):
                 kind = todo.pop()
-                sub = [kind]  # type: ignore[list-item]
+                sub = [kind]  # type: ignore[list-item]  # an int: 2 or 5, tested above
                 for _ in range(3 if kind == 2 else 1):
                     if todo and not isinstance(todo[-1], list):
-                        sub.append(todo.pop())  # type: ignore[arg-type]
+                        sub.append(todo.pop())  # type: ignore[arg-type]  # not a list, tested
             colour = _colour(sub)
             if colour is not None:
                 replace[_COLOUR_FIELD[code]] = colour

@@ -601,8 +601,8 @@ class Terminal(Scrollback):
         if screen.clipboard_writes:
             writes, screen.clipboard_writes = screen.clipboard_writes, []
             if self.on_clipboard is not None and not self._replaying:  # a restored tail copies nothing
-                for selections, data in writes:
-                    _notify(self.on_clipboard, selections, data)
+                for selections, text in writes:
+                    _notify(self.on_clipboard, selections, text)
         if screen.bell_count != bells and self.on_bell is not None and not self._replaying:
             # (A restored tail's bells rang when they were printed: replayed, they ring nothing.)
             _notify(self.on_bell)
