@@ -11,7 +11,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from dsh.agents.cli_table import CliSpec, ParsedArgs, parse_args, starts_conversation
 from dsh.agents.process import ProcessFacts
@@ -317,7 +317,7 @@ class AgentAdapter(ABC):
         return list(argv), self.launch_id(argv)
 
     @abstractmethod
-    def valid_session_id(self, session_id: object) -> bool:
+    def valid_session_id(self, session_id: object) -> TypeGuard[str]:
         """True when `session_id` has this agent's id format (and so is safe to put in an argv)."""
 
     def candidates(self, cwd: str, env: Mapping[str, str], since: float) -> list[StoreCandidate]:
@@ -452,6 +452,6 @@ class AgentAdapter(ABC):
         )
 
 
-def uuid_like(value: object) -> bool:
+def uuid_like(value: object) -> TypeGuard[str]:
     """True for a canonical 8-4-4-4-12 hex UUID string."""
     return isinstance(value, str) and UUID_RE.fullmatch(value) is not None

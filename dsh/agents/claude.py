@@ -17,6 +17,7 @@ import re
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import TypeGuard
 
 from dsh.agents.base import (
     AgentAdapter,
@@ -48,7 +49,7 @@ class ClaudeAdapter(AgentAdapter):
     home_var = "CLAUDE_CONFIG_DIR"
     keeps_transcripts = True
 
-    def valid_session_id(self, session_id: object) -> bool:
+    def valid_session_id(self, session_id: object) -> TypeGuard[str]:
         return uuid_like(session_id)
 
     def home(self, env: Mapping[str, str]) -> Path:
@@ -126,8 +127,8 @@ class ClaudeAdapter(AgentAdapter):
             mtime = file_mtime(path)
             if mtime is None or mtime < since - 1.0:
                 continue
-            cwd, started = _head(path)
-            out.append(StoreCandidate(path.stem, cwd or "", started if started is not None else mtime, str(path)))
+            file_cwd, started = _head(path)
+            out.append(StoreCandidate(path.stem, file_cwd or "", started if started is not None else mtime, str(path)))
         return out
 
     def _sessions(self, folders: Iterator[Path] | list[Path]) -> Iterator[Path]:

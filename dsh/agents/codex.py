@@ -45,6 +45,7 @@ import time
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TypeGuard
 
 from dsh.agents.base import (
     FOLLOW_SECONDS,
@@ -209,7 +210,7 @@ class CodexAdapter(AgentAdapter):
     keeps_transcripts = True
     follows_new_sessions = True
 
-    def valid_session_id(self, session_id: object) -> bool:
+    def valid_session_id(self, session_id: object) -> TypeGuard[str]:
         return uuid_like(session_id)
 
     def home(self, env: Mapping[str, str]) -> Path:
@@ -269,10 +270,14 @@ class CodexAdapter(AgentAdapter):
                 continue
             path = self._rollout_of(thread, env)
             head = read_head(path) if path is not None else None
-            if path is None or head is None or not isinstance(head[0].get("cwd"), str):
+            if path is None or head is None:
                 continue
-            started = iso_epoch(head[0].get("timestamp"))
-            found[thread] = StoreCandidate(thread, head[0]["cwd"], started or 0.0, str(path), head[1])
+            meta, first_prompt = head
+            thread_cwd = meta.get("cwd")
+            if not isinstance(thread_cwd, str):
+                continue
+            started = iso_epoch(meta.get("timestamp"))
+            found[thread] = StoreCandidate(thread, thread_cwd, started or 0.0, str(path), first_prompt)
         best: StoreCandidate | None = None
         for one in found.values():
             if one.session_id in taken or one.path is None or (one.cwd is not None and not same_dir(one.cwd, cwd)):

@@ -6,6 +6,7 @@ import hashlib
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import TypeGuard
 
 from dsh.agents.base import MTIME_SLACK, AgentAdapter, StoreCandidate, env_home, uuid_like
 from dsh.agents.cli_table import CURSOR
@@ -33,7 +34,7 @@ class CursorAdapter(AgentAdapter):
     cli = CURSOR
     home_var = None  # the CLI documents no override; HOME decides
 
-    def valid_session_id(self, session_id: object) -> bool:
+    def valid_session_id(self, session_id: object) -> TypeGuard[str]:
         return uuid_like(session_id)
 
     def home(self, env: Mapping[str, str]) -> Path:

@@ -90,6 +90,7 @@ def install(kind: str, env: Mapping[str, str]) -> str:
     data, seen = _read(path)
     if kind == "claude":
         settings = _claude_without_ours(_claude_settings(data, path))
+        # A dict or absent: _claude_without_ours keeps anything else as it was, and dict() refuses it here.
         hooks = dict(settings.get("hooks") or {})  # type: ignore[call-overload]
         for event, groups in claude_hooks().items():
             hooks[event] = [*hooks.get(event, []), *groups]

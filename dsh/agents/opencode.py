@@ -18,6 +18,7 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
+from typing import TypeGuard
 
 from dsh.agents.base import AgentAdapter, StoreCandidate, env_home
 from dsh.agents.cli_table import OPENCODE
@@ -50,7 +51,7 @@ class OpencodeAdapter(AgentAdapter):
     home_var = "XDG_DATA_HOME"
     follows_new_sessions = True
 
-    def valid_session_id(self, session_id: object) -> bool:
+    def valid_session_id(self, session_id: object) -> TypeGuard[str]:
         return isinstance(session_id, str) and _ID.fullmatch(session_id) is not None
 
     def home(self, env: Mapping[str, str]) -> Path:

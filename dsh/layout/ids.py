@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import TypeGuard
 
 from dsh.layout.errors import LayoutError
 
@@ -11,7 +12,7 @@ from dsh.layout.errors import LayoutError
 ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 
 
-def is_valid_id(value: object) -> bool:
+def is_valid_id(value: object) -> TypeGuard[str]:
     """True when `value` is a string shaped like a pane or tab id."""
     return isinstance(value, str) and ID_PATTERN.fullmatch(value) is not None
 
@@ -21,7 +22,7 @@ def check_id(value: object, what: str = "pane id") -> str:
     if not is_valid_id(value):
         shown = repr(value)[:40]
         raise LayoutError(f"invalid {what} {shown}: expected letters, digits, '_' or '-' (at most 64)")
-    return value  # type: ignore[return-value]
+    return value
 
 
 def next_id(prefix: str, existing: Iterable[str]) -> str:

@@ -9,7 +9,7 @@ panes take their places in reading order, the first being the "main" one, as tmu
 from __future__ import annotations
 
 from dsh.layout.errors import LayoutError
-from dsh.layout.tree import Leaf, Node, Split
+from dsh.layout.tree import Leaf, Node, Orientation, Split
 
 LAYOUT_NAMES = ("even-horizontal", "even-vertical", "main-horizontal", "main-vertical", "tiled")
 # tmux's PANE_MINIMUM: the size a preset gives a pane at the least. dsh's own minimum (a header and a
@@ -71,11 +71,11 @@ def spread(size: int, number: int) -> list[int] | None:
     return [each] * (number - 1) + [size - (each + 1) * (number - 1)]
 
 
-def _line(orientation: str, pane_ids: list[str], size: int) -> Node:
+def _line(orientation: Orientation, pane_ids: list[str], size: int) -> Node:
     if len(pane_ids) == 1:
         return Leaf(pane_ids[0])
     sizes = spread(size, len(pane_ids)) or [1] * len(pane_ids)
-    return Split(orientation, [Leaf(p) for p in pane_ids], [float(s) for s in sizes])  # type: ignore[arg-type]
+    return Split(orientation, [Leaf(p) for p in pane_ids], [float(s) for s in sizes])
 
 
 def _main_sizes(available: int, main_option: str, default: str) -> tuple[int, int]:

@@ -48,7 +48,7 @@ def _type_name(value: object) -> str:
 def _check_id(value: object, where: str, what: str) -> str:
     if not is_valid_id(value):
         raise LayoutError(f"{where}: invalid {what} {repr(value)[:40]}")
-    return value  # type: ignore[return-value]
+    return value
 
 
 class _Reader:

@@ -326,12 +326,12 @@ class TabSet:
         Focus stays with the active pane, now in its new place. False when there is nobody to swap with.
         """
         tab = self.active_tab
-        if target in ("next", "prev"):
+        if target == "next" or target == "prev":
             other = self._cycle(1 if target == "next" else -1)
         else:
             if area is None:
                 raise LayoutError("swapping by direction needs the screen area")
-            other = self._neighbor(target, area)  # type: ignore[arg-type]
+            other = self._neighbor(target, area)
         if other is None:
             return False
         tree.swap_panes(tab.root, tab.active_pane, other)

@@ -48,16 +48,6 @@ _BUILTINS = (
 )
 
 
-class Found(list):  # type: ignore[type-arg]
-    """Candidates for the menu (at most MENU_MAX, in order), knowing how many matched in all and what
-    every one of them has in common (what Tab inserts)."""
-
-    def __init__(self, items: list[Candidate], total: int | None = None, common: str | None = None) -> None:
-        super().__init__(items)
-        self.total = len(items) if total is None else total
-        self.common = common_prefix(items) if common is None else common
-
-
 class Candidate(NamedTuple):
     """One completion: `text` replaces the word being completed (already quoted); `display` is what
     the menu shows, and `meta` a word about it (dir, command). A NamedTuple: a big folder makes
@@ -66,6 +56,16 @@ class Candidate(NamedTuple):
     text: str
     display: str
     meta: str = ""
+
+
+class Found(list[Candidate]):
+    """Candidates for the menu (at most MENU_MAX, in order), knowing how many matched in all and what
+    every one of them has in common (what Tab inserts)."""
+
+    def __init__(self, items: list[Candidate], total: int | None = None, common: str | None = None) -> None:
+        super().__init__(items)
+        self.total = len(items) if total is None else total
+        self.common = common_prefix(items) if common is None else common
 
 
 class Word(Value, fields=("start", "typed", "value", "index", "words", "quote"), frozen=True):
@@ -149,7 +149,7 @@ def quote_word(text: str, opened: str = "") -> str:
     return tilde + (_SPECIAL.sub(lambda m: "\\" + m.group(), text) if text else text)
 
 
-def complete_path(word: Word, cwd: str, *, dirs_only: bool = False) -> list[Candidate]:
+def complete_path(word: Word, cwd: str, *, dirs_only: bool = False) -> Found:
     """Files and directories matching the word, relative to the pane's directory; `~` expanded.
     Sorted by name; the first MENU_MAX of them (see Found)."""
     value = word.value
@@ -167,7 +167,7 @@ def complete_path(word: Word, cwd: str, *, dirs_only: bool = False) -> list[Cand
     try:
         entries = os.scandir(directory)
     except OSError:
-        return []
+        return Found([])
     with entries:
         for entry in entries:
             name = entry.name

@@ -60,9 +60,9 @@ class Suggester:
             if line.startswith(typed) and len(line) > len(typed):
                 return line[len(typed) :]
         for tier in self.tiers:
-            line = tier.newest_with_prefix(typed)
-            if line is not None:
-                return line[len(typed) :]
+            newest = tier.newest_with_prefix(typed)
+            if newest is not None:
+                return newest[len(typed) :]
         return None
 
     def add(self, line: str) -> None:

@@ -18,6 +18,10 @@ from dsh.agents.registry import adapter_by_kind
 from dsh.resume.candidates import clean
 from dsh.resume.preflight import PreflightError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from dsh.store.index import SessionIndex
+
 OPEN_AGENT_OPTION = "--open-agent"
 
 
@@ -79,7 +83,7 @@ def parse_open_agent(value: str) -> tuple[str, str]:
     return kind, session_id
 
 
-def plan_from_index(index: object, value: str, *, current_cwd: str | None) -> AgentOpen:
+def plan_from_index(index: SessionIndex, value: str, *, current_cwd: str | None) -> AgentOpen:
     """`dsh --open-agent KIND:ID`: the conversation looked up in the index, then planned as the picker would.
     PreflightError (or ValueError for a malformed value) says why not."""
     import sqlite3
@@ -88,7 +92,7 @@ def plan_from_index(index: object, value: str, *, current_cwd: str | None) -> Ag
 
     kind, session_id = parse_open_agent(value)
     try:
-        row = index.read(lambda conn: find_conversation(conn, kind, session_id))  # type: ignore[attr-defined]
+        row = index.read(lambda conn: find_conversation(conn, kind, session_id))
     except sqlite3.Error as exc:
         raise PreflightError(f"cannot read the session index: {exc}") from exc
     if row is None:
@@ -111,7 +115,7 @@ def describe(argv: list[str]) -> str:
     return " ".join(rest)
 
 
-def held_elsewhere(index: object, kind: str, session_id: str) -> str | None:
+def held_elsewhere(index: SessionIndex, kind: str, session_id: str) -> str | None:
     """Where a conversation already runs: the id of the dsh session whose pane holds it (Enter, `--open-agent`
     go there), else None; PreflightError when its agent runs outside dsh, saying how to reach it (two
     writers on one transcript corrupt it, a top complaint about the agents' own resume)."""
@@ -121,7 +125,7 @@ def held_elsewhere(index: object, kind: str, session_id: str) -> str | None:
     from dsh.resume.agent_rows import open_agent_sessions
 
     try:
-        holders = index.read(open_agent_sessions)  # type: ignore[attr-defined]
+        holders = index.read(open_agent_sessions)
     except sqlite3.Error:
         holders = {}
     holder = holders.get(f"{kind}:{session_id}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from dsh.resume.agent_rows import RECENT_ROWS, read_agent_candidates
 from dsh.resume.candidates import Candidate, gc_paused, sharing_the_gil
@@ -14,10 +14,15 @@ from dsh.resume.picker import AllRows, PickerModel, prepare_all
 from dsh.store.index import SessionIndex, release
 from dsh.store.workspace import workspace_partition
 
+if TYPE_CHECKING:
+    from dsh.agents.conversations.refresh import Source
+
 
 class _IndexLocation(Protocol):
-    db_path: os.PathLike[str] | str
-    root: os.PathLike[str] | str
+    @property
+    def db_path(self) -> os.PathLike[str] | str: ...
+    @property
+    def root(self) -> os.PathLike[str] | str: ...
 
 
 def workspace_cwds(cwd: str) -> list[str]:
@@ -75,7 +80,7 @@ def load_rest(
     never raises for a broken index: the answer then carries the reason in `error`.
     """
     with gc_paused(), sharing_the_gil():
-        own = SessionIndex(index.db_path, index.root, progress=io.StringIO())  # type: ignore[arg-type]
+        own = SessionIndex(index.db_path, index.root, progress=io.StringIO())
         agent_rows: list[Candidate] = []
         try:
             summaries = own.summaries(cwd=None)
@@ -96,7 +101,7 @@ def load_rest(
 
 def load_archived(index: _IndexLocation, *, cwd: str, current_session_id: str | None, own_pid: int) -> list[Candidate]:
     """Every archived session as rows (for the picker's archived view): safe on a worker thread."""
-    own = SessionIndex(index.db_path, index.root, progress=io.StringIO())  # type: ignore[arg-type]
+    own = SessionIndex(index.db_path, index.root, progress=io.StringIO())
     try:
         summaries = own.archived()
     finally:
@@ -159,7 +164,7 @@ def find_rows(
 def follow(index: _IndexLocation, refresh_agents: AgentRefresher | None = None) -> tuple[bool, list[str]]:
     """One look at the disk while the picker is open: the logs and the agents' stores into the index,
     what they hold made searchable. (whether anything changed, the warnings); safe on a worker thread."""
-    own = SessionIndex(index.db_path, index.root, progress=io.StringIO())  # type: ignore[arg-type]
+    own = SessionIndex(index.db_path, index.root, progress=io.StringIO())
     try:
         with sharing_the_gil():
             warnings = own.refresh(sync_search=False)
@@ -177,7 +182,7 @@ def follow(index: _IndexLocation, refresh_agents: AgentRefresher | None = None) 
 
 
 def agent_refresher(
-    stores: Sequence[object],
+    stores: Sequence[Source],
     *,
     cwds: Sequence[str],
     env: Mapping[str, str] | None = None,
@@ -190,7 +195,7 @@ def agent_refresher(
     def run(index: SessionIndex) -> tuple[bool, list[str]]:
         changed, warnings = False, []
         for _ in range(passes):
-            result = refresh_agents(index, stores, cwds=cwds, env=env, keys=keys)  # type: ignore[arg-type]
+            result = refresh_agents(index, stores, cwds=cwds, env=env, keys=keys)
             changed = changed or result.changed
             warnings = result.warnings
             if not result.more:

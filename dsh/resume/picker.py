@@ -74,7 +74,8 @@ class AllRows(NamedTuple):
 
     rows: list[Candidate]  # newest first
     here: list[Candidate]  # those of the workspace scope, in the same order
-    index: FuzzyIndex | None  # the `all` scope's search index over `rows`, or None to build it later
+    # The `all` scope's search index over `rows`, or None to build it later (a field hides tuple.index).
+    index: FuzzyIndex | None  # type: ignore[assignment]
     error: str | None = None  # why the rows could not be listed (then `rows` is empty)
 
 

@@ -12,7 +12,9 @@ from dsh.agents.conversations.refresh import Source, sources
 if TYPE_CHECKING:
     from collections.abc import Collection
 
+    from dsh.config import Config
     from dsh.resume.loading import AgentRefresher
+    from dsh.store.store import Store
 
 CONFIG_KEY = "resume.agents"
 
@@ -48,10 +50,10 @@ def agent_refresher_for(
     return run, notes
 
 
-def refresh_agent_stores(config: object, store: object, cwd: str, keys: Collection[str] | None = None) -> list[str]:
+def refresh_agent_stores(config: Config, store: Store, cwd: str, keys: Collection[str] | None = None) -> list[str]:
     """Read what changed in the agents' stores (as config switches them) into the index; its warnings.
     With `keys` (`kind:id`), only those conversations, where the index knows where they are."""
     refresher, notes = agent_refresher_for(config, cwd, keys)
     if refresher is not None:
-        refresher(store.index)  # type: ignore[attr-defined]
+        refresher(store.index)
     return notes

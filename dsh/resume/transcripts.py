@@ -8,6 +8,7 @@ import os
 import sqlite3
 import threading
 from collections.abc import Callable, Collection
+from functools import partial
 from typing import Any
 
 from dsh.store.index import SessionIndex
@@ -66,7 +67,7 @@ class TranscriptSearcher:
             self._lock.notify()
 
     def _run(self) -> None:
-        index = SessionIndex(self._db_path, self._root, progress=io.StringIO())  # type: ignore[arg-type]
+        index = SessionIndex(self._db_path, self._root, progress=io.StringIO())
         try:
             while True:
                 with self._lock:
@@ -89,7 +90,7 @@ class TranscriptSearcher:
                     deliver_rows(asked, answer)
                     continue
                 try:
-                    hits = index.read(lambda conn, q=query, o=owners: search(conn, q, limit=HITS, owners=o))
+                    hits = index.read(partial(search, query=query, limit=HITS, owners=owners))
                 except sqlite3.Error as exc:
                     self.errors.append(f"transcript search: {exc}")
                     continue

@@ -177,8 +177,8 @@ class SessionIndex:
 
     def __init__(
         self,
-        db_path: Path,
-        root: Path,
+        db_path: str | os.PathLike[str],
+        root: str | os.PathLike[str],
         *,
         progress: TextIO | None = None,
         progress_after: float = 1.0,

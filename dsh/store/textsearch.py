@@ -14,7 +14,7 @@ each with its owner, in the table and the owner index); a row per owner and refr
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import NamedTuple
 
 # Statements one at a time (executescript would commit an open transaction). No triggers: a row at a time
@@ -121,7 +121,9 @@ def match_expression(query: str) -> str | None:
     return " AND ".join('"' + term.replace('"', '""') + '"' for term in terms)
 
 
-def search(conn: sqlite3.Connection, query: str, *, limit: int = 50, owners: Sequence[str] | None = None) -> list[Hit]:
+def search(
+    conn: sqlite3.Connection, query: str, *, limit: int = 50, owners: Collection[str] | None = None
+) -> list[Hit]:
     """Owners with a line that holds every term of `query`, each with the newest such line, newest first
     (at most `limit`)."""
     expression = match_expression(query)

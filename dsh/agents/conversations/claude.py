@@ -30,9 +30,13 @@ def _text(content: object) -> str | None:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        texts = [item.get("text") for item in content if isinstance(item, dict) and item.get("type") == "text"]
-        if texts and all(isinstance(t, str) for t in texts) and len(texts) == len(content):
-            return "\n".join(texts)  # type: ignore[arg-type]
+        texts = [
+            text
+            for item in content
+            if isinstance(item, dict) and item.get("type") == "text" and isinstance(text := item.get("text"), str)
+        ]
+        if texts and len(texts) == len(content):  # every item a text
+            return "\n".join(texts)
     return None
 
 
@@ -114,9 +118,9 @@ def _title(fold: Fold, line: bytes) -> None:
     if record is None:
         return
     kind = record.get("type")
-    if kind == "custom-title" and isinstance(record.get("customTitle"), str):
-        fold.custom_title = one_line(record["customTitle"], 200) or None  # type: ignore[arg-type]
-    elif kind == "summary" and isinstance(record.get("summary"), str):
-        fold.summary = one_line(record["summary"], 200) or None  # type: ignore[arg-type]
-    elif kind == "ai-title" and isinstance(record.get("aiTitle"), str):
-        fold.summary = one_line(record["aiTitle"], 200) or None  # type: ignore[arg-type]
+    if kind == "custom-title" and isinstance(title := record.get("customTitle"), str):
+        fold.custom_title = one_line(title, 200) or None
+    elif kind == "summary" and isinstance(title := record.get("summary"), str):
+        fold.summary = one_line(title, 200) or None
+    elif kind == "ai-title" and isinstance(title := record.get("aiTitle"), str):
+        fold.summary = one_line(title, 200) or None

@@ -65,8 +65,7 @@ def read_lines(fold: Fold, lines: Iterable[bytes]) -> list[str]:
         content = payload.get("content") if isinstance(payload, dict) else None
         if not isinstance(content, list):
             continue
-        texts = [c.get("text") for c in content if isinstance(c, dict) and isinstance(c.get("text"), str)]
-        text = "\n".join(texts)  # type: ignore[arg-type]
+        text = "\n".join([t for c in content if isinstance(c, dict) and isinstance(t := c.get("text"), str)])
         if not text or text.lstrip().startswith("<"):
             continue  # context codex adds itself: environment, instructions, an aborted turn
         fold.message_count += 1

@@ -16,6 +16,7 @@ import sqlite3
 import zlib
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from stat import S_ISREG
 
@@ -279,8 +280,8 @@ def _file_source(
     if source.name == "codex":
         names_stamp = _stamp([source.home / "session_index.jsonl"])
 
-    def load(conn: sqlite3.Connection) -> tuple[dict[str, tuple[int, int]], str | None]:
-        # Only (size, mtime) of every row: whole rows are read for the few files that changed.
+    def load(conn: sqlite3.Connection) -> tuple[dict[str, tuple[int, int, int]], str | None]:
+        # Only (size, mtime, inode) of every row: whole rows are read for the few files that changed.
         return agent_table.known(conn, source.key), agent_table.stamp(conn, f"{source.key}:names")
 
     known, old_names_stamp = index.read(load)
@@ -301,8 +302,9 @@ def _file_source(
             result.more = True
             break
         if n and n % _ROWS_AT_ONCE == 0:
-            olds.update(index.read(lambda conn, n=n: agent_table.rows_at(conn, changed[n : n + _ROWS_AT_ONCE])))
-            seen.update(index.read(lambda conn, n=n: agent_table.marks(conn, changed[n : n + _ROWS_AT_ONCE])))
+            batch = changed[n : n + _ROWS_AT_ONCE]
+            olds.update(index.read(partial(agent_table.rows_at, paths=batch)))
+            seen.update(index.read(partial(agent_table.marks, paths=batch)))
         found, read, recognized = _parse_file(source, path, files[path], olds.get(path), names, seen.get(path))
         spent += read
         unknown += not recognized
