@@ -101,7 +101,7 @@ def quick_args(words: Sequence[str]) -> SimpleNamespace | None:
         from dsh.cli.attach_cmd import attach
 
         session_id = words[1] if len(words) == 2 else None
-        attach_args = {"command": "attach", "id": session_id, "sub_options": [], "handler": attach}
+        attach_args: dict[str, Any] = {"command": "attach", "id": session_id, "sub_options": [], "handler": attach}
         return SimpleNamespace(**{**base, **attach_args, "detach_others": False, "read_only": False})
     return None
 

@@ -16,6 +16,8 @@ from pathlib import Path
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Iterable
+    from typing import TextIO
 
 SHELLS = ("bash", "zsh", "fish")
 SESSION_METAVARS = {"ID", "SESSION", "TARGET"}
@@ -43,9 +45,9 @@ class Command:
         self.rest: str = ""  # the kind of every positional word past those
 
 
-def _kind(metavar: object, choices: object) -> str:
+def _kind(metavar: object, choices: Iterable[object] | None) -> str:
     if choices:
-        return "words:" + " ".join(str(c) for c in choices)  # type: ignore[attr-defined]
+        return "words:" + " ".join(str(c) for c in choices)
     if metavar in SESSION_METAVARS:
         return "sessions"
     if metavar == "KEY=VALUE":
@@ -362,7 +364,7 @@ LOADERS = {
 }
 
 
-def install(shells: list[str], out: object = sys.stdout) -> int:
+def install(shells: list[str], out: TextIO = sys.stdout) -> int:
     from dsh.cli.output import fail, say
 
     for shell in shells:
@@ -374,7 +376,7 @@ def install(shells: list[str], out: object = sys.stdout) -> int:
             os.replace(temporary, path)
         except OSError as exc:
             return fail(f"cannot write {path}: {exc.strerror}")
-        say(f"{shell}: {path} — {AFTER_INSTALL[shell]}", to=out)  # type: ignore[arg-type]
+        say(f"{shell}: {path} — {AFTER_INSTALL[shell]}", to=out)
     return 0
 
 

@@ -280,12 +280,14 @@ def _session(word: str) -> Where:
             return Where(path, word, None)
     from dsh.store.targets import Candidate, TargetError, resolve
 
-    hosts = _hosts()
+    hosts: dict[str, dict[str, Any]] = {}
+    for h in _hosts():
+        hosts.setdefault(h["session"], h)  # the first listed of an id, as resolve keeps
     try:
-        host = resolve(word, [Candidate(h["session"], h.get("title") or "", h) for h in hosts]).value
+        session = resolve(word, [Candidate(h["session"], h.get("title") or "") for h in hosts.values()]).id
     except TargetError as exc:
         raise ControlError(f"{exc} among the live sessions (dsh list --all)", NO_TARGET) from exc
-    return Where(host["socket"], host["session"], None)  # type: ignore[index]
+    return Where(hosts[session]["socket"], session, None)
 
 
 _ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")

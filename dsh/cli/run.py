@@ -11,7 +11,12 @@ from dsh.client.session_choice import ClientError
 TYPE_CHECKING = False  # the client's start-up path: importing typing costs it 5-10 ms
 if TYPE_CHECKING:
     import argparse
+    import socket
     from collections.abc import Mapping
+    from pathlib import Path
+    from typing import NoReturn
+
+    from dsh.host.spec import HostSpec, ReadyPipe
 
 
 def _fail(message: str, code: int = 1, more: tuple[str, ...] = ()) -> int:
@@ -88,7 +93,7 @@ def _log_crash() -> str:
     return log_crash(traceback.format_exc())
 
 
-def _host_entry(spec, ready):  # type: ignore[no-untyped-def]
+def _host_entry(spec: HostSpec, ready: ReadyPipe) -> NoReturn:
     """What a started host runs (in the forked host process only: the client never imports the UI)."""
     import gc
 
@@ -107,7 +112,7 @@ def _host_entry(spec, ready):  # type: ignore[no-untyped-def]
     serve(spec, ready)
 
 
-def _spawner_entry(listener, path):  # type: ignore[no-untyped-def]
+def _spawner_entry(listener: socket.socket, path: Path) -> NoReturn:
     """What a started spawner runs (in the forked spawner only): hosts as above, warmed up by the view."""
     from dsh.host.spawner import become_spawner
 

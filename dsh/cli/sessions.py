@@ -13,6 +13,8 @@ from dsh.cli.options import add_option_flag, option_flags
 if TYPE_CHECKING:
     import argparse
 
+    from dsh.resume.candidates import Candidate
+    from dsh.store.store import Store
     from dsh.store.summary import Summary
 
 
@@ -121,7 +123,7 @@ def write_json_rows(out: TextIO, rows: list[str], batch: int = 2000) -> None:
         out.write(",\n" if start + batch < len(rows) else "\n]\n")
 
 
-def session_agent_keys(store: object) -> set[str] | None:
+def session_agent_keys(store: Store) -> set[str] | None:
     """`kind:id` of every agent any session recorded (None when the index cannot say)."""
     import sqlite3
 
@@ -134,23 +136,23 @@ def session_agent_keys(store: object) -> set[str] | None:
         return keys
 
     try:
-        return store.index.read(read)  # type: ignore[attr-defined, no-any-return]
+        return store.index.read(read)
     except sqlite3.Error:
         return None
 
 
-def agent_listing(store: object, cwd: str | None) -> tuple[list[object], dict[str, str]]:
+def agent_listing(store: Store, cwd: str | None) -> tuple[list[Candidate], dict[str, str]]:
     """The conversations to list, those open in a dsh pane too, and which session holds each open one."""
     from dsh.resume.agent_rows import open_agent_sessions, read_agent_candidates
     from dsh.resume.loading import workspace_cwds
 
     cwds = workspace_cwds(cwd) if cwd else None
-    rows, problems = read_agent_candidates(store.index, cwds=cwds, include_open=True)  # type: ignore[attr-defined]
-    store.warnings.extend(problems)  # type: ignore[attr-defined]
+    rows, problems = read_agent_candidates(store.index, cwds=cwds, include_open=True)
+    store.warnings.extend(problems)
     import sqlite3
 
     try:
-        holders = store.index.read(open_agent_sessions)  # type: ignore[attr-defined]
+        holders = store.index.read(open_agent_sessions)
     except sqlite3.Error:
         holders = {}
     return rows, holders
@@ -172,7 +174,7 @@ AGENT_JSON_KEYS = (
 
 
 def write_agents(
-    rows: list[object],
+    rows: list[Candidate],
     *,
     json_out: bool,
     with_directory: bool,
@@ -189,20 +191,20 @@ def write_agents(
         if json_out:
             out = []
             for c in rows:
-                adapter = adapter_by_kind(c.kind)  # type: ignore[attr-defined]
+                adapter = adapter_by_kind(c.kind)
                 out.append(
                     {
                         "kind": c.kind,
                         "id": c.id,
                         "cwd": c.cwd,
-                        "title": c.title,  # type: ignore[attr-defined]
+                        "title": c.title,
                         "first_prompt": c.first_input or None,
-                        "branch": c.branch,  # type: ignore[attr-defined]
+                        "branch": c.branch,
                         "message_count": c.input_count,
-                        "created_at": c.created_at,  # type: ignore[attr-defined]
-                        "updated_at": c.updated_at,  # type: ignore[attr-defined]
-                        "resume_argv": adapter.resume_argv(c.id) if adapter else None,  # type: ignore[attr-defined]
-                        "open_in": holders.get(c.key),  # type: ignore[attr-defined]
+                        "created_at": c.created_at,
+                        "updated_at": c.updated_at,
+                        "resume_argv": adapter.resume_argv(c.id) if adapter else None,
+                        "open_in": holders.get(c.key),
                     }
                 )
             body = ",\n".join(json.dumps(row) for row in out)
@@ -217,12 +219,12 @@ def write_agents(
             now = time.time()
             table = []
             for c in rows:
-                cells = [c.kind, c.id, age(c.updated_at, now), str(c.input_count)]  # type: ignore[attr-defined]
+                cells = [c.kind, c.id, age(c.updated_at, now), str(c.input_count)]
                 if with_directory:
-                    label = sanitize(c.workspace_label)  # type: ignore[attr-defined]
+                    label = sanitize(c.workspace_label)
                     cells.append(label if len(label) <= 32 else "…" + label[-31:])
-                holder = holders.get(c.key)  # type: ignore[attr-defined]
-                cells.append(c.title + (f" (open in dsh session {holder})" if holder else ""))  # type: ignore[attr-defined]
+                holder = holders.get(c.key)
+                cells.append(c.title + (f" (open in dsh session {holder})" if holder else ""))
                 table.append(cells)
             widths = [max(len(header[i]), *(len(r[i]) for r in table)) for i in range(len(header) - 1)]
             room = max(20, width - sum(w + 2 for w in widths))
@@ -241,7 +243,7 @@ def write_agents(
     return 0
 
 
-def listing_json(store: object, cwd: str | None, *, include_archived: bool) -> list[str]:
+def listing_json(store: Store, cwd: str | None, *, include_archived: bool) -> list[str]:
     """The summaries as JSON objects (SQLite writes them; see dsh.store.json_listing), each with its panes'
     restore states (LIVE, RESTORED, RESUMABLE, EXITED) from its snapshot."""
     import sqlite3
@@ -251,7 +253,7 @@ def listing_json(store: object, cwd: str | None, *, include_archived: bool) -> l
     from dsh.store.json_listing import json_listing
     from dsh.store.workspace import workspace_partition
 
-    index = store.index  # type: ignore[attr-defined]
+    index = store.index
     saved = sessions_with_state(index)
     where, params = index.scope_where(workspace_partition(cwd) if cwd else None, [cwd] if cwd else ())
 
@@ -280,7 +282,7 @@ def listing_json(store: object, cwd: str | None, *, include_archived: bool) -> l
             )
         )
     except sqlite3.Error as exc:
-        store.warnings.append(f"session index cannot be read: {exc}")  # type: ignore[attr-defined]
+        store.warnings.append(f"session index cannot be read: {exc}")
         return []
     states.save()  # after the read: the rows and records made this time are kept for the next listing
     return rows

@@ -82,7 +82,8 @@ class _Decoding:
     parse_constant = staticmethod(_no_constant)
 
 
-_scan = _json.make_scanner(_Decoding())
+# The C scanner reads these attributes, as it reads a JSONDecoder's (typeshed names its own type there).
+_scan = _json.make_scanner(_Decoding())  # type: ignore[arg-type]
 
 
 def loads(text: str) -> Any:

@@ -162,7 +162,7 @@ def fragments(app: DshApp, model: ListModel) -> StyleAndTextTuples:
         out.append((f"class:{line.style}", f" {line.glyph} "))
         out.append(("reverse" if chosen else "", f" {line.text}\n"))
     target = model.target
-    if picture_rows and target is not None and target.pane:
+    if picture is not None and picture_rows and target is not None and target.pane:
         out.append(("class:pane.border", f"  ── {target.pane} " + "─" * 40 + "\n"))
         for row in picture(target.pane)[-picture_rows:]:
             out.append(("", f"  │ {row}\n"))

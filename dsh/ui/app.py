@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import base64
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.clipboard import InMemoryClipboard
 from prompt_toolkit.filters import Condition
@@ -41,6 +41,13 @@ from dsh.ui.resume_actions import ResumeActions
 from dsh.ui.terminal_control import TerminalControl
 from dsh.ui.view_layout import build_layout
 from dsh.ui.view_options import ViewOptions
+
+if TYPE_CHECKING:
+    from prompt_toolkit.layout import ConditionalContainer, Layout
+
+    from dsh.ui.bindings.modes import Modes
+    from dsh.ui.panes_view import PanesContainer
+    from dsh.ui.window import ViewWindow
 
 
 class _OfState:
@@ -86,6 +93,16 @@ class DshApp:
     detach = _OfState()
     previous_session = _OfState()
     read_only = _OfState()
+
+    # Made in __init__ by dsh.ui.view_layout.build_layout and dsh.ui.bindings.prepare_modes.
+    tabbar: LineWindow
+    panes_view: PanesContainer
+    help_window: ViewWindow
+    status: LineWindow
+    message_window: ConditionalContainer
+    prompt_window: ViewWindow
+    layout: Layout
+    modes: Modes
 
     def __init__(self, session: Session, options: ViewOptions | None = None) -> None:
         options = options or ViewOptions()

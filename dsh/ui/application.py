@@ -78,6 +78,7 @@ def _guard_key_handlers(app: Application[Any]) -> None:
             keys = " ".join(repr(press.data)[:40] for press in key_sequence)
             logger.warning("a key binding failed on %s; the key is dropped", keys, exc_info=True)
 
+    # prompt_toolkit's private handler call, wrapped so that a failing binding drops its key, not the client.
     processor._call_handler = guarded  # type: ignore[method-assign]
 
 

@@ -65,7 +65,7 @@ def _import_without(name: str, left_out: str) -> None:
     """Import `name` while `left_out` cannot be imported (only when neither is imported yet)."""
     if name in sys.modules or left_out in sys.modules:
         return
-    sys.modules[left_out] = None  # type: ignore[assignment]
+    sys.modules[left_out] = None  # type: ignore[assignment]  # the import system's way to refuse a name
     try:
         importlib.import_module(name)
     finally:

@@ -114,7 +114,7 @@ def checked_escape_key(app: ViewState) -> str:
         problem = "is also the prefix key"
     elif key in app.keymap.direct_bindings:
         problem = f"is also bound to /{app.keymap.direct_bindings[key]}"
-    if not problem:
-        return key  # type: ignore[return-value]
+    if not problem and key is not None:
+        return key
     app.announce(f"ui.escape_key {configured!r} {problem} — using {key_display(DEFAULT_ESCAPE_KEY)}", error=True)
     return DEFAULT_ESCAPE_KEY

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from typing import Any
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.application.current import get_app_or_none
@@ -54,7 +55,8 @@ class _PickerControl(UIControl):
             x, y = view.model.cursor(width)
             cursor = Point(x=x, y=y)
         return UIContent(
-            get_line=lambda i: lines[i],
+            # The model's (style, text) pairs are fragments; mypy wants the wider, invariant list type.
+            get_line=lambda i: lines[i],  # type: ignore[arg-type, return-value]
             line_count=len(lines),
             cursor_position=cursor,
             show_cursor=True,
@@ -81,7 +83,7 @@ class PickerView:
         load_archived: Callable[[Callable[[list[Candidate]], None]], None] | None = None,
         search_transcripts: Callable[[str, Callable[[str, dict[str, str]], None], object], bool] | None = None,
         find_rows: Callable[[str, Callable[[str, list[Candidate]], None]], None] | None = None,
-        get_app: Callable[[], Application[object] | None] = get_app_or_none,
+        get_app: Callable[[], Application[Any] | None] = get_app_or_none,
         keys_elsewhere: Callable[[], bool] | None = None,
         load_machines: Callable[[PickerView], None] | None = None,
     ) -> None:
@@ -120,6 +122,7 @@ class PickerView:
         if chosen is None or chosen.is_agent or chosen.machine is not None or chosen.id in self._thumbnails:
             return
         self._thumbnails[chosen.id] = None  # asked: once
+        # Read by the model's drawing where the view set it (getattr in dsh.resume.picker_draw).
         self.model.thumbnails = self._thumbnails  # type: ignore[attr-defined]
         try:
             loop = asyncio.get_running_loop()
@@ -343,7 +346,7 @@ class PickerView:
         if title == chosen.title:
             return
         # A callback that could not persist the change returns False, and the row stays as it was.
-        if self.on_rename(chosen, title) is False:  # type: ignore[func-returns-value]
+        if self.on_rename(chosen, title) is False:
             return
         self.model.rename(chosen.key, title)
 
@@ -369,7 +372,7 @@ class PickerView:
             self.on_message(f"C-d again archives {chosen.title} (hidden, never deleted: dsh sessions --all --archived)")
             return
         self._archive_armed = None
-        if self.on_archive(chosen) is False:  # type: ignore[func-returns-value]
+        if self.on_archive(chosen) is False:
             return
         self.model.archive(chosen.key)
 
@@ -378,7 +381,7 @@ class PickerView:
         if chosen is None:
             self.on_message("no archived session here")
             return
-        if self.on_unarchive is None or self.on_unarchive(chosen) is False:  # type: ignore[func-returns-value]
+        if self.on_unarchive is None or self.on_unarchive(chosen) is False:
             return
         self.model.unarchive(chosen.key)
         self.on_message(f"brought back {chosen.title}")

@@ -136,7 +136,7 @@ class PromptLine:
         """Tab on a shell line: candidates from the pane's directory and PATH, and the command's own
         bash completion, worked out on the session's worker; shown if the line is still the same."""
         view = self._view
-        from dsh.prompt.complete import complete_line
+        from dsh.prompt.complete import Found, Word, complete_line
         from dsh.session.saving import pane_cwd
 
         pane = view.active_pane
@@ -147,7 +147,7 @@ class PromptLine:
         env = dict(pane.env)
         commands = self._commands
 
-        def work():  # type: ignore[no-untyped-def]
+        def work() -> tuple[Word, Found]:
             return complete_line(document.text_before_cursor, cwd, env, commands)
 
         future = view.loop.run_in_executor(view.session.worker, work)

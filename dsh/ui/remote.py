@@ -75,7 +75,7 @@ async def run_remote_view(session: Session, link: Connection) -> str:
     """Draw `session` for the client at the other end of `link` until it detaches, leaves or is gone."""
     keys = LinkInput()
     output = LinkOutput(
-        _LinkStdout(link),  # type: ignore[arg-type]
+        _LinkStdout(link),  # type: ignore[arg-type]  # the part of a TextIO that Vt100_Output uses
         lambda: Size(rows=link.rows, columns=link.cols),
         term=link.env.get("TERM") or "xterm-256color",
         enable_cpr=False,

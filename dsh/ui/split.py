@@ -15,7 +15,7 @@ class ViewHSplit(HSplit):
     again by prompt_toolkit when one of them changes."""
 
     def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]  # HSplit's own arguments, passed on
         self._division: tuple[tuple[object, ...], list[int] | None] | None = None
 
     def _divide_heights(self, write_position: WritePosition) -> list[int] | None:

@@ -213,7 +213,13 @@ class TerminalControl(UIControl):
             # A reused frame must not change under prompt_toolkit as the screen's rows move on.
             for i in range(len(lines)):
                 get_line(i)
-        return UIContent(get_line=get_line, line_count=len(lines), cursor_position=position, show_cursor=show)
+        return UIContent(
+            # Its (style, text) pairs are fragments; the list type is invariant, so mypy wants the wider one.
+            get_line=get_line,  # type: ignore[arg-type]
+            line_count=len(lines),
+            cursor_position=position,
+            show_cursor=show,
+        )
 
     # -- the mouse ------------------------------------------------------------------------------
     def mouse_handler(self, mouse_event: MouseEvent) -> NotImplementedOrNone:
