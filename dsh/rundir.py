@@ -183,6 +183,18 @@ def host_socket_dirs() -> list[Path]:
     return found
 
 
+def host_sockets() -> list[Path]:
+    """The socket of every host of this DSH_HOME that may be listening (each still to be asked)."""
+    found: list[Path] = []
+    for directory in host_socket_dirs():
+        try:
+            names = sorted(os.listdir(directory))
+        except OSError:
+            continue
+        found += [directory / name for name in names if name.endswith(SOCKET_SUFFIX)]
+    return found
+
+
 def _fitting(path: Path) -> Path:
     """`path`, or when it is too long for a socket's address and cannot be reached through a descriptor
     of its folder, the same name in a short private folder of this run dir's under the system temp

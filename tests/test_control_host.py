@@ -328,3 +328,16 @@ def test_the_lean_socket_path_is_rundirs(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.setenv("DSH_HOME", "~/x/.././/dsh-home-rel/")
     monkeypatch.setenv("HOME", str(tmp_path))
     assert socket_of("s1") == str(socket_path("s1"))
+
+
+def test_reload_is_asked_by_another_session_of_the_same_home_only(tmp_path: Path, dsh_home: Path) -> None:
+    async def test(host: Host) -> None:
+        (dsh_home / "config.toml").write_text("[term]\nscrollback = 500\n")
+        other = "20261202T060000Z-abc123"
+        refused = await host.ask("reload", **{"from": other, "home": str(tmp_path / "another-home")})
+        assert "another DSH_HOME" in refused["error"] and host.session.scrollback == 10000
+        assert "from must be" in (await host.ask("reload", **{"from": "../x", "home": str(dsh_home)}))["error"]
+        reply = await host.ask("reload", **{"from": other, "home": str(dsh_home)})
+        assert reply["ok"] is True and reply["warnings"] == 0 and host.session.scrollback == 500
+
+    with_host(tmp_path, test)

@@ -14,7 +14,9 @@ import os
 from typing import TYPE_CHECKING, Any, cast
 
 from dsh import protocol
+from dsh.home import dsh_home
 from dsh.layout.tree import is_orientation
+from dsh.store.ids import is_valid_session_id
 from dsh.store.targets import Candidate, TargetError, resolve
 from dsh.text import sanitize
 
@@ -451,7 +453,7 @@ class HeadlessClient:
         self._needs_screen("the keyboard")
 
     def reload_config(self) -> None:
-        for warning in self.session.reload_config():
+        for warning in self.session.reload_everywhere():
             self.announce(warning, error=True)
 
     def detach(self) -> None:
@@ -591,6 +593,18 @@ async def _notify(server: HostServer, request: dict[str, Any]) -> dict[str, Any]
     return {"pane": None}
 
 
+async def _reload(server: HostServer, request: dict[str, Any]) -> dict[str, Any]:
+    """Another session's /reload (dsh.session.reload_hosts): read the config again, as /reload here
+    would, and say so to every attached client. Only for a host of the same DSH_HOME (the same file)."""
+    by = _str(request, "from")
+    if not is_valid_session_id(by):
+        raise VerbError("from must be the session id whose /reload asks", REFUSED)
+    if _str(request, "home") != str(dsh_home()):
+        raise VerbError("this host reads the config of another DSH_HOME", REFUSED)
+    warnings = server.session.reload_config(by=by)
+    return {"warnings": len(warnings)}
+
+
 _VERBS = {
     "list": _list,
     "send": _send,
@@ -604,6 +618,7 @@ _VERBS = {
     "wait": _wait,
     "report": _report,
     "notify": _notify,
+    "reload": _reload,
 }
 VERBS = tuple(_VERBS)
 

@@ -91,7 +91,9 @@ class ClientView(Screen, Protocol):
 
     def paste_clipboard(self) -> None: ...
 
-    def reload_config(self) -> None: ...
+    def config_reloaded(self, warnings: list[str], by: str | None) -> None:
+        """The session read its config again: take its keys and say so (`by`: the session whose
+        /reload asked, None for this one)."""
 
     def on_clipboard(self, pane_id: str, selections: str, data: str) -> None: ...
 
@@ -134,6 +136,7 @@ class ClientState:
         self.previous_session: str | None = None  # where this client came from (`/session last`)
         self.read_only = False  # `dsh attach -r`: keys ignored but the prefix and detach (ui/bindings/readonly.py)
         self.last_key_time = 0.0
+        self._reload_line: Announcement | None = None  # the message of this client's last /reload
         self._on_switch = on_switch
         self.send_notification = send_notification  # the session's attention calls it (None: no client terminal)
         self._child_focus: str | None = None  # the pane told it has the keyboard (focus events)
@@ -285,6 +288,9 @@ class ClientState:
         self.result = ViewResult("ended")
         self.view.end()
 
+    def on_config_reloaded(self, warnings: list[str], by: str | None) -> None:
+        self.view.config_reloaded(warnings, by)
+
     # -- where the keys go: the prompt or the pane -----------------------------------------------------
     def sync_child_focus(self) -> None:
         """Tell children that asked for focus events (agents do) when the keyboard enters or leaves them
@@ -421,7 +427,16 @@ class ClientState:
         self.view.paste_clipboard()
 
     def reload_config(self) -> None:
-        self.view.reload_config()
+        """/reload: this session's config, and every other live session's of this user."""
+        self._reload_line = None
+        self.session.reload_everywhere(on_spread=self._reloaded_elsewhere)
+        self._reload_line = self.message  # what the view said of it (below: the others' count added)
+
+    def _reloaded_elsewhere(self, count: int) -> None:
+        line = self.message
+        if count and line is not None and line is self._reload_line and not line.error:
+            others = "1 other live session" if count == 1 else f"{count} other live sessions"
+            self.announce(f"{line.text}; also in {others}")
 
     def switch_session(self, session_id: str) -> None:
         self.view.switch_session(session_id)

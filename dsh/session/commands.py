@@ -248,7 +248,9 @@ def build_registry() -> Registry:
     def reload(ctx: Client, args: list[str]) -> None:
         """Read the config again; keys and settings apply now.
 
-        Panes already running keep their scrollback size; new panes get the new one.
+        Every other live session of yours reads it too, and each of its clients is told, so that no two
+        sessions run with different keys. Panes already running keep their scrollback size; new panes
+        get the new one.
         """
         if args:
             raise UsageError("/reload takes no arguments")

@@ -134,13 +134,10 @@ class MachineAgents:
 
 async def ask_hosts(exclude: str | None = None) -> list[AgentRow]:
     """Every listening host's agent rows (but `exclude`'s), asked in parallel."""
-    from dsh.rundir import SOCKET_SUFFIX, RunDirError, host_socket_dirs
+    from dsh.rundir import SOCKET_SUFFIX, RunDirError, host_sockets
 
-    paths = []
     try:
-        for directory in host_socket_dirs():
-            with contextlib.suppress(OSError):
-                paths += [directory / name for name in sorted(os.listdir(directory)) if name.endswith(SOCKET_SUFFIX)]
+        paths = host_sockets()
     except (OSError, RunDirError):
         return []
     if exclude is not None:

@@ -41,6 +41,10 @@ class SessionObserver(Protocol):
     def on_ended(self) -> None:
         """The session has ended: its log is closed and its panes are going away."""
 
+    def on_config_reloaded(self, warnings: list[str], by: str | None) -> None:
+        """The session read its config again (`by`: the session whose /reload asked; None: this one)
+        with these warnings: take its keys and say so."""
+
     def looks_at(self, pane_id: str) -> bool:
         """True when this client's screen shows the panes and this is the focused pane."""
 
@@ -79,6 +83,9 @@ class NoObserver:
         pass
 
     def on_ended(self) -> None:
+        pass
+
+    def on_config_reloaded(self, warnings: list[str], by: str | None) -> None:
         pass
 
     def looks_at(self, pane_id: str) -> bool:
@@ -127,6 +134,9 @@ class Observers:
 
     def on_ended(self) -> None:
         self._each("on_ended")
+
+    def on_config_reloaded(self, warnings: list[str], by: str | None) -> None:
+        self._each("on_config_reloaded", warnings, by)
 
     def looks_at(self, pane_id: str) -> bool:
         return any(view.looks_at(pane_id) for view in self.views)

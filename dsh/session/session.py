@@ -24,6 +24,7 @@ from dsh.session.machine_agents import MachineAgents
 from dsh.session.observer import NoObserver, Observers, SessionObserver
 from dsh.session.pane import Pane
 from dsh.session.pane_env import drop_outer_multiplexer
+from dsh.session.reload_hosts import reload_other_hosts
 from dsh.session.shells import runs_shell, shell_launch
 from dsh.store.gitinfo import git_branch
 from dsh.store.log import LogError, SessionLog, scan_log
@@ -35,6 +36,8 @@ from dsh.text import sanitize
 from dsh.values import Value
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from dsh.agents.probe import AgentProbe
     from dsh.layout.tree import Orientation
 
@@ -129,6 +132,7 @@ class Session:
         # The agents' stores are read for the title only once the session has an agent.
         self._agent_titles_due = 0.0 if self.titles.learned else float("inf")
         self.closing = False
+        self._reloading: asyncio.Task[None] | None = None  # /reload asking the other hosts
         # `dsh wait` (dsh.host.verbs): futures woken by any pane's output, exit or report, each then
         # checking its own condition; and the last panes whose programs ended, kept after their panes
         # closed, so that a script can still read a helper pane's exit status and output.
@@ -253,15 +257,31 @@ class Session:
             self.agent_titles = titles
             self.observer.on_changed()
 
-    def reload_config(self) -> list[str]:
-        """Read the config again (the same -o flags on top); its warnings. Panes started from now on
-        use the new values; running ones keep theirs."""
+    def reload_config(self, *, by: str | None = None) -> list[str]:
+        """Read the config again (the same -o flags on top), and tell every attached client (each takes
+        its keys and says so); its warnings. `by`: the session whose /reload asked (None: this one's).
+        Panes started from now on use the new values; running ones keep theirs."""
         from dsh.config import load_config
 
         config = load_config(self.options)
         self._take_config(config)
+        warnings = list(config.warnings)
+        self.observer.on_config_reloaded(warnings, by)
         self.observer.on_changed()
-        return list(config.warnings)
+        return warnings
+
+    def reload_everywhere(self, on_spread: Callable[[int], object] | None = None) -> list[str]:
+        """/reload: this session's config now, then every other live host's of this user, asked in the
+        background (two sessions must not run with different prefixes: keys meant for a shell went to
+        an agent as a prompt); `on_spread` hears how many did. This session's warnings."""
+        warnings = self.reload_config()
+        self._reloading = self.loop.create_task(self._reload_others(on_spread))
+        return warnings
+
+    async def _reload_others(self, on_spread: Callable[[int], object] | None) -> None:
+        count = await reload_other_hosts(self.log.id)
+        if on_spread is not None and not self.closing:
+            on_spread(count)
 
     def _take_config(self, config: Config) -> None:
         """The values the session keeps of its config, at its start and on /reload. (term.emoji_width is

@@ -210,18 +210,20 @@ class DshApp:
         self.copy_keys = self.config.text("ui.copy_keys")
         return warnings
 
-    def reload_config(self) -> None:
-        """/reload: read the config files again; new keys, prefix and settings apply at once."""
+    def config_reloaded(self, warnings: list[str], by: str | None) -> None:
+        """The session read its config again (/reload here, or in the session `by`): new keys, prefix
+        and settings apply at once, and the message line says so."""
         from dsh.ui.bindings import build_key_bindings
 
-        warnings = self.session.reload_config()
         self.config = self.session.config
-        warnings += self._read_keymap()
+        warnings = warnings + self._read_keymap()
         self._bindings = build_key_bindings(self)
         if warnings:
             self.announce(" | ".join(warnings), error=True)
         else:
-            self.announce(f"config reloaded ({dsh_home_path('config.toml')}); prefix {key_display(self.keymap.prefix)}")
+            where = "" if by is None else f" by /reload in session {by}"
+            path = dsh_home_path("config.toml")
+            self.announce(f"config reloaded{where} ({path}); prefix {key_display(self.keymap.prefix)}")
 
     def _suggesting(self) -> bool:
         return self.mode == Mode.PROMPT and self.line.pending_action is None and not self.pane_wants_secret()
