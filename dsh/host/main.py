@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import errno
 import gc
 import logging
 import os
@@ -83,18 +85,60 @@ def _serve(spec: HostSpec, ready: ReadyPipe, run_view: RunView) -> int:
         raise HostStartError(str(exc)) from exc
     store = Store(config)
     opened = _open_session(spec, store)
-    opened.announcements[:0] = list(config.warnings)
-    from dsh.rundir import runtime_dir_problem
+    try:
+        opened.announcements[:0] = list(config.warnings)
+        from dsh.rundir import runtime_dir_problem
 
-    problem = runtime_dir_problem()
-    if problem is not None:
-        opened.announcements.insert(0, problem)  # another user's XDG_RUNTIME_DIR: said, not used
-    _log_to_file(opened.log.id)
-    # A pane's history is a great many long-lived small objects; the default thresholds make the
-    # collector walk them all every few thousand allocations, which shows as stalls under a flood.
-    gc.freeze()
-    gc.set_threshold(50_000, 50, 100)
-    return asyncio.run(_main(spec, ready, run_view, config, store, opened))
+        problem = runtime_dir_problem()
+        if problem is not None:
+            opened.announcements.insert(0, problem)  # another user's XDG_RUNTIME_DIR: said, not used
+        _log_to_file(opened.log.id)
+        # A pane's history is a great many long-lived small objects; the default thresholds make the
+        # collector walk them all every few thousand allocations, which shows as stalls under a flood.
+        gc.freeze()
+        gc.set_threshold(50_000, 50, 100)
+        return asyncio.run(_main(spec, ready, run_view, config, store, opened))
+    except BaseException as exc:
+        if ready.answered:
+            raise  # it served: what ended it is the log's to keep
+        error = _start_error(exc)
+        _give_up(opened, fresh=spec.session_id is None, why=str(error))
+        raise error from exc
+
+
+def _start_error(exc: BaseException) -> HostStartError:
+    """The one line a client shows for what stopped its host before it served."""
+    from dsh.rundir import RunDirError
+
+    if isinstance(exc, HostStartError):
+        return exc
+    if isinstance(exc, RunDirError):
+        return HostStartError(str(exc))
+    if isinstance(exc, OSError):
+        return HostStartError(f"the session could not start: {_os_error_text(exc)}")
+    traceback.print_exc()  # into the host's log: the details of what nobody expected
+    return HostStartError(f"internal error: {exc.__class__.__name__}: {exc}")
+
+
+def _os_error_text(exc: OSError) -> str:
+    if exc.errno == errno.EMFILE:  # the limit came from the terminal that started the session
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+        return f"{exc.strerror} (ulimit -n is {soft} in the terminal that started it)"
+    return str(exc.strerror or exc)
+
+
+def _give_up(opened: Opened, *, fresh: bool, why: str) -> None:
+    """A host that fails before it serves closes the session it opened, so that nothing is listed
+    crashed for it: a new session archived (nothing was done in it), a resumed one closed as it was,
+    its snapshot untouched, to be resumed again once what failed is put right."""
+    log = opened.log
+    if fresh:
+        with contextlib.suppress(Exception):
+            log.append("archive", archived=True, reason=f"could not start: {why}"[:300])
+    with contextlib.suppress(Exception):
+        log.close()
 
 
 def _open_session(spec: HostSpec, store: Store) -> Opened:
@@ -174,8 +218,8 @@ async def _main(
     try:
         await server.start()
     except OSError as exc:
-        session.flush_and_close()
-        raise HostStartError(f"cannot listen for clients: {exc}") from exc
+        session.flush_and_close(save=False)  # the snapshot on disk is the session's until one serves it
+        raise HostStartError(f"cannot listen for clients: {_os_error_text(exc)}") from exc
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, session.quit)
     loop.add_signal_handler(signal.SIGHUP, session.scheduler.structural_change)

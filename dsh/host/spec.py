@@ -121,6 +121,11 @@ class ReadyPipe:
         with contextlib.suppress(OSError):
             os.close(fd)
 
+    @property
+    def answered(self) -> bool:
+        """Whether the starter has had its line (or the pipe is gone)."""
+        return self._fd is None
+
     def succeed(self, session_id: str) -> None:
         self._say(f"{READY} {session_id}")
 

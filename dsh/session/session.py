@@ -858,13 +858,15 @@ class Session:
             self.announce(f"snapshot not saved: {exc}", error=True)
         self.loop.call_later(0.5, self._tick)
 
-    def flush_and_close(self) -> None:
-        """Save the snapshot, hang up every pane, close the log. Safe to call twice."""
+    def flush_and_close(self, *, save: bool = True) -> None:
+        """Save the snapshot (unless not `save`: a host that never served leaves the one on disk as it
+        was), hang up every pane, close the log. Safe to call twice."""
         if self.closing:
             return
         self.closing = True
         try:
-            self.scheduler.flush()
+            if save:
+                self.scheduler.flush()
         except Exception as exc:
             self.announce(f"snapshot not saved: {exc}", error=True)
         self.scheduler.close()

@@ -135,3 +135,82 @@ def test_a_log_truncated_then_replaced_under_the_host_is_said_and_put_right(
     assert kept.read_bytes() == b"an editor's copy\n"
     (row,) = _sessions_json(dsh_cmd, dsh_env, workdir)
     assert row["id"] == sid and row["state"] == "attached" and row["title"] == "kept-title", row
+
+
+def _with_files(limit: int) -> object:
+    import resource
+
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limit, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+
+    return apply
+
+
+def test_a_host_that_fails_to_start_says_why_in_one_line_and_leaves_nothing_crashed(
+    dsh_cmd: list[str], dsh_env: dict[str, str], dsh_home: Path, workdir: Path
+) -> None:
+    # Too few file descriptors (a terminal's `ulimit -n`, which the host takes on) fails the host at
+    # each step of its start in turn: the session's log is open by then.
+    failed = []
+    for limit in range(6, 16):
+        out = subprocess.run(
+            [*dsh_cmd, "new", "-d"],
+            cwd=workdir,
+            env=dsh_env,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            preexec_fn=_with_files(limit),  # type: ignore[arg-type]
+        )
+        assert "Traceback" not in out.stderr and "internal error" not in out.stderr, (limit, out.stderr)
+        if out.returncode != 0:
+            lines = out.stderr.strip().splitlines()
+            assert len(lines) == 1 and lines[0].startswith("dsh: "), (limit, out.stderr)
+            failed.append(lines[0])
+    assert failed, "no limit failed a start: the test tested nothing"
+    assert any("Too many open files (ulimit -n is" in line for line in failed), failed
+    rows = _sessions_json(dsh_cmd, dsh_env, workdir)
+    assert not [row for row in rows if row["state"] == "crashed"], rows
+
+
+def test_a_resume_that_fails_to_start_leaves_the_session_closed_and_resumable(
+    run: Launch, dsh_cmd: list[str], dsh_env: dict[str, str], dsh_home: Path, workdir: Path
+) -> None:
+    from tests.e2e.hosts import wait_saved
+
+    d = run()
+    d.wait_for("PROMPT")
+    sid = _session_id(dsh_home)
+    d.type_line("echo kept-for-later")
+    d.wait_for("kept-for-later")
+    wait_saved(dsh_home, b"kept-for-later")
+    d.type_line("sleep 1000")  # busy: /quit keeps nothing running, but the snapshot keeps the pane
+    d.send("\x02d")
+    assert d.wait_exit() == 0
+    out = subprocess.run([*dsh_cmd, "stop", sid], cwd=workdir, env=dsh_env, capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    snapshot = (dsh_home / "state" / sid / "snapshot.json").read_bytes()
+    (log,) = (dsh_home / "sessions").glob(f"*/{sid}.jsonl")
+    resumes = log.read_bytes().count(b'"type": "resume"')
+    for limit in range(7, 13):
+        r = PtyDriver(
+            ["sh", "-c", f'ulimit -n {limit}; exec "$@"', "sh", *dsh_cmd, f"--resume={sid}"],
+            env=dsh_env,
+            cwd=workdir,
+            rows=30,
+            cols=100,
+        )
+        try:
+            if r.wait_exit(timeout=20) == 0:
+                break  # enough to start: the limits below it were the failures
+            said = r.text().replace("\n", "")  # a long line wraps
+            assert "Traceback" not in said and "internal error" not in said, said
+            assert "Too many open files" in said, said
+        finally:
+            r.close()
+    assert log.read_bytes().count(b'"type": "resume"') > resumes, "no host got as far as taking the log"
+    (row,) = _sessions_json(dsh_cmd, dsh_env, workdir)
+    assert row["id"] == sid and row["state"] == "closed", row
+    assert (dsh_home / "state" / sid / "snapshot.json").read_bytes() == snapshot  # untouched
+    again = run(f"--resume={sid}")  # and it resumes once the limit is gone
+    again.wait_for("kept-for-later", timeout=15)
