@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 
 import pytest
 
-from dsh.store.ids import InvalidSessionId, is_valid_session_id, new_session_id, validate_session_id
+from dsh.layout.ids import is_valid_id
+from dsh.persist.records import SnapshotError, validate_id
+from dsh.store.ids import ID_PATTERN, InvalidSessionId, is_valid_session_id, new_session_id, validate_session_id
 from dsh.store.workspace import NO_WORKSPACE, same_workspace, workspace_label, workspace_partition
 
 
@@ -82,3 +85,20 @@ def test_label_shortens_home_and_names_missing_workspace(monkeypatch: pytest.Mon
     assert workspace_label("/home/user2/x") == "/home/user2/x"
     assert workspace_label(None) == NO_WORKSPACE
     assert os.path.expanduser("~") == "/home/u"
+
+
+def test_one_pattern_shapes_every_id_read_back() -> None:
+    """Session, pane and tab ids, as the store, the layout, a snapshot and a handoff check them: one
+    pattern, written once (three copies of it had been kept in step by hand)."""
+    root = Path(__file__).resolve().parent.parent / "dsh"
+    written = [p for p in root.rglob("*.py") if ID_PATTERN.pattern in p.read_text()]
+    assert [p.relative_to(root).as_posix() for p in written] == ["store/ids.py"]
+    for word in ("p1", "a" * 64, "a" * 65, "-x", "x/y", "t_2-b"):
+        shaped = re.fullmatch(ID_PATTERN, word) is not None
+        assert is_valid_session_id(word) is shaped and is_valid_id(word) is shaped, word
+        try:
+            validate_id(word)
+        except SnapshotError:
+            assert not shaped, word
+        else:
+            assert shaped, word

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import TypeGuard
 
 from dsh.layout.errors import LayoutError
+from dsh.store.ids import ID_PATTERN
 
 # Same shape as a session id: ids name files on disk (history/<pane-id>.tail), so never a path.
-ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 
 
 def is_valid_id(value: object) -> TypeGuard[str]:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from dsh.persist.env import filter_env
+from dsh.store.ids import ID_PATTERN
 from dsh.text import sanitize
 
 SNAPSHOT_VERSION = 1
@@ -21,7 +21,6 @@ AGENT_STATES = (None, "working", "blocked", "done", "idle", "exited")
 # Titles and messages come from children (escape sequences); a runaway one must not bloat every write.
 MAX_TEXT = 4096
 
-_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 
 
 class SnapshotError(Exception):
@@ -33,8 +32,8 @@ class SnapshotVersionError(SnapshotError):
 
 
 def validate_id(value: object, what: str = "session id") -> str:
-    """`value` if it is a safe id (`[A-Za-z0-9][A-Za-z0-9_-]{0,63}`), else SnapshotError; never a path."""
-    if not isinstance(value, str) or not _ID.fullmatch(value):
+    """`value` if it is a safe id (`dsh.store.ids.ID_PATTERN`), else SnapshotError; never a path."""
+    if not isinstance(value, str) or not ID_PATTERN.fullmatch(value):
         raise SnapshotError(f"invalid {what} {sanitize(repr(value), 80)}: expected letters, digits, _ or -")
     return value
 

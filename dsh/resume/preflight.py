@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from dsh.resume.candidates import NO_WORKSPACE, clean
-
-_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+from dsh.store.ids import ID_PATTERN
 
 
 class PreflightError(Exception):
@@ -32,7 +30,7 @@ def preflight(
 ) -> Resolved:
     """The id and the cwd recorded on disk *now* (a cwd that moved since the listing is the new one)."""
     session_id = candidate_or_id if isinstance(candidate_or_id, str) else getattr(candidate_or_id, "id", None)
-    if not isinstance(session_id, str) or not _ID.fullmatch(session_id):
+    if not isinstance(session_id, str) or not ID_PATTERN.fullmatch(session_id):
         raise PreflightError(f"invalid session id {clean(str(session_id), 80)!r}")
     try:
         path = find_log(session_id)

@@ -9,7 +9,9 @@ TYPE_CHECKING = False  # the client's start-up path: importing typing costs it 5
 if TYPE_CHECKING:
     from typing import TypeGuard
 
-_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+# The one shape of every id dsh names a file or a socket with: sessions, and panes and tabs
+# (dsh.layout.ids), wherever one is read back (a snapshot, a handoff).
+ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 MAX_ID_LEN = 64
 
 
@@ -25,7 +27,7 @@ def new_session_id() -> str:
 
 
 def is_valid_session_id(s: object) -> TypeGuard[str]:
-    return isinstance(s, str) and _ID_RE.fullmatch(s) is not None
+    return isinstance(s, str) and ID_PATTERN.fullmatch(s) is not None
 
 
 def validate_session_id(s: object) -> str:
