@@ -16,9 +16,14 @@ client: OUTPUT (terminal bytes), CONTROL (JSON). Control messages are objects wi
                   remote  {argv}               Enter on another machine's row: the client answers
                                                `leave`, hands the terminal to argv (ssh there), and
                                                when it ends attaches this session again
+                  pong                         the answer to `ping`
   client → host   leave                        the client is moving to another session
                   switch_failed {error}        it could not; the host says so and carries on
                   redraw                       the client's terminal was reset (SIGCONT): draw it all
+                  ping                         keys went unanswered a while: is the host there?
+
+The types are ToClient's and ToHost's values; a message of any other type is refused (ProtocolError,
+the frame passed over), never guessed at.
 
 A control client (`dsh send`, `dsh list` … : dsh.client.control) says intent {kind: "control"} and,
 right after its hello line, sends one CONTROL frame: the request {verb, …}. The host answers its welcome
@@ -31,10 +36,13 @@ from __future__ import annotations
 import json
 import struct
 from collections.abc import Iterator
+from enum import StrEnum  # already imported on the client's path (by re), so a class costs microseconds
 
 TYPE_CHECKING = False  # the client's start-up path: importing typing costs it 5-10 ms
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, TypeVar
+
+    Kind = TypeVar("Kind", "ToClient", "ToHost")
 
 # 2: switch may carry argv for a new session (an agent conversation). 3: the control intent (a host of
 # 2 would have attached a control client as a view, taking the session from its terminal). 4: several
@@ -66,6 +74,24 @@ CONTROL = b"c"
 KINDS = frozenset({INPUT, SIZE, OUTPUT, CONTROL})
 
 _HEADER = struct.Struct(">cI")
+
+
+class ToClient(StrEnum):
+    """The `type` of a CONTROL message from the host to the client it draws for (the table above)."""
+
+    EXIT = "exit"
+    SWITCH = "switch"
+    REMOTE = "remote"
+    PONG = "pong"
+
+
+class ToHost(StrEnum):
+    """The `type` of a CONTROL message from an attached client to its host (the table above)."""
+
+    LEAVE = "leave"
+    SWITCH_FAILED = "switch_failed"
+    REDRAW = "redraw"
+    PING = "ping"
 
 
 class ProtocolError(Exception):
@@ -117,8 +143,21 @@ def frame(kind: bytes, payload: bytes) -> bytes:
     return _HEADER.pack(kind, len(payload)) + payload
 
 
-def control(type_: str, **fields: Any) -> bytes:
+def control(type_: ToClient | ToHost, **fields: Any) -> bytes:
     return frame(CONTROL, json.dumps({"type": type_, **fields}, ensure_ascii=True).encode("ascii"))
+
+
+def parse_control(payload: bytes, kinds: type[Kind]) -> tuple[Kind, dict[str, Any]]:
+    """A CONTROL frame's type, as one of `kinds` (ToClient or ToHost), and its whole message.
+    ProtocolError when it is not a JSON object or its type is none of those."""
+    message = parse_json(payload)
+    type_ = message.get("type")
+    if isinstance(type_, str):
+        try:
+            return kinds(type_), message
+        except ValueError:
+            pass
+    raise ProtocolError(f"unknown control message type {repr(type_)[:40]}")
 
 
 def size(rows: int, cols: int) -> bytes:

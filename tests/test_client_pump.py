@@ -155,7 +155,7 @@ def _silent_host_pump(monkeypatch: pytest.MonkeyPatch, answer_pings: bool) -> tu
                     if kind == protocol.CONTROL:
                         controls.append(protocol.parse_json(payload))
                         if answer_pings and controls[-1]["type"] == "ping":
-                            host.sendall(protocol.control("pong"))
+                            host.sendall(protocol.control(protocol.ToClient.PONG))
 
     def the_user() -> None:
         os.write(stdin_w, b"x")

@@ -117,6 +117,31 @@ def test_a_client_of_another_version_is_refused_and_the_session_unharmed(tmp_pat
     asyncio.run(body())
 
 
+def test_a_control_message_of_an_unknown_type_is_refused_and_the_client_still_served(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    async def body() -> None:
+        session, server = await serving(tmp_path)
+        try:
+            client, _ = await RawClient.connect(tmp_path / "s.sock")
+            await client.until(lambda: b"PROMPT" in client.output, "the first frame")
+            client.send(protocol.frame(protocol.CONTROL, b'{"type": "bogus"}'))
+            client.send(protocol.frame(protocol.CONTROL, b'{"type": "exit", "code": 0}'))  # the host's own
+            client.send(protocol.control(protocol.ToHost.PING))
+            await client.until(lambda: client.controls, "the pong")
+            assert client.controls == [{"type": "pong"}]
+            assert len(server.clients) == 1 and not session.closing
+            refused = [r.getMessage() for r in caplog.records if "unknown control message type" in r.getMessage()]
+            assert len(refused) == 2 and "'bogus'" in refused[0] and "'exit'" in refused[1], refused
+            client.writer.close()
+        finally:
+            session.quit()
+            await server.close()
+            await session.reap_panes(0.5)
+
+    asyncio.run(body())
+
+
 def test_a_client_attaching_with_takeover_ends_the_first_which_is_told(tmp_path: Path) -> None:
     async def body() -> None:
         session, server = await serving(tmp_path)
@@ -362,7 +387,7 @@ def test_a_client_leaving_for_another_session_closes_it_only_when_nobody_else_is
                 connection.request_switch("20261201T000000Z-abcdef", str(tmp_path))  # as /resume asks
                 await client.until(lambda: client.controls, "the switch")
                 assert client.controls[-1]["type"] == "switch"
-                client.send(protocol.control("leave"))
+                client.send(protocol.control(protocol.ToHost.LEAVE))
                 await connection.done.wait()
 
             await leave(first, server.clients[0])

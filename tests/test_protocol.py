@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -13,7 +14,7 @@ def test_frames_come_back_whole_however_the_stream_is_cut() -> None:
     stream = (
         protocol.frame(protocol.INPUT, b"ls\r")
         + protocol.size(40, 120)
-        + protocol.control("leave")
+        + protocol.control(protocol.ToHost.LEAVE)
         + protocol.frame(protocol.OUTPUT, b"x" * 70000)
     )
     for cut in (1, 2, 5, 7, 4096, len(stream)):
@@ -103,3 +104,30 @@ def test_a_host_reads_its_clients_frames_within_each_kinds_bound() -> None:
         # Refused from its header alone: nothing of the payload is buffered first.
         list(reader.feed(protocol.frame(protocol.CONTROL, b"")[:1] + (1 << 20).to_bytes(4, "big")))
     assert list(protocol.FrameReader().feed(protocol.frame(protocol.OUTPUT, keys + keys)))  # output is not bound so
+
+
+def test_control_types_keep_their_wire_values() -> None:
+    # The values are the protocol's (a client and a host of one version must read each other's).
+    assert [t.value for t in protocol.ToClient] == ["exit", "switch", "remote", "pong"]
+    assert [t.value for t in protocol.ToHost] == ["leave", "switch_failed", "redraw", "ping"]
+    assert protocol.control(protocol.ToHost.LEAVE) == protocol.frame(protocol.CONTROL, b'{"type": "leave"}')
+    sent = protocol.control(protocol.ToClient.EXIT, code=0, message="bye")
+    assert json.loads(sent[5:]) == {"type": "exit", "code": 0, "message": "bye"}
+
+
+def test_a_control_message_is_read_as_its_type_and_an_unknown_type_refused() -> None:
+    kind, message = protocol.parse_control(b'{"type": "switch_failed", "error": "x"}', protocol.ToHost)
+    assert kind is protocol.ToHost.SWITCH_FAILED and message["error"] == "x"
+    assert protocol.parse_control(b'{"type": "pong"}', protocol.ToClient)[0] is protocol.ToClient.PONG
+    # A type of the other direction, an unknown one, none, or not a string: refused, saying which.
+    for payload, shown in [
+        (b'{"type": "exit"}', "'exit'"),
+        (b'{"type": "bogus"}', "'bogus'"),
+        (b"{}", "None"),
+        (b'{"type": ["leave"]}', "['leave']"),
+        (b'{"type": "' + b"x" * 100 + b'"}', "'" + "x" * 39),
+    ]:
+        with pytest.raises(protocol.ProtocolError, match=re.escape(f"unknown control message type {shown}")):
+            protocol.parse_control(payload, protocol.ToHost)
+    with pytest.raises(protocol.ProtocolError, match="not an object"):
+        protocol.parse_control(b"[1]", protocol.ToClient)

@@ -305,7 +305,7 @@ class Pump:
         silent = time.monotonic() - self._unanswered
         if not self._pinged and silent >= PING_AFTER:
             self._pinged = True
-            return self._to_host(attachment, protocol.control("ping"))
+            return self._to_host(attachment, protocol.control(protocol.ToHost.PING))
         if self._pinged and silent >= WEDGED_AFTER:
             self._wedged = True
             pid = attachment.welcome.get("pid")
@@ -322,7 +322,7 @@ class Pump:
         self._unanswered, self._pinged = None, False
         if self._wedged:
             self._wedged = False
-            return self._to_host(attachment, protocol.control("redraw"))
+            return self._to_host(attachment, protocol.control(protocol.ToHost.REDRAW))
         return None
 
     def _wedged_keys(self, attachment: Attachment, data: bytes) -> Outcome | None:
@@ -413,15 +413,14 @@ class Pump:
 
     def _control(self, attachment: Attachment, payload: bytes, on_switch: SwitchHandler) -> Outcome | None:
         try:
-            message = protocol.parse_json(payload)
+            kind, message = protocol.parse_control(payload, protocol.ToClient)
         except protocol.ProtocolError:
-            return None
-        kind = message.get("type")
-        if kind == "exit":
+            return None  # not a message of this protocol's: passed over
+        if kind is protocol.ToClient.EXIT:
             code = message.get("code")
             text = message.get("message")
             return Outcome("exit", code if isinstance(code, int) else 0, text if isinstance(text, str) else "")
-        if kind == "switch":
+        if kind is protocol.ToClient.SWITCH:
             session_id, cwd, argv = message.get("session"), message.get("cwd"), message.get("argv")
             if argv is not None and not (isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv)):
                 return None
@@ -433,15 +432,15 @@ class Pump:
                 from_cwd = ""
             result = on_switch(session_id, cwd, from_cwd, argv)
             if isinstance(result, str):
-                return self._to_host(attachment, protocol.control("switch_failed", error=result))
-            self._to_host(attachment, protocol.control("leave"))
+                return self._to_host(attachment, protocol.control(protocol.ToHost.SWITCH_FAILED, error=result))
+            self._to_host(attachment, protocol.control(protocol.ToHost.LEAVE))
             attachment.leave()
             return Outcome("switch", next=result)
-        if kind == "remote":
+        if kind is protocol.ToClient.REMOTE:
             argv = message.get("argv")
             if not (isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv)):
                 return None
-            self._to_host(attachment, protocol.control("leave"))
+            self._to_host(attachment, protocol.control(protocol.ToHost.LEAVE))
             attachment.leave()
             return Outcome("remote", argv=argv)
         return None
@@ -460,7 +459,7 @@ class Pump:
             elif signum == signal.SIGTSTP:
                 self._suspend()
                 resize = True
-                outcome = self._to_host(attachment, protocol.control("redraw"))
+                outcome = self._to_host(attachment, protocol.control(protocol.ToHost.REDRAW))
                 if outcome is not None:
                     return outcome
         if resize:

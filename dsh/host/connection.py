@@ -108,16 +108,16 @@ class Connection:
         id, a new session in `cwd` whose first pane runs `first_argv` (an agent conversation from /resume)."""
         self._switch = (session_id or "", cwd)
         if first_argv:
-            self._send(protocol.control("switch", session=session_id, cwd=cwd, argv=list(first_argv)))
+            self._send(protocol.control(protocol.ToClient.SWITCH, session=session_id, cwd=cwd, argv=list(first_argv)))
         else:
-            self._send(protocol.control("switch", session=session_id, cwd=cwd))
+            self._send(protocol.control(protocol.ToClient.SWITCH, session=session_id, cwd=cwd))
 
     def request_remote(self, argv: list[str]) -> None:
         """Enter on another machine's row: the client says `leave`, runs `argv` (ssh there) with the
         terminal, and attaches this session again when it ends; the session is kept, detached."""
         self._switch = ("", "")
         self._remote = True
-        self._send(protocol.control("remote", argv=list(argv)))
+        self._send(protocol.control(protocol.ToClient.REMOTE, argv=list(argv)))
 
     # -- running -----------------------------------------------------------------------------------
     async def run(self, run_view: RunView) -> str:
@@ -148,11 +148,11 @@ class Connection:
         if reason == "detached":
             sid = self.session.log.id
             message = f"detached from {self.session.display_title} ({sid}) — dsh attach {sid}"
-            self._send(protocol.control("exit", code=0, message=message))
+            self._send(protocol.control(protocol.ToClient.EXIT, code=0, message=message))
         elif reason in ("ended", "taken"):
-            self._send(protocol.control("exit", code=0, message=self._exit_message or ""))
+            self._send(protocol.control(protocol.ToClient.EXIT, code=0, message=self._exit_message or ""))
         elif reason == "failed":
-            self._send(protocol.control("exit", code=1, message=self._exit_message or ""))
+            self._send(protocol.control(protocol.ToClient.EXIT, code=1, message=self._exit_message or ""))
         with contextlib.suppress(Exception):
             self.writer.close()
 
@@ -202,16 +202,15 @@ class Connection:
             if view is not None:
                 view.resized()
         elif kind == protocol.CONTROL:
-            message = protocol.parse_json(payload)
-            kind_ = message.get("type")
-            if kind_ == "leave" and view is not None and self._switch is not None:
+            kind_, message = protocol.parse_control(payload, protocol.ToHost)  # another type: refused
+            if kind_ is protocol.ToHost.LEAVE and view is not None and self._switch is not None:
                 # A hop to another machine comes back here: the session stays, as on a detach.
                 view.end("detached" if self._remote else "switch")
-            elif kind_ == "switch_failed" and view is not None:
+            elif kind_ is protocol.ToHost.SWITCH_FAILED and view is not None:
                 self._switch = None
                 error = message.get("error")
                 view.switch_failed(str(error) if error else "could not move to that session")
-            elif kind_ == "redraw" and view is not None:
+            elif kind_ is protocol.ToHost.REDRAW and view is not None:
                 view.redraw()
-            elif kind_ == "ping":
-                self._send(protocol.control("pong"))  # the client's keys went unanswered: still here
+            elif kind_ is protocol.ToHost.PING:
+                self._send(protocol.control(protocol.ToClient.PONG))  # the client's keys went unanswered: still here
