@@ -13,7 +13,7 @@ from dsh.config.env import ENV_KEYS
 from dsh.config.keys import ConfigKeyError, join_key, parse_value, split_key
 from dsh.config.model import Config
 from dsh.config.schema import MAX_DEPTH, depth, fit_value
-from dsh.config.table import base_doc
+from dsh.config.table import OPTIONS, base_doc
 from dsh.config.unknown import DONE, INSIDE, look, unknown_name
 from dsh.home import dsh_home, dsh_home_path
 from dsh.safefile import UnsafePathError, read_bytes
@@ -202,9 +202,9 @@ def load_config(flags: Sequence[str] = (), env: Mapping[str, str] | None = None)
 
 def session_root(config: Config) -> Path:
     """The absolute session root; a relative `store.root` resolves under DSH_HOME."""
-    raw = config.get("store.root")
-    if not isinstance(raw, str) or not raw.strip():
-        raw = "sessions"
+    raw = config.text("store.root")
+    if not raw.strip():
+        raw = str(OPTIONS["store.root"].default)
     path = Path(os.path.expanduser(raw))
     if not path.is_absolute():
         path = dsh_home() / path
