@@ -215,7 +215,31 @@ def short_dir_for(directory: Path, *, fix: str = "") -> Path:
 
     fallback = _fallback_dir(directory, make=True)
     assert fallback is not None
+    _check_taken(fallback.parent, fix)
     return _private_dir(fallback, Path(tempfile.gettempdir()), fix=fix)
+
+
+def _check_taken(top: Path, fix: str) -> None:
+    """RunDirError when the shared temp folder's `dsh-UID` is not a folder of the user's: another
+    user made it first (in a sticky /tmp only they or root can remove it, so the line says what the
+    user can do instead), or it is a link or a file of the user's own (theirs to remove)."""
+    try:
+        info = os.lstat(top)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise RunDirError(f"cannot use socket directory {top}: {exc.strerror or exc}{fix}") from exc
+    if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid():
+        return
+    mode = info.st_mode
+    kind = "a folder" if stat.S_ISDIR(mode) else "a symbolic link" if stat.S_ISLNK(mode) else "a file"
+    if info.st_uid == os.getuid():
+        raise RunDirError(f"cannot use socket directory {top}: it is {kind}, not a folder: remove it (rm {top}){fix}")
+    advice = fix or " (set XDG_RUNTIME_DIR to a folder of your own with mode 700, or use a shorter DSH_HOME)"
+    raise RunDirError(
+        f"cannot use socket directory {top}: it is {kind} made by uid {info.st_uid}, not by you "
+        f"(uid {os.getuid()}), and only its owner or root can remove it{advice}"
+    )
 
 
 def _fallback_dir(directory: Path, *, make: bool = False) -> Path | None:

@@ -118,8 +118,38 @@ def test_a_fallback_folder_another_user_made_first_is_refused_with_a_fix_that_is
     monkeypatch.setenv("DSH_HOME", str(deep))
     with pytest.raises(RunDirError) as caught:
         socket_path("20261201T000000Z-abcdef")
-    # Not "remove it" (a sticky /tmp lets only its owner do that): what the user can do instead.
-    assert "XDG_RUNTIME_DIR" in str(caught.value) and "shorter DSH_HOME" in str(caught.value)
+    # Not "remove it" nor "chown" (a sticky /tmp lets only its owner or root do that, and chown is
+    # root's): who made it, and what the user can do instead.
+    said = str(caught.value)
+    assert "XDG_RUNTIME_DIR" in said and "shorter DSH_HOME" in said, said
+    assert "chown" not in said and "remove it:" not in said and "rm " not in said, said
+    assert f"{planted}: it is a folder made by uid 65534, not by you" in said, said
+
+
+def test_a_fallback_taken_by_another_users_link_is_refused_with_what_the_user_can_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dsh.rundir import short_dir_for
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    real_uid = os.getuid()
+    (tmp_path / "tmp" / "dsh-4321").symlink_to(elsewhere)
+    monkeypatch.setattr(os, "getuid", lambda: 4321)  # the link is then another user's
+    with pytest.raises(RunDirError) as caught:
+        short_dir_for(tmp_path / "run")  # as the ssh control sockets of a long run dir ask (no fix given)
+    said = str(caught.value)
+    assert f"a symbolic link made by uid {real_uid}, not by you (uid 4321)" in said, said
+    assert "only its owner or root can remove it" in said and "XDG_RUNTIME_DIR" in said and "chown" not in said
+    monkeypatch.setattr(os, "getuid", lambda: real_uid)
+    planted = tmp_path / "tmp" / f"dsh-{real_uid}"
+    planted.symlink_to(elsewhere)
+    with pytest.raises(RunDirError) as caught:
+        short_dir_for(tmp_path / "run")  # the user's own link: theirs to remove
+    assert f"is a symbolic link, not a folder: remove it (rm {planted})" in str(caught.value)
+    assert not any(elsewhere.iterdir())  # nothing made through the link
 
 
 def test_the_directory_is_checked_on_its_descriptor_so_a_swap_after_the_check_reaches_nothing(
