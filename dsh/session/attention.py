@@ -109,6 +109,7 @@ class SessionAttention:
         pane = self.session.panes.get(pane_id)
         if pane is None:
             return
+        self._to_onlookers(pane, text)
         if pane.agent is None:
             self._plain_notice(pane, text)
             return
@@ -126,6 +127,7 @@ class SessionAttention:
         pane = self.session.panes.get(pane_id)
         if pane is None:
             return
+        self._to_onlookers(pane, None)
         if pane.agent is None:
             self._plain_notice(pane, f"bell in {pane.title}")
         else:
@@ -217,6 +219,22 @@ class SessionAttention:
         notes = self.session.notifications
         notes.append(Notification(at=now_iso(), pane_id=pane.id, text=text, read_at=None))
         del notes[:-MAX_NOTIFICATIONS]
+
+    def _to_onlookers(self, pane: Pane, notice: str | None) -> None:
+        """What the pane's program sent its terminal, passed on to each client whose screen shows the
+        pane as to a terminal of its own: a BEL (`notice` None) rings, as tmux rings the bell of a
+        window in view; a desktop notification (OSC 9/777/99) goes in the form that client's terminal
+        takes. A client that does not show the pane is told by dsh's own notice (`_outward`)."""
+        for view in list(self.session.views):
+            if not view.shows(pane.id):
+                continue
+            send = getattr(view, "ring_bell" if notice is None else "send_notification", None)
+            if send is None:
+                continue
+            try:
+                send() if notice is None else send(pane.title, one_line(notice) or notice)
+            except Exception:  # the client's terminal is best effort; never the session's failure
+                logger.exception("passing a pane's bell or notification on failed")
 
     def _outward(self, pane: Pane, title: str, body: str) -> None:
         """To the user's own terminal, for each attached client whose screen does not show this pane

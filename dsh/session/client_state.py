@@ -97,6 +97,9 @@ class ClientView(Screen, Protocol):
 
     def on_clipboard(self, pane_id: str, selections: str, data: str) -> None: ...
 
+    def ring_bell(self) -> None:
+        """Ring the user's terminal's bell (a BEL from a pane on this screen)."""
+
     def switch_session(self, session_id: str) -> None: ...
 
     def open_agents(self) -> None: ...
@@ -262,6 +265,10 @@ class ClientState:
 
     def on_clipboard(self, pane_id: str, selections: str, data: str) -> None:
         self.view.on_clipboard(pane_id, selections, data)
+
+    def ring_bell(self) -> None:
+        """A BEL from a pane this client's screen shows (the session's attention calls it)."""
+        self.view.ring_bell()
 
     def on_structure_changed(self, new_pane: Pane | None) -> None:
         self.view.panes_changed()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +49,9 @@ if TYPE_CHECKING:
     from dsh.ui.bindings.modes import Modes
     from dsh.ui.panes_view import PanesContainer
     from dsh.ui.window import ViewWindow
+
+# A pane ringing its bell over and over rings the user's terminal at most once in this many seconds.
+BELL_GAP = 0.1
 
 
 class _OfState:
@@ -185,6 +189,7 @@ class DshApp:
             # One message line: join them, so a second warning does not hide the first.
             self.announce(" | ".join(a.text for a in startup), error=any(a.error for a in startup))
         self._open_picker_on_start = options.open_picker
+        self._last_bell = 0.0
         self._history_in_buffer = asyncio.Event()
 
     # -- small helpers ---------------------------------------------------------------
@@ -276,6 +281,17 @@ class DshApp:
         """The keys go to a pane whose program asked for application keypad mode (DECKPAM)."""
         pane = self.active_pane if self.mode == Mode.PANE else None
         return pane is not None and pane.terminal is not None and pane.terminal.app_keypad
+
+    def ring_bell(self) -> None:
+        """A BEL from a pane on this screen, on to the user's terminal: at once (between frames), and
+        at most one in BELL_GAP seconds (a program printing BELs in a loop rings once, not thousands)."""
+        now = time.monotonic()
+        if now - self._last_bell < BELL_GAP:
+            return
+        self._last_bell = now
+        output = self.application.output
+        output.write_raw("\x07")
+        output.flush()
 
     def on_clipboard(self, pane_id: str, selections: str, data: str) -> None:
         """A program's OSC 52 copy, passed on to the client's terminal as tmux's set-clipboard does
