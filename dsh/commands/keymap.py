@@ -25,6 +25,7 @@ import shlex
 from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
+from dsh.config.table import OPTIONS
 from dsh.keynames import VALID_KEY_NAMES as VALID_KEY_NAMES  # re-exported: tests and help use it
 from dsh.keynames import normalize_key, single_key_problem
 from dsh.layout.presets import LAYOUT_NAMES
@@ -33,8 +34,9 @@ from dsh.values import Value
 
 if TYPE_CHECKING:
     from dsh.commands.registry import Registry
+    from dsh.config.model import Config
 
-DEFAULT_PREFIX = "c-b"
+DEFAULT_PREFIX = str(OPTIONS["ui.prefix"].default)
 
 DEFAULT_PREFIX_BINDINGS: dict[str, str] = {
     "%": "split -h",
@@ -174,6 +176,17 @@ class Keymap(Value, fields=("prefix", "prefix_bindings", "direct_bindings")):
             rows.append((f"{prefix} {prefix}", "", f"send {prefix} itself to the pane"))
         rows += [(key_display(key), line, summary(line)) for key, line in self.direct_bindings.items()]
         return rows
+
+    @classmethod
+    def from_settings(cls, config: Config, *, known_commands: Collection[str], source: str) -> tuple[Keymap, list[str]]:
+        """The keymap a loaded config gives: its `[keys]` table, whose prefix is `ui.prefix` unless the
+        table names one itself."""
+        keys = config.get("keys")
+        table: dict[str, Any] = dict(keys) if isinstance(keys, dict) else {}
+        prefix = config.text("ui.prefix")
+        if prefix and "prefix" not in table:
+            table["prefix"] = prefix
+        return cls.from_config(table, known_commands=known_commands, source=source)
 
     @classmethod
     def from_config(

@@ -357,12 +357,7 @@ def _detach_keys(config: Any) -> bytes:
     the prefix (a control letter) and the key bound to `detach` after it; C-b d when not that simple."""
     from dsh.commands.keymap import Keymap
 
-    table = config.get("keys", {}) or {}
-    table = dict(table) if isinstance(table, dict) else {}
-    prefix = config.text("ui.prefix")
-    if prefix and "prefix" not in table:
-        table["prefix"] = prefix
-    keymap, _ = Keymap.from_config(table, known_commands={"detach"}, source="config.toml")
+    keymap, _ = Keymap.from_settings(config, known_commands={"detach"}, source="config.toml")
     name = keymap.prefix.lower()
     after = [key for key, line in keymap.prefix_bindings.items() if line.strip().lstrip("/") == "detach"]
     if len(name) == 3 and name.startswith("c-") and name[2].isalpha() and after and len(after[0]) == 1:

@@ -202,13 +202,8 @@ class DshApp:
 
     def _read_keymap(self) -> list[str]:
         """The keymap and the escape key from the config; what is wrong in [keys], as warnings."""
-        keys_table = self.config.get("keys", {}) or {}
-        table = dict(keys_table) if isinstance(keys_table, dict) else {}
-        prefix = self.config.text("ui.prefix")
-        if prefix and "prefix" not in table:
-            table["prefix"] = prefix
-        self.keymap, warnings = Keymap.from_config(
-            table, known_commands=set(self.registry.names()), source=str(dsh_home_path("config.toml"))
+        self.keymap, warnings = Keymap.from_settings(
+            self.config, known_commands=set(self.registry.names()), source=str(dsh_home_path("config.toml"))
         )
         self.escape_key = self.config.text("ui.escape_key")
         self.keyboard.style = self.config.text("ui.keyboard")
