@@ -790,6 +790,17 @@ def test_once_an_id_is_found_it_is_looked_at_again_soon() -> None:
     assert probe.next_try == 1004.0 + RELEARN_SECONDS
 
 
+def test_a_clock_set_back_does_not_put_the_next_look_off_by_as_long() -> None:
+    """The wall clock set back an hour (NTP, a suspended laptop, by hand) after a look: the next look is
+    not an hour and some seconds away."""
+    probe = AgentProbe()
+    probe.schedule(10_000.0, known=True)
+    assert not probe.due(10_001.0)
+    assert probe.due(10_001.0 - 3600)  # set back: due now
+    probe.schedule(10_001.0 - 3600, known=True)
+    assert not probe.due(10_002.0 - 3600) and probe.due(10_001.0 - 3600 + RELEARN_SECONDS)
+
+
 def test_a_line_sent_to_the_pane_brings_the_next_look_forward() -> None:
     """An agent begins its session at a prompt: a look a moment after it learns the id in a second or two,
     not after the backoff (up to 30 s) of the search."""

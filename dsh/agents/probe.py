@@ -35,9 +35,13 @@ class AgentProbe:
     looked_at: float = 0.0  # when the last look began
 
     def due(self, now: float, sent_at: float | None = None) -> bool:
-        """Time for a look: its turn has come, or a line was sent (at `sent_at`) since the last look began."""
+        """Time for a look: its turn has come, or a line was sent (at `sent_at`) since the last look began.
+        Times are the wall clock's (a line's, the agent's files'): a last look later than now means the
+        clock was set back, and the look is due, not put off by as long as the clock went back."""
         if self.busy:
             return False
+        if self.looked_at > now:
+            return True
         return now >= self.next_try or (sent_at is not None and self.looked_at < sent_at <= now - SENT_SETTLE)
 
     def schedule(self, now: float, *, known: bool) -> None:
