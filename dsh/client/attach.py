@@ -9,6 +9,7 @@ import signal
 import socket
 import time
 from collections.abc import Callable
+from enum import StrEnum
 from pathlib import Path
 
 from dsh import protocol
@@ -63,13 +64,23 @@ class VersionMismatch(AttachError):
         self.theirs = theirs
 
 
+class OutcomeKind(StrEnum):
+    """How an attachment ended (Outcome.kind)."""
+
+    EXIT = "exit"  # the host said so, with its code and line
+    LOST = "lost"  # the host vanished, or sent what this client cannot read
+    SIGNAL = "signal"  # the client was told to go
+    SWITCH = "switch"  # to Outcome.next: a /resume elsewhere
+    REMOTE = "remote"  # hand the terminal to Outcome.argv (ssh to another machine), then come back
+
+
 class Outcome:
     """How an attachment ended: `exit` (with the host's code and line), `lost` (the host vanished),
-    `signal` (the client was told to go), or `switch` to `next` (a /resume elsewhere)."""
+    `signal` (the client was told to go), `switch` to `next` (a /resume elsewhere), or `remote`."""
 
     def __init__(
         self,
-        kind: str,
+        kind: OutcomeKind,
         code: int = 0,
         message: str = "",
         next: Attachment | None = None,
@@ -340,7 +351,7 @@ class Pump:
             else f"detached from session {sid}: {host} was not answering. dsh attach {sid} when it is back"
         )
         self.reset_screen()  # the host cannot put the terminal back: its modes are undone here
-        return Outcome("exit", 0, message)
+        return Outcome(OutcomeKind.EXIT, 0, message)
 
     def _later_due(self, attachment: Attachment, *, paused: bool) -> bool:
         if not attachment.later or self._shown_at is None:
@@ -361,7 +372,7 @@ class Pump:
             except OSError:
                 data = b""
             if not data:  # the terminal is gone: leave the session running
-                return Outcome("signal", 0)
+                return Outcome(OutcomeKind.SIGNAL, 0)
             if self._wedged:
                 outcome = self._wedged_keys(attachment, data)
                 if outcome is not None:
@@ -377,7 +388,7 @@ class Pump:
             except OSError:
                 data = b""
             if not data:
-                return Outcome("lost", 1)
+                return Outcome(OutcomeKind.LOST, 1)
             outcome = self._heard(attachment)
             if outcome is not None:
                 return outcome
@@ -388,14 +399,14 @@ class Pump:
         try:
             attachment.send(data)
         except OSError:
-            return Outcome("lost", 1)
+            return Outcome(OutcomeKind.LOST, 1)
         return None
 
     def _from_host(self, attachment: Attachment, data: bytes, on_switch: SwitchHandler) -> Outcome | None:
         try:
             frames = list(attachment.frames.feed(data))
         except protocol.ProtocolError:
-            return Outcome("lost", 1, "the session host sent something this dsh cannot read")
+            return Outcome(OutcomeKind.LOST, 1, "the session host sent something this dsh cannot read")
         for kind, payload in frames:
             if kind == protocol.OUTPUT:
                 self.drawn = True
@@ -404,7 +415,7 @@ class Pump:
                 try:
                     write_all(self.stdout, payload)
                 except OSError:
-                    return Outcome("signal", 0)
+                    return Outcome(OutcomeKind.SIGNAL, 0)
             elif kind == protocol.CONTROL:
                 outcome = self._control(attachment, payload, on_switch)
                 if outcome is not None:
@@ -417,9 +428,9 @@ class Pump:
         except protocol.ProtocolError:
             return None  # not a message of this protocol's: passed over
         if kind is protocol.ToClient.EXIT:
-            code = message.get("code")
-            text = message.get("message")
-            return Outcome("exit", code if isinstance(code, int) else 0, text if isinstance(text, str) else "")
+            code, text = message.get("code"), message.get("message")
+            code, text = (code if isinstance(code, int) else 0), (text if isinstance(text, str) else "")
+            return Outcome(OutcomeKind.EXIT, code, text)
         if kind is protocol.ToClient.SWITCH:
             session_id, cwd, argv = message.get("session"), message.get("cwd"), message.get("argv")
             if argv is not None and not (isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv)):
@@ -435,14 +446,14 @@ class Pump:
                 return self._to_host(attachment, protocol.control(protocol.ToHost.SWITCH_FAILED, error=result))
             self._to_host(attachment, protocol.control(protocol.ToHost.LEAVE))
             attachment.leave()
-            return Outcome("switch", next=result)
+            return Outcome(OutcomeKind.SWITCH, next=result)
         if kind is protocol.ToClient.REMOTE:
             argv = message.get("argv")
             if not (isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv)):
                 return None
             self._to_host(attachment, protocol.control(protocol.ToHost.LEAVE))
             attachment.leave()
-            return Outcome("remote", argv=argv)
+            return Outcome(OutcomeKind.REMOTE, argv=argv)
         return None
 
     def _signals(self, attachment: Attachment) -> Outcome | None:
@@ -455,7 +466,7 @@ class Pump:
             if signum == signal.SIGWINCH:
                 resize = True
             elif signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT, signal.SIGQUIT):
-                return Outcome("signal", 128 + signum)
+                return Outcome(OutcomeKind.SIGNAL, 128 + signum)
             elif signum == signal.SIGTSTP:
                 self._suspend()
                 resize = True
