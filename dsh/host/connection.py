@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from dsh import protocol
+from dsh.session.view_records import EndReason
 
 if TYPE_CHECKING:
     from dsh.session.session import Session
@@ -22,8 +23,8 @@ class ViewHandle(Protocol):
     """What a connection needs of the view running for it (dsh.ui.remote provides one)."""
 
     @property
-    def reason(self) -> str:
-        """Why the view ended or is ending: ended, detached, switch, taken, gone; "" while it runs."""
+    def reason(self) -> EndReason:
+        """Why the view ended or is ending (RUNNING while it runs)."""
 
     def feed(self, data: bytes) -> None:
         """Key bytes from the client."""
@@ -34,15 +35,15 @@ class ViewHandle(Protocol):
     def redraw(self) -> None:
         """The client's terminal was reset: draw everything again."""
 
-    def end(self, reason: str) -> None:
-        """End the view now, for `reason` (taken, gone, switch)."""
+    def end(self, reason: EndReason) -> None:
+        """End the view now, for `reason` (taken, gone, switch, detached)."""
 
     def switch_failed(self, error: str) -> None:
         """The client could not move to the session asked for."""
 
 
 # Runs one view of the session for a connection until it ends; returns why it ended.
-RunView = Callable[["Session", "Connection"], Awaitable[str]]
+RunView = Callable[["Session", "Connection"], Awaitable[EndReason]]
 
 
 class Connection:
@@ -71,7 +72,7 @@ class Connection:
         self.read_only = False  # `dsh attach -r`: its keys are ignored but the prefix and detach
         self.view: ViewHandle | None = None
         self._early_input = bytearray()  # keys typed before the view was up: typed ahead, not lost
-        self.reason = "gone"
+        self.reason = EndReason.GONE
         self._switch: tuple[str, str] | None = None
         self._remote = False
         self._exit_message: str | None = None
@@ -83,8 +84,8 @@ class Connection:
         if message is not None:
             self._exit_message = message
         view = self.view
-        if view is not None and view.reason not in ("ended", "switch", "detached"):
-            view.end("taken")
+        if view is not None and view.reason not in (EndReason.ENDED, EndReason.SWITCH, EndReason.DETACHED):
+            view.end(EndReason.TAKEN)
 
     def say_on_exit(self, message: str) -> None:
         """The line the client prints when this attachment ends (e.g. `dsh stop` ended the session)."""
@@ -120,7 +121,7 @@ class Connection:
         self._send(protocol.control(protocol.ToClient.REMOTE, argv=list(argv)))
 
     # -- running -----------------------------------------------------------------------------------
-    async def run(self, run_view: RunView) -> str:
+    async def run(self, run_view: RunView) -> EndReason:
         self.session.update_environment(self.env)
         reading = asyncio.ensure_future(self._read())
         try:
@@ -131,7 +132,7 @@ class Connection:
             from dsh.rundir import host_log_path
 
             sid = self.session.log.id
-            self.reason = "failed"
+            self.reason = EndReason.FAILED
             self._exit_message = (
                 f"dsh: internal error: {exc.__class__.__name__}: {exc} (details in {host_log_path(sid)}); "
                 f"the session runs on: dsh attach {sid}"
@@ -145,13 +146,13 @@ class Connection:
 
     def _say_goodbye(self) -> None:
         reason = self.reason
-        if reason == "detached":
+        if reason is EndReason.DETACHED:
             sid = self.session.log.id
             message = f"detached from {self.session.display_title} ({sid}) — dsh attach {sid}"
             self._send(protocol.control(protocol.ToClient.EXIT, code=0, message=message))
-        elif reason in ("ended", "taken"):
+        elif reason is EndReason.ENDED or reason is EndReason.TAKEN:
             self._send(protocol.control(protocol.ToClient.EXIT, code=0, message=self._exit_message or ""))
-        elif reason == "failed":
+        elif reason is EndReason.FAILED:
             self._send(protocol.control(protocol.ToClient.EXIT, code=1, message=self._exit_message or ""))
         with contextlib.suppress(Exception):
             self.writer.close()
@@ -187,8 +188,8 @@ class Connection:
             return
         # The client is gone (closed its terminal, was killed): the session runs on, detached.
         view = self.view
-        if view is not None and view.reason not in ("switch", "taken", "ended", "detached"):
-            view.end("gone")
+        if view is not None and view.reason in (EndReason.RUNNING, EndReason.GONE):
+            view.end(EndReason.GONE)
 
     def _handle(self, kind: bytes, payload: bytes) -> None:
         view = self.view
@@ -205,7 +206,7 @@ class Connection:
             kind_, message = protocol.parse_control(payload, protocol.ToHost)  # another type: refused
             if kind_ is protocol.ToHost.LEAVE and view is not None and self._switch is not None:
                 # A hop to another machine comes back here: the session stays, as on a detach.
-                view.end("detached" if self._remote else "switch")
+                view.end(EndReason.DETACHED if self._remote else EndReason.SWITCH)
             elif kind_ is protocol.ToHost.SWITCH_FAILED and view is not None:
                 self._switch = None
                 error = message.get("error")

@@ -17,6 +17,7 @@ from dsh.host.connection import Connection, RunView
 from dsh.peer import peer_allowed, peer_uid
 from dsh.session.attention import agent_rows
 from dsh.session.file_watch import FileCheck, check_session_files
+from dsh.session.view_records import EndReason
 
 if TYPE_CHECKING:
     from dsh.commands.registry import Registry
@@ -293,7 +294,7 @@ class HostServer:
             self.detached_at = time.time()
             if not self.session.closing:
                 self.session.log_event("detach", reason=reason)
-        if reason == "switch" and not self.clients and not self.session.closing and not self.session.busy_panes():
+        if reason is EndReason.SWITCH and not (self.clients or self.session.closing or self.session.busy_panes()):
             # Left for another session with nothing running here and nobody else looking: close it, as
             # /quit would (another client still here keeps it, idle or not).
             self.session.quit()

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 from dsh import protocol
 from dsh.home import dsh_home
 from dsh.layout.tree import is_orientation
+from dsh.session.view_records import EndReason
 from dsh.store.ids import is_valid_session_id
 from dsh.store.targets import Candidate, TargetError, resolve
 from dsh.text import sanitize
@@ -463,7 +464,7 @@ class HeadlessClient:
             from dsh.commands.registry import CommandError
 
             raise CommandError("no client is attached")
-        view.end("detached")
+        view.end(EndReason.DETACHED)
 
 
 async def _do(server: HostServer, request: dict[str, Any]) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from dsh.commands.parse import parse_line
 from dsh.commands.registry import CommandError, Registry
 from dsh.session.keyboard import PANE, PROMPT, Keyboard, PaneFacts, facts_of
-from dsh.session.view_records import Announcement, Switch, ViewResult
+from dsh.session.view_records import Announcement, EndReason, Switch, ViewResult
 from dsh.text import sanitize
 
 if TYPE_CHECKING:
@@ -135,7 +135,7 @@ class ClientState:
         self.message: Announcement | None = None
         # A y/n question waiting for its one key: what y does, and what to say otherwise (at most one).
         self.confirming: list[tuple[Callable[[], object], str]] = []
-        self.result = ViewResult("")  # running; whatever ends the view says why
+        self.result = ViewResult(EndReason.RUNNING)  # whatever ends the view says why
         self.previous_session: str | None = None  # where this client came from (`/session last`)
         self.read_only = False  # `dsh attach -r`: keys ignored but the prefix and detach (ui/bindings/readonly.py)
         self.last_key_time = 0.0
@@ -292,7 +292,7 @@ class ClientState:
         self.view.invalidate()
 
     def on_ended(self) -> None:
-        self.result = ViewResult("ended")
+        self.result = ViewResult(EndReason.ENDED)
         self.view.end()
 
     def on_config_reloaded(self, warnings: list[str], by: str | None) -> None:
@@ -475,7 +475,7 @@ class ClientState:
 
     def detach(self) -> None:
         """End this client's view; the session and its programs keep running."""
-        self.result = ViewResult("detached")
+        self.result = ViewResult(EndReason.DETACHED)
         self.view.end()
 
 

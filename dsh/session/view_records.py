@@ -2,7 +2,21 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from dsh.values import Value
+
+
+class EndReason(StrEnum):
+    """Why a client's view ended (ViewResult.reason), which its host's connection acts on."""
+
+    RUNNING = ""  # not ended yet
+    ENDED = "ended"  # the session ended
+    DETACHED = "detached"  # the client detached (or hopped to another machine, to come back)
+    SWITCH = "switch"  # the client moves to another session
+    TAKEN = "taken"  # another client took the session over
+    GONE = "gone"  # the client was lost
+    FAILED = "failed"  # the view could not run (a bug; the session runs on)
 
 
 class Announcement(Value, fields=("text", "error")):
@@ -40,10 +54,9 @@ class Switch(Value, fields=("session_id", "cwd", "first_argv", "remote")):
 class ViewResult(Value, fields=("reason", "switch")):
     """Why the view ended: the session ended, the client detached, or the client moves to `switch`."""
 
-    # ended | detached | switch | taken (by another client) | gone (client lost); "" while running
-    reason: str
+    reason: EndReason
     switch: Switch | None
 
-    def __init__(self, reason: str = "ended", switch: Switch | None = None) -> None:
+    def __init__(self, reason: EndReason = EndReason.ENDED, switch: Switch | None = None) -> None:
         self.reason = reason
         self.switch = switch

@@ -24,7 +24,7 @@ from dsh.session.commands import build_registry
 from dsh.session.keyboard import PANE
 from dsh.session.pane import Pane
 from dsh.session.session import Session
-from dsh.session.view_records import Announcement, ViewResult
+from dsh.session.view_records import Announcement, EndReason, ViewResult
 from dsh.term.copymode import CopyMode
 from dsh.ui import chrome
 from dsh.ui.application import ViewApplication
@@ -603,7 +603,7 @@ class DshApp:
             self.resume.close()
             session.detach(self.state)  # (and lets go of its pane's focus: focus-out if no other view is in it)
         result = result or self.result
-        return result if result.reason else ViewResult("gone")
+        return result if result.reason else ViewResult(EndReason.GONE)
 
 
 __all__ = ["DshApp"]

@@ -10,7 +10,7 @@ from prompt_toolkit.data_structures import Size
 from prompt_toolkit.output.color_depth import ColorDepth
 from prompt_toolkit.output.vt100 import Vt100_Output
 
-from dsh.session.view_records import Announcement, Switch, ViewResult
+from dsh.session.view_records import Announcement, EndReason, Switch, ViewResult
 from dsh.term.colour_replies import QUERIES, ColourReplies
 from dsh.term.features import NO_FEATURES, Features, terminal_features
 from dsh.term.replies import learn_colours
@@ -71,7 +71,7 @@ def warm_up() -> None:
     shared_default_bindings()
 
 
-async def run_remote_view(session: Session, link: Connection) -> str:
+async def run_remote_view(session: Session, link: Connection) -> EndReason:
     """Draw `session` for the client at the other end of `link` until it detaches, leaves or is gone."""
     keys = LinkInput()
     output = LinkOutput(
@@ -155,7 +155,7 @@ class _Handle:
         self._session = session
 
     @property
-    def reason(self) -> str:
+    def reason(self) -> EndReason:
         return self._view.result.reason
 
     def feed(self, data: bytes) -> None:
@@ -184,7 +184,7 @@ class _Handle:
             app.renderer.reset(leave_alternate_screen=True)
             app.invalidate()
 
-    def end(self, reason: str) -> None:
+    def end(self, reason: EndReason) -> None:
         self._view.result = ViewResult(reason)
         self._view.exit()
 
