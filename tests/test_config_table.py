@@ -167,3 +167,10 @@ def test_reload_takes_every_value_the_session_keeps(tmp_path: Path, dsh_home: Pa
             )
 
     run(body)
+
+
+def test_the_man_page_says_which_key_each_variable_sets() -> None:
+    man = (ROOT / "man" / "dsh.1").read_text()
+    section = man.split(".SH ENVIRONMENT\n", 1)[1].split("\n.SH ", 1)[0]
+    documented = dict(re.findall(r"^\.B (DSH_\w+)\nSets\n\.BR ([a-z_.]+) \.$", section, re.MULTILINE))
+    assert documented == {option.env: key for key, option in OPTIONS.items() if option.env}

@@ -14,19 +14,22 @@ Scalar = bool | int | float | str
 Check = Callable[[Any], "str | None"]
 
 
-class Option(Value, fields=("key", "default", "check", "doc"), frozen=True):
-    """One key (dotted, as `dsh config get` takes it): its default, what else it may hold, what it does."""
+class Option(Value, fields=("key", "default", "check", "doc", "env"), frozen=True):
+    """One key (dotted, as `dsh config get` takes it): its default, what else it may hold, what it does,
+    and the DSH_* variable that sets it, if one does (documented in dsh(1))."""
 
     key: str
     default: Scalar
     check: Check | None
     doc: str
+    env: str | None
 
-    def __init__(self, key: str, default: Scalar, check: Check | None, doc: str) -> None:
+    def __init__(self, key: str, default: Scalar, check: Check | None, doc: str, env: str | None = None) -> None:
         object.__setattr__(self, "key", key)
         object.__setattr__(self, "default", default)
         object.__setattr__(self, "check", check)
         object.__setattr__(self, "doc", doc)
+        object.__setattr__(self, "env", env)
 
     @property
     def parts(self) -> tuple[str, ...]:
@@ -100,21 +103,35 @@ def _cells_or_percent(value: str) -> str | None:
 
 # -- the table, in the order `dsh config` prints it (share/config.toml and dsh(1) are tested against it) --
 SCHEMA: tuple[Option | Table, ...] = (
-    Option("store.root", "sessions", _folder, "the session root; a relative path resolves under DSH_HOME"),
+    Option(
+        "store.root",
+        "sessions",
+        _folder,
+        "the session root; a relative path resolves under DSH_HOME",
+        "DSH_SESSION_ROOT",
+    ),
     # A negative number used to turn history off silently; a million lines is already ~1 GB of cells.
-    Option("term.scrollback", 10000, _int_range(100, 1_000_000), "lines kept per pane"),
+    Option("term.scrollback", 10000, _int_range(100, 1_000_000), "lines kept per pane", "DSH_SCROLLBACK"),
     # Each pane holds this much output in memory for the snapshot: bounded, or memory grows without end.
-    Option("term.tail_bytes", 65536, _int_range(1024, 16 * 1024 * 1024), "bytes of output kept per pane for restore"),
-    Option("term.term", "xterm-256color", _term_name, "TERM given to pane children"),
+    Option(
+        "term.tail_bytes",
+        65536,
+        _int_range(1024, 16 * 1024 * 1024),
+        "bytes of output kept per pane for restore",
+        "DSH_TAIL_BYTES",
+    ),
+    Option("term.term", "xterm-256color", _term_name, "TERM given to pane children", "DSH_TERM"),
     Option("term.shell_integration", True, None, "bash, zsh and fish tell dsh their prompt, status and folder"),
     Option("term.remain_on_exit", False, None, "keep a pane whose program ended well (a failed one always stays)"),
     Option("term.clipboard", "external", _one_of("on", "external", "off"), "what a program's OSC 52 copy does"),
     Option("term.emoji_width", "auto", _one_of("auto", "wide", "narrow"), "cells of a symbol with VS16"),
     Option("ui.window_size", "smallest", _one_of("smallest", "latest"), "the size panes take with several clients"),
     # A plain character as the prefix would be taken from everything typed (`prefix = 5` ate every 5).
-    Option("ui.prefix", "c-b", _one_key, "the prefix key for pane and tab commands"),
-    Option("ui.mouse", True, None, "mouse support: select, resize, click"),
-    Option("ui.escape_key", "c-]", _one_key, "moves the keyboard between the prompt and the focused pane"),
+    Option("ui.prefix", "c-b", _one_key, "the prefix key for pane and tab commands", "DSH_PREFIX"),
+    Option("ui.mouse", True, None, "mouse support: select, resize, click", "DSH_MOUSE"),
+    Option(
+        "ui.escape_key", "c-]", _one_key, "moves the keyboard between the prompt and the focused pane", "DSH_ESCAPE_KEY"
+    ),
     Option("ui.keyboard", "follow", _one_of("follow", "pane"), "where keys go: the program reading them, or the pane"),
     Option("ui.copy_keys", "vi", _one_of("vi", "emacs"), "copy mode's keys"),
     Option("layout.main_pane_height", "24", _cells_or_percent, "main-horizontal's main pane: rows, or a percentage"),
@@ -122,7 +139,13 @@ SCHEMA: tuple[Option | Table, ...] = (
     Option("attention.hooks", True, None, "an agent dsh starts reports its state through its own hooks"),
     Option("attention.notify", "terminal", _one_of("terminal", "bell", "off"), "how an agent off screen asks for you"),
     # Below half a second the snapshot would be rewritten many times a second.
-    Option("snapshot.debounce_seconds", 2.0, _number_range(0.5, 3600), "at most one snapshot write per this long"),
+    Option(
+        "snapshot.debounce_seconds",
+        2.0,
+        _number_range(0.5, 3600),
+        "at most one snapshot write per this long",
+        "DSH_SNAPSHOT_DEBOUNCE",
+    ),
     Table("keys", "keymap overrides: key = slash command line; prefix; [keys.direct]"),
     Table(
         "workspace",
