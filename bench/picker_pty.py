@@ -226,9 +226,10 @@ def one_run(args: argparse.Namespace, env: dict[str, str], work: Path, transcrip
         row = term.wait(lambda ls: PLANTED_TITLE in selected_row(ls), 60, "the planted row", last)
         out["open_row"].append(row - last)
         out["open"].append(term.quiet(args.quiet) - last)
-        # Once every row is in.
-        term.wait(loaded, 120, "every row")
+        # Once every row is in (with no query: a query's answer found complete says no more while the
+        # rest loads).
         term.send("\x15")  # C-u
+        term.wait(loaded, 120, "every row")
         term.quiet(args.quiet)
         last = term.send(QUERY)
         row = term.wait(lambda ls: PLANTED_TITLE in selected_row(ls), 60, "the planted row", last)

@@ -385,7 +385,149 @@ def test_a_query_at_the_open_finds_an_old_row_before_every_row_is_here(
     model.set_query("flamingoc")
     assert model.partial and model.visible == []  # not among the newest rows
     found = find_rows(index, "flamingoc", current_session_id=None, own_pid=os.getpid(), agents=False)
-    assert [c.id for c in found] == [old.id]  # the LIKE found it; the ranking decides it matches
-    assert model.add_found("flamingoc", found)
+    assert [c.id for c in found.rows] == [old.id]  # the LIKE found it; the ranking decides it matches
+    assert model.add_found("flamingoc", found.rows)
     assert [c.id for c in model.visible] == [old.id]
-    assert not model.add_found("older query", found)  # an answer to another query is dropped
+    assert not model.add_found("older query", found.rows)  # an answer to another query is dropped
+
+
+def _open_with_old_row(root: Path, index: SessionIndex, monkeypatch: pytest.MonkeyPatch) -> tuple[PickerModel, str]:
+    from dsh.resume import loading
+
+    monkeypatch.setattr(loading, "RECENT_ROWS", 5)  # the open shows the 5 newest rows of every workspace
+    old = SessionLog.create(root, "/w/far")
+    old.append("input", text="make race")
+    old.set_title("flamingo checkout race")
+    old.close()
+    for i in range(12):
+        make(root, f"/w/ws{i}", f"pytest -k case{i}")
+    index.refresh()
+    model = open_picker(index, cwd="/w/here", current_session_id=None, own_pid=os.getpid(), now=0.0)
+    model.toggle_scope()
+    return model, old.id
+
+
+def test_a_complete_answer_from_the_index_is_final_before_every_row_is_here(
+    root: Path, index: SessionIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dsh.resume.loading import find_rows
+    from dsh.resume.picker_draw import render_text
+
+    model, old_id = _open_with_old_row(root, index, monkeypatch)
+    model.set_query("flamingoc")
+    found = find_rows(index, "flamingoc", current_session_id=None, own_pid=os.getpid(), agents=False)
+    assert found.complete  # fewer rows than asked for: every row the query can list
+    assert model.add_found("flamingoc", found.rows, found.complete)
+    assert model.answered() and not model.partial
+    frame = render_text(model.frame(100, 30))
+    assert "while the rest loads" not in frame, frame
+    assert frame.splitlines()[1].split()[-1] == "1/13", frame
+    # Every row arriving changes nothing on screen: the same row, the same count.
+    model.add_all(load_rest(index, cwd="/w/here", current_session_id=None, own_pid=os.getpid()))
+    while model.refine(1.0):
+        pass
+    assert [c.id for c in model.visible] == [old_id]
+    assert render_text(model.frame(100, 30)) == frame
+
+
+def test_an_answer_cut_at_its_limit_or_with_hits_elsewhere_is_not_final(
+    root: Path, index: SessionIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dsh.resume import loading
+    from dsh.resume.loading import find_rows
+
+    model, _old = _open_with_old_row(root, index, monkeypatch)
+    model.set_query("case")  # 12 sessions hold it
+    monkeypatch.setattr(loading, "CHECKED_ROWS", 11)
+    found = find_rows(index, "case", current_session_id=None, own_pid=os.getpid(), agents=False)
+    assert len(found.rows) == 12 and not found.complete  # more than can be checked one by one
+    model.add_found("case", found.rows, found.complete)
+    assert model.partial and "…" in render_text_of(model)
+    # A typed line the transcript search matched in a row not here: not final either.
+    model.set_query("flamingoc")
+    found = find_rows(index, "flamingoc", current_session_id=None, own_pid=os.getpid(), agents=False)
+    model.add_found("flamingoc", found.rows, found.complete)
+    assert model.answered()
+    model.set_transcript_hits("flamingoc", {"s:20260101T000000Z-abcdef": "flamingoc elsewhere"})
+    assert not model.answered() and model.partial
+    assert find_rows(index, "flämingo", current_session_id=None, own_pid=os.getpid(), agents=False).complete is False
+
+
+def render_text_of(model: PickerModel) -> str:
+    from dsh.resume.picker_draw import render_text
+
+    return render_text(model.frame(100, 30))
+
+
+def test_the_count_at_the_open_counts_every_conversation(
+    root: Path, index: SessionIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The all scope's count at the open is the count every row brings (not the newest conversations')."""
+    from dsh.resume import agent_rows, loading
+
+    monkeypatch.setattr(loading, "RECENT_ROWS", 2)
+    monkeypatch.setattr(agent_rows, "RECENT_ROWS", 2)
+    make(root, "/w/a", "make")
+    index.refresh()
+    add_conversations(index, 5)
+    model = open_picker(index, cwd="/w/here", current_session_id=None, own_pid=os.getpid(), now=0.0, agents=True)
+    rows = load_rest(index, cwd="/w/here", current_session_id=None, own_pid=os.getpid(), agents=True)
+    assert model.counts[1] == len(rows.rows) == 6
+
+
+def add_conversations(index: SessionIndex, count: int) -> None:
+    """`count` Claude conversations with a prompt each, and one never prompted (never listed)."""
+    from dsh.store import agent_table
+    from dsh.store.agent_table import ConversationRow
+
+    def row(i: int, messages: int) -> ConversationRow:
+        sid = f"00000000-0000-4000-8000-{i:012d}"
+        at = f"2026-01-01T00:00:{i:02d}.000Z"
+        path = f"/h/.claude/projects/x/{sid}.jsonl"
+        return ConversationRow(
+            path, "claude", 1, 1, 1, "claude", sid, f"claude:{sid}", "/w/a", f"task {i}", f"do task {i}",
+            None, None, messages, messages, None, at, at, "/h",
+        )  # fmt: skip
+
+    index.write(lambda conn: agent_table.upsert(conn, [row(i, 2) for i in range(count)] + [row(99, 0)]))
+
+
+def test_the_best_rows_come_first_then_every_row_the_query_lists(
+    root: Path, index: SessionIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A row met only by its workspace's name is not among the first rows (title and first line), but is in
+    the complete answer; a newer query waiting stops the second look."""
+    from dsh.resume.loading import find_rows
+
+    model, old_id = _open_with_old_row(root, index, monkeypatch)
+    early: list[list[str]] = []
+    found = find_rows(
+        index, "w/far", current_session_id=None, own_pid=os.getpid(), agents=False,
+        early=lambda f: early.append([c.id for c in f.rows]),
+    )  # fmt: skip
+    assert early == [[]] and found.complete and [c.id for c in found.rows] == [old_id]
+    model.set_query("w/far")
+    model.add_found("w/far", found.rows, found.complete)
+    assert [c.id for c in model.visible] == [old_id] and not model.partial
+    cut = find_rows(index, "w/far", current_session_id=None, own_pid=os.getpid(), agents=False, superseded=lambda: True)
+    assert cut == ([], False)
+
+
+def test_every_row_listed_is_out_of_the_cyclic_collector(world: World) -> None:
+    """Listed rows hold only text and numbers: untracked, no collection walks them (they are freed as ever)."""
+    import gc
+    import weakref
+
+    rows = load_rest(world.index, cwd="/w/app", current_session_id=None, own_pid=os.getpid())
+    assert rows.rows and not any(gc.is_tracked(c) for c in rows.rows)
+    assert not any(gc.is_tracked(c.preview) for c in rows.rows)
+    title = rows.rows[0].title
+    model = PickerModel([], current_cwd="/w/app", now=0.0, all_count=0)
+    model.add_all(rows)
+    model.toggle_scope()
+    model.set_query(title)
+    assert model.visible[0].title == title  # searched and drawn as before
+    holder = weakref.ref(rows.index) if rows.index is not None else None
+    del model, rows
+    gc.collect()
+    assert holder is None or holder() is None

@@ -90,6 +90,14 @@ def agent_candidates(
     ]
 
 
+def agent_count(conn: sqlite3.Connection) -> int:
+    """How many rows `agent_candidates` lists with no filter, without listing them."""
+    listed = "(message_count > 0 OR kind = 'opencode')"
+    total = int(conn.execute(f"SELECT count(*) FROM agent_conversations WHERE {listed}").fetchone()[0])
+    hidden = sorted(open_agent_keys(conn))
+    return total - sum(listable(row) for row in agent_table.by_keys(conn, hidden).values())
+
+
 def read_agent_candidates(index: SessionIndex, **kw: Any) -> tuple[list[Candidate], list[str]]:
     """`agent_candidates` through an index, never raising: ([], [why]) when the index cannot be read."""
     try:

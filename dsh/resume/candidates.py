@@ -7,7 +7,7 @@ import gc
 import os
 import sys
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 
 from dsh.text import sanitize
@@ -237,6 +237,42 @@ def sharing_the_gil() -> Iterator[None]:
             _busy -= 1
             if _busy == 0:
                 sys.setswitchinterval(_saved_interval)
+
+
+def _gc_untrack() -> Callable[[object], None] | None:
+    try:
+        import ctypes
+
+        untrack = ctypes.pythonapi.PyObject_GC_UnTrack
+    except (ImportError, AttributeError):  # not CPython
+        return None
+    untrack.argtypes = [ctypes.py_object]
+    untrack.restype = None
+    return untrack
+
+
+_untrack: Callable[[object], None] | bool | None = False  # False: not looked up yet
+
+
+def untrack(rows: Iterable[Candidate]) -> None:
+    """Take rows out of the cyclic collector's generations (CPython's own PyObject_GC_UnTrack), as CPython
+    does by itself for a plain tuple of text: a Candidate holds only text, numbers and tuples of text, so
+    it can never be part of a cycle, and refcounting frees it as before.
+
+    120,000 new rows otherwise sit in the young generation, and the next collections walk every one
+    of them with the GIL held: a 0.2-0.8 s stall of the event loop, twice, each time every row was
+    listed (the worker's first pass when it turns the collector on again, then the loop's after a
+    frame). Untracking them takes 0.3 µs a row."""
+    global _untrack
+    if _untrack is False:
+        _untrack = _gc_untrack()
+    off = _untrack
+    if not callable(off):
+        return
+    for c in rows:
+        off(c)
+        if c.preview:
+            off(c.preview)
 
 
 @contextlib.contextmanager

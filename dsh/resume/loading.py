@@ -5,13 +5,23 @@ from __future__ import annotations
 
 import io
 import os
+import sqlite3
 from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
-from dsh.resume.agent_rows import RECENT_ROWS, read_agent_candidates
-from dsh.resume.candidates import Candidate, gc_paused, sharing_the_gil
-from dsh.resume.picker import AllRows, PickerModel, prepare_all
-from dsh.store.index import SessionIndex, release
+from dsh.resume.agent_rows import (
+    RECENT_ROWS,
+    agent_count,
+    candidate,
+    listable,
+    open_agent_keys,
+    read_agent_candidates,
+)
+from dsh.resume.candidates import Candidate, gc_paused, sharing_the_gil, untrack
+from dsh.resume.picker import AllRows, PickerModel, prepare_all, search_texts
+from dsh.resume.search import FuzzyIndex
+from dsh.store import agent_table
+from dsh.store.index import SessionIndex, like_subsequence, release
 from dsh.store.workspace import workspace_partition
 
 if TYPE_CHECKING:
@@ -59,7 +69,7 @@ def open_picker(
         others, _ = read_agent_candidates(index, limit=RECENT_ROWS)
         candidates += mine
         newest += others
-        total += len(others)  # a lower bound until every row is here
+        total += _agent_total(index, len(others))
     # The count and the rows are separate reads: a refresh in between must not make the count smaller.
     return PickerModel(
         candidates,
@@ -69,6 +79,15 @@ def open_picker(
         all_count=max(total, len(candidates)),
         all_recent=newest[:RECENT_ROWS],
     )
+
+
+def _agent_total(index: SessionIndex, at_least: int) -> int:
+    """The conversations every row will list (so the count the picker shows at once stays), or
+    `at_least` when the index cannot say."""
+    try:
+        return max(at_least, index.read(agent_count))
+    except sqlite3.Error:
+        return at_least
 
 
 def load_rest(
@@ -95,6 +114,7 @@ def load_rest(
         candidates = Candidate.from_summaries(summaries, current_session_id=current_session_id, own_pid=own_pid)
         release(summaries)
         candidates += agent_rows
+        untrack(candidates)  # before the collector is on again: it would walk every row
         error = problems[-1] if problems and not candidates else None
         return prepare_all(candidates, current_cwd=cwd, current_workspace=workspace_partition(cwd), error=error)
 
@@ -137,28 +157,76 @@ def load_rest_and_refresh(
 
 
 # Rows a search while every row loads brings at most (the newest that may match), of sessions and of
-# conversations each.
+# conversations each; and the rows its second look checks one by one, at most, to say it found them all.
 FOUND_ROWS = 100
+CHECKED_ROWS = 1000
+
+
+class Found(NamedTuple):
+    """What `find_rows` answers: the rows, and whether they are every row the query can list."""
+
+    rows: list[Candidate]
+    complete: bool
 
 
 def find_rows(
-    index: SessionIndex, query: str, *, current_session_id: str | None, own_pid: int, agents: bool
-) -> list[Candidate]:
-    """The newest rows that may match `query`, straight from the index (a LIKE per term): what the picker
-    ranks while every row is still on its way, so a query typed at the open finds an old row at once."""
-    from dsh.store.index import like_subsequence
+    index: SessionIndex,
+    query: str,
+    *,
+    current_session_id: str | None,
+    own_pid: int,
+    agents: bool,
+    early: Callable[[Found], None] | None = None,
+    superseded: Callable[[], bool] = lambda: False,
+) -> Found:
+    """The rows that may match `query`, straight from the index: what the picker ranks while every row is
+    still on its way, so a query typed at the open finds an old row at once.
 
+    First the newest rows whose title or first line hold the terms (a LIKE per term), handed to `early`:
+    the rows that rank best. Then, unless `superseded` says a newer query waits, every row whose whole
+    searched text may hold them (`wide`, a super-sequence of it): when there are at most CHECKED_ROWS, the
+    picker's own search keeps those that match, and the answer is every row the query lists (`complete`;
+    for an ASCII query, as LIKE folds only ASCII case)."""
     terms = query.split()
     if not terms:
-        return []
+        return Found([], False)
+    made = Candidate.from_summaries
     with gc_paused():
-        summaries = index.matching(terms, FOUND_ROWS)
-        rows = Candidate.from_summaries(summaries, current_session_id=current_session_id, own_pid=own_pid)
+        best = index.matching(terms, FOUND_ROWS)
+        rows = made(best, current_session_id=current_session_id, own_pid=own_pid)
+        like = [like_subsequence(term) for term in terms]
         if agents:
-            like = [like_subsequence(term) for term in terms]
             found, _ = read_agent_candidates(index, limit=FOUND_ROWS, like=like)
             rows += found
-    return rows
+    if early is not None:
+        early(Found(rows, False))
+    if len(best) >= FOUND_ROWS or not query.isascii() or superseded():
+        return Found(rows, False)  # (so many by title alone: far more by the whole text)
+    with gc_paused():
+        wide = index.matching(terms, CHECKED_ROWS + 1, wide=True)
+        if len(wide) > CHECKED_ROWS or index.warnings():
+            return Found(rows, False)
+        checked = made(wide, current_session_id=current_session_id, own_pid=own_pid)
+        if agents:
+            try:
+                raw = index.read(
+                    lambda conn: agent_table.conversations(conn, limit=CHECKED_ROWS + 1, like=like, wide=True)
+                )
+                hidden = index.read(open_agent_keys)
+            except sqlite3.Error:
+                return Found(rows, False)
+            if len(raw) > CHECKED_ROWS:
+                return Found(rows, False)
+            checked += [candidate(row) for row in raw if row.key not in hidden and listable(row)]
+        return Found(matching_rows(checked, query), True)
+
+
+def matching_rows(rows: list[Candidate], query: str) -> list[Candidate]:
+    """The rows of `rows` the picker's search of every workspace lists for `query` (its own ranking)."""
+    ranking = FuzzyIndex(search_texts(rows, with_label=True)).search(query)
+    while ranking.refine(1.0):
+        pass
+    return [rows[i] for i in sorted(ranking.rows())]
 
 
 def follow(index: _IndexLocation, refresh_agents: AgentRefresher | None = None) -> tuple[bool, list[str]]:

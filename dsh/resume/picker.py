@@ -232,6 +232,7 @@ class PickerModel:
         if rows.error is not None and not rows.rows:
             self.all_error = rows.error
             return
+        answered = self.answered()
         chosen = self.selected if self.selected_index > 0 and not self.show_archived else None
         everything, here, index = rows.rows, rows.here, rows.index
         if self._renamed or self._archived:
@@ -247,18 +248,24 @@ class PickerModel:
         if self.show_archived or not changed[self.scope]:
             return
         self._rescope(chosen)
+        ranking = self._scopes[self.scope].ranking
+        while answered and ranking is not None and ranking.refine(1.0):
+            pass  # the answer shown was final: rank it whole at once, so the screen does not change
 
-    def add_found(self, query: str, rows: Iterable[Candidate]) -> bool:
+    def add_found(self, query: str, rows: Iterable[Candidate], complete: bool = False) -> bool:
         """Rows a search of the index found for `query` while every row is still on its way: they join the
-        newest rows of the `all` scope (an old row a query names is listed at once). False, and nothing
-        done, once every row is here or for an older query."""
+        newest rows of the `all` scope (an old row a query names is listed at once). `complete`: they are
+        every row the query can list, so its answer is final before every row is here (`answered`).
+        False, and nothing done, once every row is here or for an older query."""
         if self.all_loaded or query != self.query:
             return False
+        was = self.answered()
+        self._complete_query = query if complete else None
         scope = self._live[ALL]
         have = {c.key for c in scope.rows}
         new = [c for c in rows if c.key not in have and c.key not in self._archived and not c.archived]
         if not new:
-            return False
+            return self.answered() != was
         chosen = self.selected if self.selected_index > 0 and not self.show_archived else None
         scope.reset(newest_first(self._with_local_edits([*scope.rows, *new])))
         if self.scope == ALL and not self.show_archived:
@@ -522,8 +529,24 @@ class PickerModel:
 
     @property
     def partial(self) -> bool:
-        """Whether the active scope shows only the newest rows while the rest loads."""
-        return not self.show_archived and self.scope == ALL and not self.all_loaded and bool(self._live[ALL].rows)
+        """Whether the active scope shows only the newest rows while the rest loads (and they may not be
+        every row the query lists)."""
+        if self.show_archived or self.scope != ALL or self.all_loaded or not self._live[ALL].rows:
+            return False
+        return not self.answered()
+
+    _complete_query: str | None = None  # the query whose found rows are every row it can list
+
+    def answered(self) -> bool:
+        """Whether, while every row is still on its way, the `all` scope holds every row the query lists:
+        the index's search for it was complete (`add_found`) and every typed line or prompt the transcript
+        search matched is of a row here."""
+        if self.all_loaded or not self.query.split() or self._complete_query != self.query:
+            return False
+        if self._hits_query == self.query:
+            scope = self._live[ALL]
+            return all(scope.row_of(owner) is not None for owner in self._hits)
+        return True
 
     def match_positions(self, c: Candidate) -> dict[str, tuple[int, ...]]:
         """Matched character positions per field (`title`, `first_input`, `id`, `label`) of one row."""

@@ -54,6 +54,10 @@ class TranscriptSearcher:
             self._rows_waiting = (query, job, deliver)
             self._start()
 
+    def rows_waiting(self) -> bool:
+        """Whether a newer `ask_rows` waits (a job still running may stop early)."""
+        return self._rows_waiting is not None
+
     def _start(self) -> None:
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, name="dsh-transcripts", daemon=True)

@@ -151,12 +151,14 @@ def conversations(
     limit: int | None = None,
     sources: Sequence[str] | None = None,
     like: Sequence[str] = (),
+    wide: bool = False,
 ) -> list[ConversationRow]:
     """Conversations newest first: those recorded in one of `cwds`, or all; of `sources`, or of every one;
-    whose title or first prompt match every LIKE pattern of `like` (escape character `\\`)."""
+    whose title or first prompt match every LIKE pattern of `like` (escape character `\\`). `wide`: the
+    whole text the picker searches in a conversation's row instead, as a super-sequence of it (`WIDE_TEXT`)."""
     where: list[str] = []
     params: list[object] = []
-    text = "(title || ' ' || coalesce(first_prompt, ''))"
+    text = WIDE_TEXT if wide else "(title || ' ' || coalesce(first_prompt, ''))"
     for pattern in like:
         where.append(f"{text} LIKE ? ESCAPE '\\'")
         params.append(pattern)
@@ -171,6 +173,15 @@ def conversations(
         sql += " LIMIT ?"
         params.append(limit)
     return [ConversationRow(*row) for row in conn.execute(sql, params)]
+
+
+# A super-sequence of a conversation row's searched text in the picker (title · first prompt · id · label):
+# the title may fall back to the first prompt or `(no prompt yet)`, the label is the cwd with `~` for the
+# home folder, or `(no workspace)`.
+WIDE_TEXT = (
+    "(title || ' · ' || coalesce(first_prompt, '') || ' · (no prompt yet) · ' || coalesce(first_prompt, '')"
+    " || ' · ' || id || ' · ~' || coalesce(cwd, '') || ' (no workspace)')"
+)
 
 
 def by_keys(conn: sqlite3.Connection, keys: Sequence[str]) -> dict[str, ConversationRow]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.application.current import get_app_or_none
@@ -18,6 +18,9 @@ from prompt_toolkit.layout.controls import UIContent, UIControl
 from dsh.resume.candidates import CURRENT_SESSION, Candidate
 from dsh.resume.picker import MACHINES, AllRows, PickerModel
 from dsh.ui.window import ViewWindow
+
+if TYPE_CHECKING:
+    from dsh.resume.loading import Found
 
 ARCHIVE_CONFIRM_SECONDS = 3.0
 
@@ -82,7 +85,7 @@ class PickerView:
         on_unarchive: Callable[[Candidate], bool | None] | None = None,
         load_archived: Callable[[Callable[[list[Candidate]], None]], None] | None = None,
         search_transcripts: Callable[[str, Callable[[str, dict[str, str]], None], object], bool] | None = None,
-        find_rows: Callable[[str, Callable[[str, list[Candidate]], None]], None] | None = None,
+        find_rows: Callable[[str, Callable[[str, list[Candidate] | Found], None]], None] | None = None,
         get_app: Callable[[], Application[Any] | None] = get_app_or_none,
         keys_elsewhere: Callable[[], bool] | None = None,
         load_machines: Callable[[PickerView], None] | None = None,
@@ -198,13 +201,15 @@ class PickerView:
             return
         loop = asyncio.get_running_loop()
 
-        def deliver(query: str, rows: list[Candidate]) -> None:  # on the searcher's thread
+        def deliver(query: str, rows: list[Candidate] | Found) -> None:  # on the searcher's thread
             loop.call_soon_threadsafe(self.rows_found, query, rows)
 
         self.find_rows(self.model.query, deliver)
 
-    def rows_found(self, query: str, rows: list[Candidate]) -> None:
-        if self.model.add_found(query, rows):
+    def rows_found(self, query: str, rows: list[Candidate] | Found) -> None:
+        """What `find_rows` answered (a Found; a plain list is rows that may not be all)."""
+        found, complete = (rows, False) if isinstance(rows, list) else (rows.rows, rows.complete)
+        if self.model.add_found(query, found, complete):
             self._refine_later()
             app = self._get_app()
             if app is not None and app.is_running:
