@@ -152,10 +152,13 @@ def test_every_control_message_and_frame_kind_is_in_the_protocol_section() -> No
     for _path, tree in _trees():
         for call in ast.walk(tree):
             if isinstance(call, ast.Call) and ast.unparse(call.func) in ("protocol.control", "control"):
-                first = call.args[0] if call.args else None
-                if isinstance(first, ast.Constant) and isinstance(first.value, str):
-                    sent[first.value] |= {keyword.arg for keyword in call.keywords if keyword.arg}
+                first = ast.unparse(call.args[0]).split(".") if call.args else []
+                if first[-2:-1] in (["ToClient"], ["ToHost"]):  # protocol.ToHost.LEAVE
+                    kind = getattr(protocol, first[-2])[first[-1]].value
+                    sent[kind] |= {keyword.arg for keyword in call.keywords if keyword.arg}
     assert {"exit", "switch", "leave", "switch_failed", "redraw"} <= set(sent)
+    for member in [*protocol.ToClient, *protocol.ToHost]:
+        assert f"`{member.value}" in section, f"control message {member.value!r} is not in the protocol section"
     for kind, fields in sent.items():
         assert f"`{kind}" in section, f"control message {kind!r} is not in the protocol section"
         for field in fields:
