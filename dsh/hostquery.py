@@ -64,3 +64,78 @@ def query(path: Path) -> dict[str, Any] | None:
     if not answer.get("ok") or not isinstance(answer.get("session"), str) or not isinstance(answer.get("cwd"), str):
         return None
     return answer
+
+
+class Asking:
+    """Query handshakes sent to several hosts at once, their answers read together by `answers`: a
+    listing sends them first, does its own work meanwhile, then waits at most a bound for what is late,
+    so a host that does not answer (stopped, busy) costs the listing that bound, never more."""
+
+    def __init__(self, paths: list[Path]) -> None:
+        self._socks: dict[Path, Any] = {}
+        hello = protocol.hello(rows=1, cols=1, env={}, pid=os.getpid(), intent={"kind": "query"})
+        for path in paths:
+            try:
+                sock = connect_private(path, QUERY_TIMEOUT)
+                if sock is None:
+                    continue
+                sock.setblocking(False)
+                sock.send(hello)  # a few hundred bytes into an empty socket buffer: taken whole
+            except (OSError, RunDirError):
+                continue
+            self._socks[path] = sock
+
+    def answers(self, timeout: float) -> dict[Path, dict[str, Any]]:
+        """Every answer that came within `timeout` seconds from now, by socket; the rest are dropped."""
+        import selectors
+        import time
+
+        found: dict[Path, dict[str, Any]] = {}
+        buffers = {path: b"" for path in self._socks}
+        deadline = time.monotonic() + timeout
+        with selectors.DefaultSelector() as selector:
+            for path, sock in self._socks.items():
+                selector.register(sock, selectors.EVENT_READ, path)
+            while buffers:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                for key, _ in selector.select(left):
+                    path = key.data
+                    try:
+                        chunk = key.fileobj.recv(65536)  # type: ignore[union-attr]
+                    except BlockingIOError:
+                        continue
+                    except OSError:
+                        chunk = b""
+                    data = buffers[path] + chunk
+                    if chunk and b"\n" not in data and len(data) <= protocol.HELLO_MAX:
+                        buffers[path] = data
+                        continue
+                    selector.unregister(key.fileobj)
+                    del buffers[path]
+                    with contextlib.suppress(protocol.ProtocolError):
+                        answer = protocol.decode_line(data.split(b"\n", 1)[0])
+                        if answer.get("ok") and isinstance(answer.get("session"), str):
+                            found[path] = answer
+        self.close()
+        return found
+
+    def close(self) -> None:
+        for sock in self._socks.values():
+            with contextlib.suppress(OSError):
+                sock.close()
+        self._socks.clear()
+
+
+def listening_sockets() -> list[Path]:
+    """Every host socket of this DSH_HOME (a listing of its folders; nothing is connected to)."""
+    found: list[Path] = []
+    try:
+        directories = host_socket_dirs()
+    except (OSError, RunDirError):
+        return []
+    for directory in directories:
+        with contextlib.suppress(OSError):
+            found += [directory / name for name in sorted(os.listdir(directory)) if name.endswith(SOCKET_SUFFIX)]
+    return found

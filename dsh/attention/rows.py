@@ -113,3 +113,16 @@ class AgentRow(
 def sort_rows(rows: list[AgentRow]) -> list[AgentRow]:
     """Blocked, done, working, idle, exited; within a state the one waiting longest first."""
     return sorted(rows, key=lambda row: (URGENCY.get(row.state, 99), row.since, row.session or "", row.pane or ""))
+
+
+def rows_of(answer: dict[str, object]) -> list[AgentRow]:
+    """The agent rows in a host's query answer (checked: another process wrote them)."""
+    session, cwd, agents = answer.get("session"), answer.get("cwd"), answer.get("agents")
+    if not answer.get("ok") or not isinstance(session, str) or not isinstance(cwd, str) or not isinstance(agents, list):
+        return []
+    rows = []
+    for item in agents[:MAX_ROWS_PER_HOST]:
+        row = AgentRow.from_dict(item, session=session, cwd=cwd)
+        if row is not None:
+            rows.append(row)
+    return rows

@@ -37,6 +37,18 @@ def counts_line(states: list[str | None]) -> str:
     return " · ".join(parts)
 
 
+def session_line(states: list[str]) -> str:
+    """A session's agents in a listing's row, every state counted, most urgent first:
+    "1 needs you · 2 working · 1 idle"; empty when it has none."""
+    parts = []
+    for state in STATES:
+        count = states.count(state)
+        if count:
+            label = "need you" if state == BLOCKED and count > 1 else LABELS[state]
+            parts.append(f"{count} {label}")
+    return " · ".join(parts)
+
+
 def age(seconds: float) -> str:
     """A state's age as a person says it: 12s, 3m, 2h, 4d (a clock set back reads as 0s)."""
     seconds = max(0, int(seconds))

@@ -13,6 +13,7 @@ from dsh.cli.options import add_option_flag, option_flags
 if TYPE_CHECKING:
     import argparse
 
+    from dsh.cli.live_agents import LiveAgents
     from dsh.resume.candidates import Candidate
     from dsh.store.store import Store
     from dsh.store.summary import Summary
@@ -70,7 +71,10 @@ def run(args: argparse.Namespace) -> int:
     notes: list[str] = []
     rows: list[Summary] = []
     json_rows: list[str] = []
+    agent_lines: dict[str, str] = {}
     store.index.map_reads()  # a listing reads every row, and ends: see map_reads
+    # The live sessions' hosts are asked for their agents now, and answer while the index is read.
+    live = None if args.agents else live_agents()
     try:
         store.refresh()
         # Agent conversations are read too: a session's title may be its agent's, and --agents lists them.
@@ -83,11 +87,18 @@ def run(args: argparse.Namespace) -> int:
         if args.agents:
             agent_rows, holders = agent_listing(store, cwd)
         elif args.json:
-            json_rows = listing_json(store, cwd, include_archived=args.archived)
+            json_rows = listing_json(store, cwd, include_archived=args.archived, live=live)
         else:
             rows = store.index.summaries(cwd=cwd, include_archived=args.archived)
+            if live is not None:
+                for row in rows:
+                    line = live.line(row.id) if row.live_pid is not None else None
+                    if line:
+                        agent_lines[row.id] = line
     finally:
         store.close()
+        if live is not None:
+            live.close()
     if args.agents:
         for warning in [*config.warnings, *store.warnings, *notes]:
             say(f"dsh: warning: {warning}")
@@ -100,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
             # One summary a line, ASCII with JSON escapes (C1 controls and the like never reach a terminal raw).
             write_json_rows(sys.stdout, json_rows)
         elif rows:
-            write_table(sys.stdout, rows, with_workspace=args.all)
+            write_table(sys.stdout, rows, with_workspace=args.all, agents=agent_lines)
         else:
             _say_empty(cwd)
         sys.stdout.flush()
@@ -109,6 +120,18 @@ def run(args: argparse.Namespace) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
     return 0
+
+
+def live_agents() -> LiveAgents | None:
+    """The hosts asked for their agents (None when no host listens: nothing to ask, nothing imported)."""
+    from dsh.hostquery import listening_sockets
+
+    paths = listening_sockets()
+    if not paths:
+        return None
+    from dsh.cli.live_agents import LiveAgents
+
+    return LiveAgents(paths)
 
 
 def write_json_rows(out: TextIO, rows: list[str], batch: int = 2000) -> None:
@@ -243,9 +266,10 @@ def write_agents(
     return 0
 
 
-def listing_json(store: Store, cwd: str | None, *, include_archived: bool) -> list[str]:
+def listing_json(store: Store, cwd: str | None, *, include_archived: bool, live: LiveAgents | None = None) -> list[str]:
     """The summaries as JSON objects (SQLite writes them; see dsh.store.json_listing), each with its panes'
-    restore states (LIVE, RESTORED, RESUMABLE, EXITED) from its snapshot."""
+    restore states (LIVE, RESTORED, RESUMABLE, EXITED) from its snapshot, and a live session's
+    `agent_states` as its host answered (null when it did not in time)."""
     import sqlite3
 
     from dsh.persist.listing import CachedPaneStates, sessions_with_state
@@ -278,6 +302,7 @@ def listing_json(store: Store, cwd: str | None, *, include_archived: bool) -> li
                     raw_row=raw_row,
                     saved=saved,
                     kept=states,
+                    live=None if live is None else live.add_states,
                 )
             )
         )

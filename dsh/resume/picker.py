@@ -4,7 +4,7 @@ the archived view; its drawing is dsh.resume.picker_draw."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime, tzinfo
 from itertools import pairwise
 from operator import attrgetter
@@ -211,6 +211,9 @@ class PickerModel:
         self.selected_index = 0
         self._top = 0
         self._last_height = 20
+        # A live session's agents' states as its host last said ("1 needs you · 2 working"), asked by the
+        # drawing for the rows it shows; set by whoever knows the hosts (the view), else none are shown.
+        self.agents_of: Callable[[str], str] | None = None
 
     @property
     def _scopes(self) -> dict[str, _Scope]:

@@ -238,6 +238,9 @@ def _row_lines(model: PickerModel, c: Candidate, selected: bool, width: int) -> 
         left.append((merge(S_DISABLED, sel), f"  — {c.unresumable_reason}"))
     elif c.live_pid is not None:
         left.append((merge(S_META, sel), f"  ● {c.state}"))  # Enter attaches its running host
+        agents = model.agents_of(c.id) if model.agents_of is not None and c.machine is None else ""
+        if agents:
+            left.append((merge(S_META, sel), f" · {agents}"))
     elif c.state == "crashed":
         left.append((merge(S_META, sel), "  ✗ crashed"))  # Enter restores it from its snapshot
     room = max(0, width - sum(cells(t) for _, t in meta) - 1)

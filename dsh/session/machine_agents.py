@@ -13,7 +13,7 @@ import time
 from typing import TYPE_CHECKING
 
 from dsh import protocol
-from dsh.attention.rows import AgentRow
+from dsh.attention.rows import AgentRow, rows_of
 
 if TYPE_CHECKING:
     from dsh.machines.config import Machine
@@ -132,6 +132,18 @@ class MachineAgents:
             self.session.observer.on_changed()
 
 
+def live_agents_line(session: Session, session_id: str) -> str:
+    """Another live session's agents' states as its host last said them ("1 needs you · 2 working"), for
+    its row in /resume; this session's own, as they are."""
+    from dsh.attention.states import session_line
+
+    if session_id == session.log.id:
+        states = [pane.agent_state.state for pane in session.panes.values() if pane.agent_state is not None]
+    else:
+        states = [row.state for row in session.machine.local_rows if row.session == session_id]
+    return session_line(states)
+
+
 async def ask_hosts(exclude: str | None = None) -> list[AgentRow]:
     """Every listening host's agent rows (but `exclude`'s), asked in parallel."""
     from dsh.rundir import SOCKET_SUFFIX, RunDirError, host_sockets
@@ -172,19 +184,6 @@ async def ask_host(path: str) -> list[AgentRow]:
             with contextlib.suppress(Exception):
                 await writer.wait_closed()
     return rows_of(answer)
-
-
-def rows_of(answer: dict[str, object]) -> list[AgentRow]:
-    """The agent rows in a host's query answer (checked: another process wrote them)."""
-    session, cwd, agents = answer.get("session"), answer.get("cwd"), answer.get("agents")
-    if not answer.get("ok") or not isinstance(session, str) or not isinstance(cwd, str) or not isinstance(agents, list):
-        return []
-    rows = []
-    for item in agents[:64]:
-        row = AgentRow.from_dict(item, session=session, cwd=cwd)
-        if row is not None:
-            rows.append(row)
-    return rows
 
 
 def focus_in_host(session_id: str, pane_id: str) -> bool:

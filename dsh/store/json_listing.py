@@ -46,6 +46,8 @@ _FRESH = "kept_text IS NOT NULL AND kept_home = ?1 AND kept_title = title"
 
 Panes = Callable[[str, bool], list[dict[str, object]] | None]
 Fallback = Callable[[str], dict[str, Any] | None]
+# What a listing adds to a live session's object (dsh sessions: its agents' states, as its host says).
+Live = Callable[[str, dict[str, Any]], None]
 
 
 def stored_json(d: Digest) -> tuple[str, str]:
@@ -113,6 +115,7 @@ def json_listing(
     home: str | None = None,
     saved: Collection[str] | None = None,
     kept: KeptRows | None = None,
+    live: Live | None = None,
 ) -> Iterator[str]:
     """The listing's objects as JSON text (ASCII), newest first.
 
@@ -121,7 +124,7 @@ def json_listing(
     a row whose text SQLite holds as bytes. With `kept`, a session that is not live is written from its
     kept row while that holds (the log is unchanged, as the row is the log's; the session is still in
     `saved`; and `kept.holds` its agents' checks, if it has any), and each row written with panes is
-    offered to it.
+    offered to it. `live(session_id, object)` adds to a live session's object what only its host knows.
     """
     if kept is not None:
         # NULL for a kept row that is not today's: worked out again below.
@@ -160,6 +163,8 @@ def json_listing(
             data = raw_row(path if isinstance(path, str) else path.decode("utf-8", "surrogatepass"))
             if data is not None:
                 data["panes"] = panes(data["id"], data["live_pid"] is not None) or []
+                if live is not None and data["live_pid"] is not None:
+                    live(data["id"], data)
                 yield json.dumps(data)
             continue
         pid = None if closed else live_pid(Path(path))
@@ -181,6 +186,8 @@ def json_listing(
             data["live_pid"] = pid
             data["state"] = session_state(pid, bool(closed), bool(attached))
         data["panes"] = found or []
+        if live is not None and pid is not None:
+            live(session_id, data)
         finished = json.dumps(data)
         if kept is not None and pid is None and found is not None:
             kept.keep(path, (size, mtime_ns), session_id, finished, label_home, title)

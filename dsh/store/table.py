@@ -32,14 +32,29 @@ def state(row: Summary) -> str:
     return row.state + (",archived" if row.archived else "")
 
 
-def write_table(out: TextIO, rows: list[Summary], *, with_workspace: bool, width: int | None = None) -> None:
-    """An aligned table; every text field from disk is sanitized and cut to fit the terminal."""
+def write_table(
+    out: TextIO,
+    rows: list[Summary],
+    *,
+    with_workspace: bool,
+    width: int | None = None,
+    agents: dict[str, str] | None = None,
+) -> None:
+    """An aligned table; every text field from disk is sanitized and cut to fit the terminal. `agents`:
+    a live session's agents' states by its id ("1 needs you · 2 working"), in an AGENTS column when any
+    row has them."""
     width = width or shutil.get_terminal_size((100, 24)).columns
-    header = ["ID", "AGE", "STATE", "PANES"] + (["WORKSPACE"] if with_workspace else []) + ["TITLE"]
+    agents = agents or {}
+    header = (
+        ["ID", "AGE", "STATE", "PANES"] + (["AGENTS"] if agents else []) + (["WORKSPACE"] if with_workspace else [])
+    )
+    header.append("TITLE")
     now = time.time()
     table: list[list[str]] = []
     for row in rows:
         cells = [row.id, age(row.updated_at, now), state(row), str(row.pane_count)]
+        if agents:
+            cells.append(agents.get(row.id, ""))
         if with_workspace:
             label = sanitize(row.workspace_label)
             cells.append(label if len(label) <= 32 else "…" + label[-31:])

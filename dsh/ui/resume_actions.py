@@ -117,6 +117,10 @@ class ResumeActions:
             return
         if model.selected is not None and model.selected.id == session.log.id:
             model.move(1)  # this session cannot be resumed from itself: start on the one before it
+        from dsh.session.machine_agents import live_agents_line
+
+        model.agents_of = lambda session_id: live_agents_line(session, session_id)
+        session.machine.refresh()  # the other hosts' agents as they are now (a redraw when they answer)
         view.picker = model
         view.picker_view = picker_view = PickerView(
             model,

@@ -138,3 +138,58 @@ def test_notifications_survive_a_kill_9_of_the_host_and_unread_stays_unread(
     r.type_line("/notifications")
     screen = r.wait_for("unread of", timeout=30)
     assert "1 unread of 1" in screen and "● " in screen and "build finished" in screen
+
+
+def test_a_live_session_s_row_shows_its_agents_states_in_sessions_and_resume(
+    run, agent_env, dsh_cmd, dsh_home, tmp_path: Path
+) -> None:
+    """`dsh sessions` (text and --json) and /resume show a live session's agents' states, asked of its
+    host; a host that does not answer (stopped) leaves its row listed without them, and the list is not
+    held up for it."""
+    import signal
+
+    from tests.e2e.hosts import host_pid
+
+    work = tmp_path / "work"
+    work.mkdir()
+    made = dsh(dsh_cmd, "new", "-d", "--json", "--", "claude", env=agent_env, cwd=work)
+    assert made.returncode == 0, made.stderr
+    sid = json.loads(made.stdout)["session"]
+    sent = dsh(dsh_cmd, "send", "-t", f"{sid}:p1", "ask make deploy\r", env=agent_env, cwd=work)
+    assert sent.returncode == 0, sent.stderr
+    waited = dsh(dsh_cmd, "wait", "-t", f"{sid}:p1", "--state", "blocked", "--timeout", "20", env=agent_env, cwd=work)
+    assert waited.returncode == 0, waited.stderr + waited.stdout
+
+    table = dsh(dsh_cmd, "sessions", env=agent_env, cwd=work).stdout.splitlines()
+    assert "AGENTS" in table[0].split()
+    assert "1 needs you" in next(line for line in table if line.startswith(sid))
+    listed = {row["id"]: row for row in json.loads(dsh(dsh_cmd, "sessions", "--json", env=agent_env, cwd=work).stdout)}
+    [state] = listed[sid]["agent_states"]
+    assert (state["pane"], state["kind"], state["state"], state["message"]) == (
+        "p1",
+        "claude",
+        "blocked",
+        "allow Bash: make deploy",
+    )
+
+    d = run(cwd=work, env=agent_env)
+    d.wait_for("PROMPT", timeout=30)
+    d.type_line("/resume")
+    d.wait_until(
+        lambda screen: any("● " in line and "1 needs you" in line for line in screen.splitlines()),
+        what="the live session's row with its agent's state",
+        timeout=30,
+    )
+
+    pid = host_pid(dsh_home, sid)
+    os.kill(pid, signal.SIGSTOP)  # listening, never answering
+    try:
+        stopped = subprocess.run(
+            [*dsh_cmd, "sessions", "--json"], env=agent_env, cwd=work, capture_output=True, text=True, timeout=10
+        )
+        row = next(row for row in json.loads(stopped.stdout) if row["id"] == sid)
+        assert row["live_pid"] is not None and row["agent_states"] is None
+        table = dsh(dsh_cmd, "sessions", env=agent_env, cwd=work).stdout
+        assert sid in table and "needs you" not in table
+    finally:
+        os.kill(pid, signal.SIGCONT)
