@@ -1,10 +1,11 @@
-"""End to end, two clients on one session (real PTYs): a notification is sent out to the client whose
+"""End to end, two clients on one session (real PTYs): dsh's notice is sent out to the client whose
 screen does not show its pane and not to the one looking at it, read when a client looks again; and the
 panes take the smallest client's size, or with `ui.window_size = "latest"` the last active one's."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import time
@@ -19,6 +20,7 @@ pytestmark = pytest.mark.slow
 
 C_B = "\x02"
 OSC9 = b"\x1b]9;"
+FAKES = Path(__file__).resolve().parent.parent / "fakes" / "bin"
 
 
 def dsh(dsh_cmd: list[str], *args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -62,42 +64,58 @@ def wait_raw(driver: PtyDriver, needle: bytes, since: int, what: str, timeout: f
         time.sleep(0.05)
 
 
-def test_a_notification_goes_out_to_the_client_not_looking_and_is_read_when_one_looks(
-    launch: Launch, dsh_cmd: list[str], dsh_env: dict[str, str], dsh_home: Path, tmp_path: Path
+@pytest.fixture
+def agent_env(dsh_env: dict[str, str], tmp_path: Path) -> dict[str, str]:
+    """The fake Claude on PATH (it runs the hooks dsh gives it, as the real one does); both terminals
+    take OSC 9 notifications."""
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    path = f"{FAKES}{os.pathsep}{dsh_env.get('PATH', '')}"
+    env = {**dsh_env, "PATH": path, "HOME": str(home), "TERM_PROGRAM": "iTerm.app"}
+    env.pop("CLAUDE_CONFIG_DIR", None)
+    return env
+
+
+def test_an_agent_s_notice_goes_out_to_the_client_not_looking_and_is_read_when_one_looks(
+    launch: Launch, dsh_cmd: list[str], agent_env: dict[str, str], dsh_home: Path, tmp_path: Path
 ) -> None:
-    env = {**dsh_env, "TERM_PROGRAM": "iTerm.app"}  # both terminals take OSC 9 notifications
-    first = launch(cwd=tmp_path, env=env, rows=30, cols=100)
-    first.wait_for("PROMPT", timeout=30)
-    sid = only_session(dsh_cmd, env, tmp_path)
+    """dsh's own notices (an agent's hook turning it blocked or done) are per client: the client
+    looking at the pane is told nothing, one whose picker covers the panes gets the notification; with
+    nobody looking it is kept unread, and read when one client's screen shows the pane again."""
+    env = agent_env
+    made = dsh(dsh_cmd, "new", "-d", "--json", "--", "claude", env=env, cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    sid = json.loads(made.stdout)["session"]
+    first = launch("attach", sid, cwd=tmp_path, env=env, rows=30, cols=100)
+    first.wait_for("fake-claude session", timeout=30)
     second = launch("attach", sid, cwd=tmp_path, env=env, rows=30, cols=100)
-    second.wait_for("PROMPT", timeout=30)
-    # The second client opens the picker over the panes; the first keeps looking at p1.
-    second.type_line("/resume")
+    second.wait_for("fake-claude session", timeout=30)
+    # The second client opens the picker over the panes; the first keeps looking at p1, the agent.
+    second.send(C_B + "s")
     second.wait_for("Esc", timeout=30)
     mark_first, mark_second = len(first.raw), len(second.raw)
-    sent = dsh(dsh_cmd, "send", "-t", f"{sid}:p1", "printf '\\033]9;build finished\\007'\r", env=env, cwd=tmp_path)
+    sent = dsh(dsh_cmd, "send", "-t", f"{sid}:p1", "ask make deploy\r", env=env, cwd=tmp_path)
     assert sent.returncode == 0, sent.stderr
-    wait_raw(second, OSC9 + b"sh: build finished", mark_second, "the notification, to the client in the picker")
-    first.wait_for("build finished", timeout=30)  # (the line typed into the pane, echoed)
+    asked = OSC9 + b"claude needs you: allow Bash: make deploy"
+    wait_raw(second, asked, mark_second, "the ask, to the client in the picker")
+    first.wait_for("! needs you", timeout=30)  # the state, in the header of the client looking
     time.sleep(0.5)
     assert OSC9 not in bytes(first.raw[mark_first:])  # it looks at the pane: nothing sent out to it
-    assert "(!)" not in first.text()
 
-    # Both in the picker: nobody looks, so it is kept unread and goes out to both.
-    first.type_line("/resume")
+    # Both in the picker: nobody looks, so the turn's end is kept unread and goes out to both.
+    first.send(C_B + "s")
     first.wait_for("Esc", timeout=30)
     mark_first, mark_second = len(first.raw), len(second.raw)
-    sent = dsh(dsh_cmd, "send", "-t", f"{sid}:p1", "printf '\\033]9;tests failed\\007'\r", env=env, cwd=tmp_path)
+    sent = dsh(dsh_cmd, "send", "-t", f"{sid}:p1", "y\r", env=env, cwd=tmp_path)
     assert sent.returncode == 0, sent.stderr
-    wait_raw(first, OSC9 + b"sh: tests failed", mark_first, "the notification, to the first client")
-    wait_raw(second, OSC9 + b"sh: tests failed", mark_second, "the notification, to the second client")
-    notes = wait_notes(dsh_home, lambda notes: ("tests failed", True) in notes, "kept unread")
-    assert [text for text, _ in notes] == ["tests failed"]  # the one seen in front of a client was not kept
+    wait_raw(first, OSC9 + b"claude is done", mark_first, "the turn's end, to the first client")
+    wait_raw(second, OSC9 + b"claude is done", mark_second, "the turn's end, to the second client")
+    notes = wait_notes(dsh_home, lambda notes: any(unread for _, unread in notes), "kept unread")
+    assert [text.split(":")[0] for text, _ in notes] == ["claude done"]  # the ask seen in front of a client: not kept
     # The first client leaves the picker: it looks at p1 again, which reads it (the second still in its picker).
     first.send("\x1b")
-    first.wait_for("PROMPT", timeout=30)
-    wait_notes(dsh_home, lambda notes: notes == [("tests failed", False)], "read once a client looked")
-    assert "(!)" not in first.text()
+    first.wait_for("○ idle", timeout=30)
+    wait_notes(dsh_home, lambda notes: notes and not any(unread for _, unread in notes), "read once a client looked")
 
 
 def pane_size(driver: PtyDriver, tag: str) -> tuple[int, int]:
