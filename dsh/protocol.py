@@ -17,6 +17,9 @@ client: OUTPUT (terminal bytes), CONTROL (JSON). Control messages are objects wi
                                                `leave`, hands the terminal to argv (ssh there), and
                                                when it ends attaches this session again
                   pong                         the answer to `ping`
+                  detach_keys {keys}           the keys that detach changed (/reload): the client
+                                               reads these itself when the host stops answering
+                                               (a client of 5 ignores it, keeping its welcome's)
   client → host   leave                        the client is moving to another session
                   switch_failed {error}        it could not; the host says so and carries on
                   redraw                       the client's terminal was reset (SIGCONT): draw it all
@@ -83,6 +86,7 @@ class ToClient(StrEnum):
     SWITCH = "switch"
     REMOTE = "remote"
     PONG = "pong"
+    DETACH_KEYS = "detach_keys"
 
 
 class ToHost(StrEnum):

@@ -108,7 +108,7 @@ def test_a_host_reads_its_clients_frames_within_each_kinds_bound() -> None:
 
 def test_control_types_keep_their_wire_values() -> None:
     # The values are the protocol's (a client and a host of one version must read each other's).
-    assert [t.value for t in protocol.ToClient] == ["exit", "switch", "remote", "pong"]
+    assert [t.value for t in protocol.ToClient] == ["exit", "switch", "remote", "pong", "detach_keys"]
     assert [t.value for t in protocol.ToHost] == ["leave", "switch_failed", "redraw", "ping"]
     assert protocol.control(protocol.ToHost.LEAVE) == protocol.frame(protocol.CONTROL, b'{"type": "leave"}')
     sent = protocol.control(protocol.ToClient.EXIT, code=0, message="bye")

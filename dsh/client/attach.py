@@ -52,6 +52,11 @@ WEDGED_AFTER = 4.0
 DEFAULT_DETACH = b"\x02d"  # C-b d
 
 
+def detach_keys_of(text: object) -> bytes:
+    """The detach keys a host names (its welcome's `detach`, a `detach_keys` message); b"" for none."""
+    return text.encode("latin-1", "replace") if isinstance(text, str) and 0 < len(text) <= 8 else b""
+
+
 class AttachError(Exception):
     """Attaching failed before the session was shown; the message is for the user."""
 
@@ -172,9 +177,7 @@ class Attachment:
         # A host that answers pings (older ones do not: their silence is never taken for a wedge), and
         # the keys that detach from it, which the client then reads itself.
         self.pings = welcome.get("ping") is True
-        detach = welcome.get("detach")
-        keys = detach.encode("latin-1", "replace") if isinstance(detach, str) and 0 < len(detach) <= 8 else b""
-        self.detach_keys = keys or DEFAULT_DETACH
+        self.detach_keys = detach_keys_of(welcome.get("detach")) or DEFAULT_DETACH
 
     @classmethod
     def open(
@@ -447,6 +450,9 @@ class Pump:
             self._to_host(attachment, protocol.control(protocol.ToHost.LEAVE))
             attachment.leave()
             return Outcome(OutcomeKind.SWITCH, next=result)
+        if kind is protocol.ToClient.DETACH_KEYS:  # a /reload changed them
+            attachment.detach_keys = detach_keys_of(message.get("keys")) or attachment.detach_keys
+            return None
         if kind is protocol.ToClient.REMOTE:
             argv = message.get("argv")
             if not (isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv)):

@@ -113,6 +113,10 @@ class Connection:
         else:
             self._send(protocol.control(protocol.ToClient.SWITCH, session=session_id, cwd=cwd))
 
+    def send_detach_keys(self, keys: str) -> None:
+        """The keys that detach changed (a /reload): the client reads these itself when the host is stuck."""
+        self._send(protocol.control(protocol.ToClient.DETACH_KEYS, keys=keys))
+
     def request_remote(self, argv: list[str]) -> None:
         """Enter on another machine's row: the client says `leave`, runs `argv` (ssh there) with the
         terminal, and attaches this session again when it ends; the session is kept, detached."""

@@ -85,6 +85,13 @@ class HostServer:
         # dsh.host.control's, made by its first request: the verbs' slots and the slash commands it runs.
         self.control_slots: asyncio.Semaphore | None = None
         self.control_registry: Registry | None = None
+        session.after_reload.append(self._reloaded)
+
+    def _reloaded(self) -> None:
+        """A /reload may have changed the prefix: each client learns the keys that now detach."""
+        keys = _detach_keys(self.session.config).decode("latin-1")
+        for client in self.clients:
+            client.send_detach_keys(keys)
 
     @property
     def current(self) -> Connection | None:

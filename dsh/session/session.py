@@ -133,6 +133,8 @@ class Session:
         self._agent_titles_due = 0.0 if self.titles.learned else float("inf")
         self.closing = False
         self._reloading: asyncio.Task[None] | None = None  # /reload asking the other hosts
+        # Called after each /reload has been taken (the host: each client's detach keys, sent anew).
+        self.after_reload: list[Callable[[], object]] = []
         # `dsh wait` (dsh.host.verbs): futures woken by any pane's output, exit or report, each then
         # checking its own condition; and the last panes whose programs ended, kept after their panes
         # closed, so that a script can still read a helper pane's exit status and output.
@@ -268,6 +270,8 @@ class Session:
         warnings = list(config.warnings)
         self.observer.on_config_reloaded(warnings, by)
         self.observer.on_changed()
+        for callback in self.after_reload:
+            callback()
         return warnings
 
     def reload_everywhere(self, on_spread: Callable[[int], object] | None = None) -> list[str]:

@@ -1,9 +1,12 @@
 """End to end (real PTYs): /reload in one session reaches every other live session of the user, each of
-its clients told in one line, and the new prefix taken; a key config.toml does not know is said at start."""
+its clients told in one line, and the new prefix taken (by the client too, which reads the detach keys
+itself when its host is stuck); a key config.toml does not know is said at start."""
 
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -11,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.conftest import Launch
+from tests.e2e.hosts import alive, host_pid
 
 pytestmark = pytest.mark.slow
 
@@ -71,3 +75,24 @@ def test_reload_in_one_session_changes_the_prefix_of_the_other(
         assert time.monotonic() < deadline, f"C-a % did not split the other session; its screen:\n{second.text()}"
         time.sleep(0.1)
     assert pane_count(session_in(dsh_cmd, dsh_env, here)) == 1
+
+
+def test_after_a_reload_a_stuck_host_is_left_with_the_new_prefix(
+    launch: Launch, dsh_env: dict[str, str], dsh_home: Path, tmp_path: Path
+) -> None:
+    client = launch(cwd=tmp_path, env=dsh_env, rows=30, cols=160)
+    client.wait_for("PROMPT", timeout=30)
+    (dsh_home / "config.toml").write_text('[ui]\nprefix = "c-a"\n')
+    client.type_line("/reload")
+    client.wait_for("prefix C-a", timeout=20)
+    pid = host_pid(dsh_home)
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        client.send("x")
+        client.wait_for("is not answering", timeout=20)
+        assert f"session host (pid {pid}) is not answering; C-a d detaches" in client.text()
+        client.send(C_A + "d")
+        assert client.wait_exit(timeout=10) == 0
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert alive(pid)  # the session stays
