@@ -139,3 +139,46 @@ def listening_sockets() -> list[Path]:
         with contextlib.suppress(OSError):
             found += [directory / name for name in sorted(os.listdir(directory)) if name.endswith(SOCKET_SUFFIX)]
     return found
+
+
+def focus_in_host(session_id: str, pane_id: str) -> bool:
+    """Ask another session's host to focus one of its panes before this client attaches it (its
+    control channel's `focus`); False when it could not be asked (the attach happens all the same)."""
+    import json
+
+    from dsh.rundir import socket_path
+
+    try:
+        sock = connect_private(socket_path(session_id), QUERY_TIMEOUT)
+    except (OSError, RunDirError):
+        return False
+    if sock is None:
+        return False
+    try:
+        sock.settimeout(QUERY_TIMEOUT)
+        body = json.dumps({"verb": "focus", "session": session_id, "pane": pane_id}).encode()
+        sock.sendall(
+            protocol.hello(rows=1, cols=1, env={}, pid=os.getpid(), intent={"kind": "control"})
+            + protocol.frame(protocol.CONTROL, body)
+        )
+        reader = protocol.FrameReader()
+        data = b""
+        while b"\n" not in data:  # the welcome line, then the reply's frame
+            chunk = sock.recv(65536)
+            if not chunk:
+                return False
+            data += chunk
+        welcome, _, rest = data.partition(b"\n")
+        if not protocol.decode_line(welcome).get("ok"):
+            return False
+        while True:
+            for kind, payload in reader.feed(rest):
+                if kind == protocol.CONTROL:
+                    return bool(protocol.parse_json(payload).get("ok"))
+            rest = sock.recv(65536)
+            if not rest:
+                return False
+    except (TimeoutError, OSError, protocol.ProtocolError):
+        return False
+    finally:
+        sock.close()

@@ -124,3 +124,24 @@ def test_a_conversation_live_anywhere_is_gone_to_never_opened_twice(tmp_path: Pa
         outside.kill()
         outside.wait()
     index.close()
+
+
+def test_the_pane_holding_a_conversation_is_read_from_its_sessions_snapshot(
+    dsh_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Enter on a conversation another live session holds: its host is asked to focus that very pane
+    before the attach (as /agents' Enter does)."""
+    from dsh import hostquery
+    from dsh.persist.snapshot import write_snapshot
+    from dsh.resume import agent_open
+    from tests.test_snapshot import agent_pane, pane, snapshot
+
+    claude_id = "0b7e4c1a-9a49-4a4a-9d0f-2f1f1e3b9a11"
+    write_snapshot(snapshot([pane(), agent_pane()], session_id="sess-held"), {})
+    assert agent_open.holding_pane("sess-held", "claude", claude_id) == "p2"
+    assert agent_open.holding_pane("sess-held", "codex", claude_id) is None
+    assert agent_open.holding_pane("sess-none", "claude", claude_id) is None  # no snapshot
+    asked: list[tuple[str, str]] = []
+    monkeypatch.setattr(hostquery, "focus_in_host", lambda sid, pane_id: asked.append((sid, pane_id)) or True)
+    assert agent_open.go_to_holder("sess-held", "claude", claude_id) == "p2"
+    assert asked == [("sess-held", "p2")]

@@ -144,8 +144,12 @@ def _agent_target(agent: str, options: list[str], here: str) -> Target:
     if holder is not None:
         import sys
 
+        from dsh.resume.agent_open import go_to_holder
+
         what = f"{plan.kind} conversation {plan.session_id}"
-        print(f"dsh: {what} is open in dsh session {holder}: going there", file=sys.stderr)
+        pane = go_to_holder(holder, plan.kind, plan.session_id)  # its host shows that pane when attached
+        where = f"dsh session {holder}" + (f", pane {pane}" if pane else "")
+        print(f"dsh: {what} is open in {where}: going there", file=sys.stderr)
         return Target(holder, here)
     return Target(None, plan.cwd, first_argv=plan.argv)
 

@@ -141,6 +141,30 @@ def held_elsewhere(index: SessionIndex, kind: str, session_id: str) -> str | Non
     return None
 
 
+def holding_pane(session_id: str, kind: str, agent_id: str) -> str | None:
+    """The pane of dsh session `session_id` whose agent is conversation `kind:agent_id`, as its last
+    snapshot records it (a host saves one when it learns a pane's conversation); None when unknown."""
+    from dsh.persist.listing import snapshot_panes
+
+    for record in snapshot_panes(session_id) or ():
+        agent = record.get("agent")
+        if isinstance(agent, dict) and agent.get("kind") == kind and agent.get("session_id") == agent_id:
+            pane = record.get("id")
+            return pane if isinstance(pane, str) else None
+    return None
+
+
+def go_to_holder(session_id: str, kind: str, agent_id: str) -> str | None:
+    """Before attaching the dsh session that holds a conversation: ask its host to focus the pane that
+    holds it (its control channel), so the attach shows that pane; the pane's id, when there is one."""
+    from dsh.hostquery import focus_in_host
+
+    pane = holding_pane(session_id, kind, agent_id)
+    if pane is not None:
+        focus_in_host(session_id, pane)
+    return pane
+
+
 def _in_dsh(pid: int) -> bool:
     """Whether the process runs in a dsh pane (its environment names the session)."""
     from dsh.agents.process import read_process

@@ -383,7 +383,7 @@ class ResumeActions:
     def _open_agent_candidate(self, candidate: Any) -> None:
         """An agent conversation from /resume: a new tab here when it is this workspace's, else a new dsh
         session in its directory (the client starts its host), with a pane running the agent's resume."""
-        from dsh.resume.agent_open import held_elsewhere, plan_agent_open
+        from dsh.resume.agent_open import go_to_holder, held_elsewhere, plan_agent_open
         from dsh.resume.preflight import PreflightError
         from dsh.session.view_records import Switch
 
@@ -397,8 +397,20 @@ class ResumeActions:
         if holder is not None:
             if holder == view.session.log.id:
                 view.close_overlay()
+                pane = next(
+                    (
+                        p.id
+                        for p in view.session.panes.values()
+                        if p.agent is not None and (p.agent.kind, p.agent.session_id) == (candidate.kind, candidate.id)
+                    ),
+                    None,
+                )
+                if pane is not None:
+                    view.session.focus_pane(pane)  # the pane that holds it, as /agents' Enter goes there
+                    return
                 view.announce(f"{candidate.kind} conversation {candidate.id} is open in this session")
                 return
+            go_to_holder(holder, candidate.kind, candidate.id)  # its host shows that pane when attached
             self._resume_candidate(candidate._replace(kind="dsh", id=holder))
             return
         try:
