@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from tests.test_app_harness import (
     UP,
@@ -103,5 +108,45 @@ def test_escape_ends_a_search_with_the_line_as_it_was(tmp_path: Path) -> None:
             assert h.app.prompt_buffer.cursor_position == 5 and h.app.memory.search is None
             h.send("\x15")  # C-u; then Up: history from its newest line, not from the search
             await h.press_until(UP, lambda: h.app.prompt_buffer.text == "echo apple-one", "Up from the newest line")
+
+    run(body)
+
+
+def test_attaches_while_the_worker_is_busy_queue_one_index_refresh_not_one_each(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every attach's first frame asks for an index refresh on the session's one worker thread; a
+    hundred attaches queued a hundred, which then ran long after the last client left (holding the
+    index's three descriptors: the fd-count flake of the hundred-attaches test) and kept the prompt's
+    history, which waits on that worker, from the next attach."""
+    import threading
+
+    from dsh.store.index import SessionIndex
+
+    refreshes: list[float] = []
+    real = SessionIndex.refresh
+
+    def counted(self: SessionIndex, *args: Any, **kwargs: Any) -> Any:
+        refreshes.append(time.monotonic())
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(SessionIndex, "refresh", counted)
+
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            await h.wait(lambda: h.app._first_frame_out, "the first frame")
+            await asyncio.wrap_future(h.session.worker.submit(lambda: None))  # its own refresh done
+            busy = threading.Event()
+            h.session.worker.submit(busy.wait, 10)
+            del refreshes[:]
+            for _ in range(50):
+                h.app.refresh_index_in_background()  # fifty attaches' first frames
+            busy.set()
+            done = h.session.worker.submit(lambda: None)
+            await asyncio.wrap_future(done)
+            assert len(refreshes) == 1, f"{len(refreshes)} refreshes for 50 asks made while one waited"
+            h.app.refresh_index_in_background()  # one asked after it ran is a refresh of its own
+            await asyncio.wrap_future(h.session.worker.submit(lambda: None))
+            assert len(refreshes) == 2
 
     run(body)

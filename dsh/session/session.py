@@ -143,6 +143,8 @@ class Session:
         # Background reads for the views (index refreshes, the picker's rows): one thread, whatever
         # the number of attaches, so a host's threads never grow with its clients.
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dsh-session")
+        # An index refresh waits on that worker: one queued is enough for every attach meanwhile.
+        self.index_refresh_queued = False
         self.ended: asyncio.Future[None] | None = None
         self.loop: asyncio.AbstractEventLoop = asyncio.get_event_loop()
         widths.configure(config.text("term.emoji_width"))  # before any pane draws

@@ -279,9 +279,14 @@ class ResumeActions:
         from dsh.store.index import SessionIndex
 
         view = self._view
-        db_path, root = view.session.store.index.db_path, view.session.store.root
+        session = view.session
+        if session.index_refresh_queued:
+            return  # one already waits for the worker, and will see what this one would (100 attaches: 1)
+        session.index_refresh_queued = True
+        db_path, root = session.store.index.db_path, session.store.root
 
         def work() -> None:
+            session.index_refresh_queued = False  # a change from now on needs a refresh of its own
             try:
                 index = SessionIndex(db_path, root, progress=io.StringIO())
                 try:
