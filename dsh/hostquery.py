@@ -48,7 +48,8 @@ def query(path: Path) -> dict[str, Any] | None:
     if sock is None:
         return None
     try:
-        sock.sendall(protocol.hello(rows=1, cols=1, env={}, pid=os.getpid(), intent={"kind": "query"}))
+        intent = {"kind": protocol.IntentKind.QUERY}
+        sock.sendall(protocol.hello(rows=1, cols=1, env={}, pid=os.getpid(), intent=intent))
         data = b""
         while b"\n" not in data and len(data) <= protocol.HELLO_MAX:
             chunk = sock.recv(65536)
@@ -73,7 +74,7 @@ class Asking:
 
     def __init__(self, paths: list[Path]) -> None:
         self._socks: dict[Path, Any] = {}
-        hello = protocol.hello(rows=1, cols=1, env={}, pid=os.getpid(), intent={"kind": "query"})
+        hello = protocol.hello(rows=1, cols=1, env={}, pid=os.getpid(), intent={"kind": protocol.IntentKind.QUERY})
         for path in paths:
             try:
                 sock = connect_private(path, QUERY_TIMEOUT)
@@ -158,7 +159,7 @@ def focus_in_host(session_id: str, pane_id: str) -> bool:
         sock.settimeout(QUERY_TIMEOUT)
         body = json.dumps({"verb": "focus", "session": session_id, "pane": pane_id}).encode()
         sock.sendall(
-            protocol.hello(rows=1, cols=1, env={}, pid=os.getpid(), intent={"kind": "control"})
+            protocol.hello(rows=1, cols=1, env={}, pid=os.getpid(), intent={"kind": protocol.IntentKind.CONTROL})
             + protocol.frame(protocol.CONTROL, body)
         )
         reader = protocol.FrameReader()

@@ -205,23 +205,39 @@ def check_hello(message: dict[str, Any]) -> dict[str, Any]:
         intent = {}
     if not isinstance(intent, dict):
         raise ProtocolError("the hello's intent is not an object")
-    kind = intent.get("kind", "attach")
+    kind = intent.get("kind", IntentKind.ATTACH)
     if kind not in INTENTS:
         # An unknown kind is refused: taken for an attach, it would take the session over.
         raise ProtocolError(f"unknown intent {str(kind)[:40]!r}")
     from_cwd = intent.get("from_cwd")
     if from_cwd is not None and not isinstance(from_cwd, str):
         raise ProtocolError("the hello's from_cwd is not text")
-    if intent.get("attach", "share") not in ATTACH_MODES:
-        raise ProtocolError(f"unknown attach mode {str(intent.get('attach'))[:40]!r}")
+    mode = intent.get("attach", AttachMode.SHARE)
+    if mode not in ATTACH_MODES:
+        raise ProtocolError(f"unknown attach mode {str(mode)[:40]!r}")
     return {**message, "rows": rows, "cols": cols, "env": env, "pid": pid, "intent": intent}
 
 
-# What a client's hello may ask of a host; a new kind is added here (an old host refuses it cleanly).
-INTENTS = {"attach", "query", "stop", "control"}
-# How an attach joins the clients already there: beside them, in their place (`dsh attach -d`), or
-# beside them without typing (`dsh attach -r`).
-ATTACH_MODES = {"share", "takeover", "readonly"}
+class IntentKind(StrEnum):
+    """What a client's hello asks of a host (its intent's `kind`); a new kind is added here (an old host
+    refuses it cleanly). dsh.client.control writes `control` itself: its path imports no protocol."""
+
+    ATTACH = "attach"
+    QUERY = "query"
+    STOP = "stop"
+    CONTROL = "control"
+
+
+class AttachMode(StrEnum):
+    """How an attach joins the clients already there (its intent's `attach`)."""
+
+    SHARE = "share"  # beside them
+    TAKEOVER = "takeover"  # in their place (`dsh attach -d`)
+    READONLY = "readonly"  # beside them, without typing (`dsh attach -r`)
+
+
+INTENTS = frozenset(kind.value for kind in IntentKind)
+ATTACH_MODES = frozenset(mode.value for mode in AttachMode)
 
 
 class FrameReader:

@@ -514,7 +514,7 @@ def _noop(signum: int, frame: object) -> None:
 
 def stop_host(sock: socket.socket, session_id: str) -> dict[str, Any]:
     """Ask a host to end its session (`dsh stop`); its welcome, or AttachError."""
-    attachment = Attachment.open(sock, session_id, rows=24, cols=80, intent={"kind": "stop"})
+    attachment = Attachment.open(sock, session_id, rows=24, cols=80, intent={"kind": protocol.IntentKind.STOP})
     try:
         attachment.sock.settimeout(5.0)
         with contextlib.suppress(OSError):

@@ -173,7 +173,8 @@ async def ask_host(path: str) -> list[AgentRow]:
         sock.setblocking(False)
         async with asyncio.timeout(QUERY_TIMEOUT):
             reader, writer = await asyncio.open_unix_connection(sock=sock, limit=protocol.HELLO_MAX + 1)
-            writer.write(protocol.hello(rows=1, cols=1, env={}, pid=os.getpid(), intent={"kind": "query"}))
+            intent = {"kind": protocol.IntentKind.QUERY}
+            writer.write(protocol.hello(rows=1, cols=1, env={}, pid=os.getpid(), intent=intent))
             line = await reader.readline()
         answer = protocol.decode_line(line.rstrip(b"\n"))
     except (OSError, TimeoutError, ValueError, protocol.ProtocolError, RunDirError):

@@ -41,7 +41,7 @@ async def _ask(path: Path, request: dict[str, str]) -> bool:
             reader, writer = await asyncio.open_unix_connection(sock=sock, limit=protocol.HELLO_MAX + 1)
             body = json.dumps(request).encode("ascii")
             writer.write(
-                protocol.hello(rows=1, cols=1, env={}, pid=os.getpid(), intent={"kind": "control"})
+                protocol.hello(rows=1, cols=1, env={}, pid=os.getpid(), intent={"kind": protocol.IntentKind.CONTROL})
                 + protocol.frame(protocol.CONTROL, body)
             )
             if not protocol.decode_line((await reader.readline()).rstrip(b"\n")).get("ok"):
