@@ -206,14 +206,14 @@ def check_hello(message: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(intent, dict):
         raise ProtocolError("the hello's intent is not an object")
     kind = intent.get("kind", IntentKind.ATTACH)
-    if kind not in INTENTS:
+    if not isinstance(kind, str) or kind not in INTENTS:  # (a list is no key of a set: TypeError)
         # An unknown kind is refused: taken for an attach, it would take the session over.
         raise ProtocolError(f"unknown intent {str(kind)[:40]!r}")
     from_cwd = intent.get("from_cwd")
     if from_cwd is not None and not isinstance(from_cwd, str):
         raise ProtocolError("the hello's from_cwd is not text")
     mode = intent.get("attach", AttachMode.SHARE)
-    if mode not in ATTACH_MODES:
+    if not isinstance(mode, str) or mode not in ATTACH_MODES:
         raise ProtocolError(f"unknown attach mode {str(mode)[:40]!r}")
     return {**message, "rows": rows, "cols": cols, "env": env, "pid": pid, "intent": intent}
 

@@ -142,6 +142,26 @@ def test_a_control_message_of_an_unknown_type_is_refused_and_the_client_still_se
     asyncio.run(body())
 
 
+def test_a_hello_whose_intent_is_not_a_string_is_refused_in_words(tmp_path: Path) -> None:
+    async def body() -> None:
+        session, server = await serving(tmp_path)
+        try:
+            for intent in ({"kind": ["attach"]}, {"attach": ["takeover"]}):
+                reader, writer = await asyncio.open_unix_connection(str(tmp_path / "s.sock"))
+                writer.write(protocol.hello(rows=24, cols=80, env={}, pid=os.getpid(), intent=intent))
+                line = await asyncio.wait_for(reader.readline(), 5)
+                answer = protocol.decode_line(line.rstrip(b"\n"))
+                assert answer["ok"] is False and "unknown" in answer["error"], answer
+                writer.close()
+            assert not server.clients and not session.closing
+        finally:
+            session.quit()
+            await server.close()
+            await session.reap_panes(0.5)
+
+    asyncio.run(body())
+
+
 def test_a_client_attaching_with_takeover_ends_the_first_which_is_told(tmp_path: Path) -> None:
     async def body() -> None:
         session, server = await serving(tmp_path)

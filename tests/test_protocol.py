@@ -89,6 +89,8 @@ def test_a_hello_is_checked_field_by_field_and_an_unknown_intent_refused() -> No
         {"intent": "stop"},
         {"intent": {"kind": "junk"}},  # taken for an attach, it took the session over (issue 28's fuzz)
         {"intent": {"kind": None}},
+        {"intent": {"kind": ["attach"]}},  # not a string (it was a TypeError, not a refusal)
+        {"intent": {"attach": ["share"]}},
         {"intent": {"from_cwd": 5}},
     ]
     for fields in bad_fields:
