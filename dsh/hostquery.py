@@ -104,7 +104,7 @@ class Asking:
                 for key, _ in selector.select(left):
                     path = key.data
                     try:
-                        chunk = key.fileobj.recv(65536)  # type: ignore[union-attr]
+                        chunk = self._socks[path].recv(65536)  # the socket registered with that path
                     except BlockingIOError:
                         continue
                     except OSError:
