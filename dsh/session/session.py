@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import time
@@ -18,7 +19,7 @@ from dsh.persist.scheduler import SnapshotScheduler
 from dsh.persist.snapshot import AgentInfo, LoadedSnapshot, Notification
 from dsh.persist.states import PaneState
 from dsh.safefile import open_read
-from dsh.session import saving
+from dsh.session import hook_folders, saving
 from dsh.session.attention import SessionAttention
 from dsh.session.machine_agents import MachineAgents
 from dsh.session.observer import NoObserver, Observers, SessionObserver
@@ -584,6 +585,7 @@ class Session:
         result = self.tabs.close_pane(pane.id)
         pane.terminal.kill()
         self.panes.pop(pane.id, None)
+        hook_folders.remove_pane(self.log.id, pane.id)
         self.wake_waiters()
         self.log_event("pane_closed", pane_id=pane.id)
         if result.last_tab_closed:
@@ -691,6 +693,7 @@ class Session:
             del self.ended_panes[next(iter(self.ended_panes))]
         self.wake_waiters()
         self.log_event("pane_exited", pane_id=pane_id, status=status)
+        hook_folders.remove_pane(self.log.id, pane_id)  # its agent's hook files are no longer read
         self.attention.exited(pane_id)
         if pane.started_from is not None and status != 0 and pane.state is PaneState.LIVE:
             # A resume that failed leaves the tombstone as it was, so the user can try again.
@@ -854,6 +857,8 @@ class Session:
         for pane in self.panes.values():
             self._poll_program(pane)
         agents.probe_agents(self)
+        if not self._hooks_swept:
+            self._sweep_hook_folders()
         if not isinstance(self.observer, NoObserver) and self.machine.due(time.monotonic()):
             self.machine.refresh()
         if time.monotonic() >= self._agent_titles_due:
@@ -863,6 +868,17 @@ class Session:
         except Exception as exc:
             self.announce(f"snapshot not saved: {exc}", error=True)
         self.loop.call_later(0.5, self._tick)
+
+    _hooks_swept = False
+
+    def _sweep_hook_folders(self) -> None:
+        """Once, at the first tick: the hook folders a crashed host left, of this session (but the
+        running panes') and, off the loop, of other sessions that are not live."""
+        self._hooks_swept = True
+        running = [pane.id for pane in self.panes.values() if pane.running]
+        hook_folders.sweep_own(self.log.id, running)
+        with contextlib.suppress(RuntimeError):  # (a worker already shut down: the session is ending)
+            self.worker.submit(hook_folders.sweep_others, self.log.id, hook_folders.session_is_live)
 
     def flush_and_close(self, *, save: bool = True) -> None:
         """Save the snapshot (unless not `save`: a host that never served leaves the one on disk as it
@@ -878,6 +894,7 @@ class Session:
         self.scheduler.close()
         for pane in self.panes.values():
             pane.terminal.kill()
+        hook_folders.remove_session(self.log.id)
         if self.fresh_session and not self.used:
             try:
                 self.log.append("archive", archived=True, reason="nothing was done in this session")

@@ -193,3 +193,55 @@ def test_a_live_session_s_row_shows_its_agents_states_in_sessions_and_resume(
         assert sid in table and "needs you" not in table
     finally:
         os.kill(pid, signal.SIGCONT)
+
+
+def test_the_hook_files_go_when_the_agent_ends_after_a_crash_and_with_the_session(
+    run, agent_env, dsh_cmd, dsh_home, tmp_path: Path
+) -> None:
+    """The --settings file dsh writes for a claude it starts lives while that claude runs: removed when
+    it exits, by the next host after a kill -9 of the one that wrote it, and when the session ends."""
+    import time
+
+    from tests.e2e.hosts import kill_host
+
+    def settings_files() -> list[Path]:
+        return sorted((dsh_home / "state").glob("*/hooks/*/claude-settings.json"))
+
+    def wait_files(count: int, what: str) -> list[Path]:
+        deadline = time.monotonic() + 30
+        while len(found := settings_files()) != count:
+            assert time.monotonic() < deadline, f"{what}: {found}"
+            time.sleep(0.1)
+        return found
+
+    work = tmp_path / "work"
+    work.mkdir()
+    d = run(cwd=work, env=agent_env)
+    d.wait_for("PROMPT", timeout=30)
+    d.type_line("/agent claude")
+    d.wait_for("fake-claude session", timeout=30)
+    [first] = wait_files(1, "the agent's settings file")
+    d.send("/exit\r")
+    wait_files(0, "removed once the agent exited")
+    assert not first.parent.exists()
+
+    d.send("\x02%")
+    d.wait_for("▶ p3", timeout=30)
+    d.type_line("/agent claude")
+    d.wait_for("fake-claude session", timeout=30)
+    [crashed] = wait_files(1, "the second agent's settings file")
+    sid = crashed.parent.parent.parent.name
+    kill_host(dsh_home)
+    d.wait_exit()
+    assert crashed.exists()  # nobody left to remove it
+    r = run(f"--resume={sid}", cwd=work, env=agent_env)
+    r.wait_for("PROMPT", timeout=30)
+    wait_files(0, "swept by the next host (its pane is not running)")
+
+    r.type_line("/agent claude")
+    [last] = wait_files(1, "a third agent's settings file")
+    stopped = dsh(dsh_cmd, "stop", sid, env=agent_env, cwd=work)
+    assert stopped.returncode == 0, stopped.stderr
+    r.wait_exit(timeout=30)
+    wait_files(0, "removed with the session")
+    assert not last.parent.parent.exists()
