@@ -129,6 +129,7 @@ class Session:
         # of this session's agent conversations as the index knows them.
         self.titles = _seed_titles(log)
         self.agent_titles: dict[str, str] = {}
+        self._agent_titles_read = False  # asked of the index at least once
         self._agent_titles_busy = False
         # The agents' stores are read for the title only once the session has an agent.
         self._agent_titles_due = 0.0 if self.titles.learned else float("inf")
@@ -245,6 +246,10 @@ class Session:
             try:
                 index = SessionIndex(db_path, root, progress=io.StringIO())
                 try:
+                    if not self._agent_titles_read:  # what the index knows now, before the stores are read
+                        known = index.read(lambda conn: conversation_titles(conn, keys))
+                        if known and not self.closing:
+                            loop.call_soon_threadsafe(self._agent_titles_known, known)
                     refresher(index)
                     titles = index.read(lambda conn: conversation_titles(conn, keys))
                 finally:
@@ -256,8 +261,15 @@ class Session:
 
         loop.run_in_executor(self.worker, work)
 
+    def _agent_titles_known(self, titles: dict[str, str]) -> None:
+        if not self._agent_titles_read:
+            self._agent_titles_read = True
+            self.agent_titles = titles
+            self.observer.on_changed()
+
     def _agent_titles_arrived(self, titles: dict[str, str]) -> None:
         self._agent_titles_busy = False
+        self._agent_titles_read = True
         if titles != self.agent_titles:
             self.agent_titles = titles
             self.observer.on_changed()
@@ -776,6 +788,27 @@ class Session:
     def record_input(self, line: str) -> None:
         self.log_event("input", text=line)
         self.titles.add_input(line)
+        if self.titles.learned and not self._agent_titles_read:
+            # A restored session's agent's title is not read yet (the stores are, off the loop, after the
+            # first frame): without it the line just typed would be the title, and `dsh sessions` says
+            # the conversation's. One indexed read, once.
+            self.read_agent_titles_now()
+
+    def read_agent_titles_now(self) -> None:
+        """The titles of this session's agents' conversations as the index has them now (on the loop)."""
+        import sqlite3
+
+        from dsh.resume.agent_rows import conversation_titles
+
+        keys = list(self.titles.learned)
+        try:
+            titles = self.store.index.read(lambda conn: conversation_titles(conn, keys))
+        except sqlite3.Error:
+            return
+        self._agent_titles_read = True
+        if titles != self.agent_titles:
+            self.agent_titles = titles
+            self.observer.on_changed()
 
     def send_line(self, text: str) -> Pane | None:
         """Type `text` and Enter into the active pane, starting it first if it is a tombstone.
