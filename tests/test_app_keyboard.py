@@ -165,7 +165,7 @@ def test_the_escape_key_choice_is_not_undone_by_later_polls(tmp_path: Path) -> N
                 assert pane.takes_keys
                 h.app.state.on_takes_keys(pane.id, True)
                 h.app.state.on_alt_screen(pane.id, False)
-                h.session.after_focus_change()
+                h.session.focus_pane(pane.id)
                 await h.quiet()
                 assert h.app.mode == "prompt"
             h.send("abc")

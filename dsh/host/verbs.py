@@ -323,25 +323,6 @@ def _fit_headless(session: Session) -> None:
                 pane.terminal.resize(rect.height - 1, rect.width)
 
 
-def _set_share(session: Session, pane_id: str, percent: float) -> None:
-    """Give a new pane `percent` of the room it split from the pane before it."""
-    from dsh.layout.tree import find_path
-
-    tab = session.tabs.active_tab
-    path = find_path(tab.root, pane_id)
-    if not path:
-        return
-    parent, index = path[-1]
-    if index == 0:
-        return
-    weights = parent.weights
-    share = weights[index - 1] + weights[index]
-    weights[index] = share * percent / 100.0
-    weights[index - 1] = share - weights[index]
-    session.scheduler.structural_change()
-    session.observer.on_changed()
-
-
 async def _split(server: HostServer, request: dict[str, Any]) -> dict[str, Any]:
     session = server.session
     pane = _pane(session, request)
@@ -350,13 +331,9 @@ async def _split(server: HostServer, request: dict[str, Any]) -> dict[str, Any]:
         raise VerbError("orientation must be row (-h) or column (-v)", REFUSED)
     size = _number(request, "size", low=1, high=99)
     argv, cwd = _argv(request), _cwd(session, request)
-    if session.active_pane is not pane:
-        session.focus_pane(pane.id)
-    new = session.split(orientation, argv, cwd=cwd or session.follow_cwd())
+    new = session.split(orientation, argv, cwd=cwd or None, at=pane.id, percent=size)
     if new is None:
         raise VerbError("no space for a new pane there: close or zoom one, or attach a bigger window", REFUSED)
-    if size is not None:
-        _set_share(session, new.id, size)
     _fit_headless(session)
     return {"pane": new.id}
 

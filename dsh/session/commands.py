@@ -132,17 +132,12 @@ def build_registry() -> Registry:
         """
         if len(args) != 1 or args[0] not in (*DIRECTIONS, "next", "prev", "last"):
             raise UsageError("say which way")
-        if args[0] == "last":
-            ctx.session.tabs.focus_last()
-            ctx.session.after_focus_change()
-        else:
-            ctx.session.focus_direction(args[0])
+        ctx.session.focus(args[0])
 
     @command("zoom")
     def zoom(ctx: Client, args: list[str]) -> None:
         """Zoom the active pane to fill the tab, or unzoom."""
-        ctx.session.tabs.toggle_zoom()
-        ctx.session.after_structure_change()
+        ctx.session.zoom()
 
     @command("resize", usage="left|right|up|down [CELLS]", args=list(DIRECTIONS))
     def resize(ctx: Client, args: list[str]) -> None:
@@ -159,8 +154,7 @@ def build_registry() -> Registry:
             if not (text.isascii() and text.isdigit()) or int(text) < 1:
                 raise UsageError(f"not a number of cells: {text}")
             cells = int(text)
-        ctx.session.tabs.resize(direction, cells, ctx.session.area)
-        ctx.session.after_structure_change()
+        ctx.session.resize(direction, cells)
 
     @command("swap", usage="next|prev|left|right|up|down", args=["next", "prev", *DIRECTIONS])
     def swap(ctx: Client, args: list[str]) -> None:
@@ -168,11 +162,7 @@ def build_registry() -> Registry:
         if len(args) != 1 or args[0] not in ("next", "prev", *DIRECTIONS):
             raise UsageError("say which neighbour")
         word = args[0]
-        if is_direction(word):
-            ctx.session.tabs.swap(word, ctx.session.area)
-        else:
-            ctx.session.tabs.swap("next" if word == "next" else "prev")
-        ctx.session.after_structure_change()
+        ctx.session.swap(word if is_direction(word) else "next" if word == "next" else "prev")
 
     @command("tab", usage="next|prev|select N|rename [NAME]", args=_tab_args)
     def tab(ctx: Client, args: list[str]) -> None:
@@ -185,30 +175,27 @@ def build_registry() -> Registry:
             raise UsageError("say what to do")
         verb, rest = args[0], args[1:]
         if verb == "next":
-            ctx.session.tabs.next_tab()
+            ctx.session.step_tab(1)
         elif verb == "prev":
-            ctx.session.tabs.prev_tab()
+            ctx.session.step_tab(-1)
         elif verb == "select":
             if len(rest) != 1 or not rest[0].isdigit():
                 raise UsageError("/tab select takes a tab number")
             index = int(rest[0])
             if index >= len(ctx.session.tabs.tabs):
                 raise CommandError(f"no tab {index} (there are {len(ctx.session.tabs.tabs)})")
-            ctx.session.tabs.select_tab(index)
+            ctx.session.select_tab(index)
         elif verb == "rename":
             if rest:
-                ctx.session.tabs.rename_tab(" ".join(rest))
+                ctx.session.rename_tab(" ".join(rest))
             else:
                 # Filled in with the name shown now, as tmux's C-b , does.
                 tab = ctx.session.tabs.active_tab
                 active = ctx.session.panes.get(tab.active_pane)
                 current = tab.title or (active.name or active.program if active else "")
                 ctx.ask("tab name: ", lambda name: _rename_tab(ctx, name), default=current)
-                return
         else:
             raise UsageError(f"unknown tab action {verb}")
-        ctx.session.after_focus_change()
-        ctx.session.scheduler.structural_change()
 
     @command("name", usage="[TITLE]")
     def name(ctx: Client, args: list[str]) -> None:
@@ -377,6 +364,6 @@ def _directory_option(ctx: Client, args: list[str]) -> tuple[str | None, list[st
 
 def _rename_tab(ctx: Client, name: str) -> None:
     if name.strip():
-        ctx.session.tabs.rename_tab(name.strip())
-        ctx.session.scheduler.structural_change()
-    ctx.session.observer.on_changed()
+        ctx.session.rename_tab(name.strip())
+    else:
+        ctx.session.observer.on_changed()  # nothing renamed: the prompt line is drawn again

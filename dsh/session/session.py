@@ -8,18 +8,18 @@ import os
 import signal
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from dsh.agents.programs import runs_agent
 from dsh.config import Config
-from dsh.layout.geometry import Rect, is_direction
+from dsh.layout.geometry import Rect
 from dsh.layout.ids import next_id
 from dsh.layout.tabs import TabSet
 from dsh.persist.scheduler import SnapshotScheduler
 from dsh.persist.snapshot import AgentInfo, LoadedSnapshot, Notification
 from dsh.persist.states import PaneState
 from dsh.safefile import open_read
-from dsh.session import hook_folders, saving
+from dsh.session import hook_folders, saving, structure
 from dsh.session.attention import SessionAttention
 from dsh.session.machine_agents import MachineAgents
 from dsh.session.observer import NoObserver, Observers, SessionObserver
@@ -40,7 +40,9 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from dsh.agents.probe import AgentProbe
+    from dsh.layout.geometry import Direction
     from dsh.layout.tree import Orientation
+    from dsh.session.structure import SwapTarget
 
 # Bytes a pane's reader takes per loop callback: the active pane's output matters most.
 FOREGROUND_READ = 32768
@@ -193,11 +195,7 @@ class Session:
             take_log_notices(self)
 
     def set_title(self, title: str) -> None:
-        self.title = title
-        self.titles.explicit = title or None
-        self.log_event("title", title=title)
-        self.scheduler.structural_change()
-        self.observer.on_changed()
+        structure.set_title(self, title)
 
     @property
     def display_title(self) -> str:
@@ -552,14 +550,10 @@ class Session:
         self.log_event("pane_opened", pane_id=pane.id, argv=pane.argv)
         if pane.agent is not None and pane.agent.session_id:
             self.note_agent(pane.id, pane.agent.kind, pane.agent.session_id)
-        self.scheduler.structural_change()
 
+    # -- the structural verbs (dsh.session.structure): commands, keys, clicks and `dsh` verbs call these
     def open_tab(self, argv: list[str] | None, cwd: str | None = None) -> Pane:
-        pane = self.create_pane(argv, cwd=cwd)
-        self.tabs.new_tab(pane.id)
-        self.start_pane(pane)
-        self.after_structure_change(pane)
-        return pane
+        return structure.open_tab(self, argv, cwd)
 
     def follow_cwd(self) -> str:
         """Where a new split or tab starts: the directory the active pane's shell is in now (its OSC 7,
@@ -570,40 +564,19 @@ class Session:
         cwd = saving.pane_cwd(pane)
         return cwd if cwd and os.path.isdir(cwd) else self.cwd
 
-    def split(self, orientation: Orientation, argv: list[str] | None, cwd: str | None = None) -> Pane | None:
-        if cwd is None:
-            cwd = self.follow_cwd()
-        pane = self.create_pane(argv, cwd=cwd)
-        if not self.tabs.tabs:
-            self.tabs.new_tab(pane.id)
-        else:
-            cramped = self.tabs.rects(self.area).too_small
-            self.tabs.split(pane.id, orientation)
-            if self.tabs.rects(self.area).too_small and not cramped:
-                # Like tmux: refuse rather than make panes too small to use.
-                self.tabs.close_pane(pane.id)
-                self.panes.pop(pane.id, None)
-                self.announce("no space for a new pane here: /zoom, /close or a bigger window", error=True)
-                return None
-        self.start_pane(pane)
-        self.after_structure_change(pane)
-        return pane
+    def split(
+        self,
+        orientation: Orientation,
+        argv: list[str] | None,
+        cwd: str | None = None,
+        *,
+        at: str | None = None,
+        percent: float | None = None,
+    ) -> Pane | None:
+        return structure.split(self, orientation, argv, cwd, at=at, percent=percent)
 
     def close_pane(self, pane_id: str | None = None) -> None:
-        pane_id = pane_id or (self.tabs.active_pane if self.tabs.tabs else None)
-        pane = self.panes.get(pane_id) if pane_id else None
-        if pane is None:
-            return
-        result = self.tabs.close_pane(pane.id)
-        pane.terminal.kill()
-        self.panes.pop(pane.id, None)
-        hook_folders.remove_pane(self.log.id, pane.id)
-        self.wake_waiters()
-        self.log_event("pane_closed", pane_id=pane.id)
-        if result.last_tab_closed:
-            self.quit()
-            return
-        self.after_structure_change()
+        structure.close_pane(self, pane_id)
 
     def drag_border(self, x: int, y: int, to: int) -> int | None:
         """A border of the active tab dragged with the mouse from cell (x, y) to column or row `to`:
@@ -620,29 +593,29 @@ class Session:
     def border_dropped(self) -> None:
         self.scheduler.structural_change()
 
-    def after_structure_change(self, new_pane: Pane | None = None) -> None:
-        self.apply_read_budgets()
-        self.scheduler.structural_change()
-        self.observer.on_structure_changed(new_pane)
-
-    def focus_direction(self, direction: str) -> None:
-        if direction in ("next", "prev"):
-            self.tabs.focus_next() if direction == "next" else self.tabs.focus_prev()
-        elif is_direction(direction):
-            self.tabs.focus_direction(direction, self.area)
-        self.after_focus_change()
+    def focus(self, target: str) -> None:
+        structure.focus(self, target)
 
     def focus_pane(self, pane_id: str) -> None:
-        if pane_id in self.panes:
-            self.tabs.focus(pane_id)
-            self.after_focus_change()
+        structure.focus_pane(self, pane_id)
 
-    def after_focus_change(self) -> None:
-        pane = self.active_pane
-        if pane is not None and self.observer_looks_at(pane.id):
-            self.attention.visited(pane.id)
-        self.apply_read_budgets()
-        self.observer.on_focus_changed()
+    def zoom(self) -> bool:
+        return structure.zoom(self)
+
+    def resize(self, direction: Direction, cells: int) -> int:
+        return structure.resize(self, direction, cells)
+
+    def swap(self, target: SwapTarget) -> bool:
+        return structure.swap(self, target)
+
+    def select_tab(self, index: int) -> None:
+        structure.select_tab(self, index)
+
+    def step_tab(self, step: Literal[1, -1]) -> None:
+        structure.step_tab(self, step)
+
+    def rename_tab(self, title: str | None) -> None:
+        structure.rename_tab(self, title)
 
     def apply_read_budgets(self) -> None:
         active = self.tabs.active_pane if self.tabs.tabs else None
@@ -768,7 +741,7 @@ class Session:
         pane.saved_title = None  # the new program names itself
         pane.agent = plan.agent
         self.start_pane(pane)
-        self.observer.on_structure_changed(pane)
+        structure.restructured(self, pane)
 
     def rerun_command(self, pane: Pane) -> bool:
         """Run a restored pane's saved command again: a fresh shell in its saved directory, the command
@@ -876,9 +849,7 @@ class Session:
 
     def name_pane(self, pane: Pane, name: str | None) -> None:
         """/name: a pane's name beats any title its program sets; an empty name gives it back."""
-        pane.name = name or None
-        self.scheduler.structural_change()
-        self.observer.on_changed()
+        structure.name_pane(self, pane, name)
 
     def _tick(self) -> None:
         if self.closing:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from dsh.layout.tree import Orientation
 from dsh.persist.states import PaneState
+from dsh.session.structure import restructured
 
 if TYPE_CHECKING:
     from dsh.session.pane import Pane
@@ -14,8 +15,7 @@ if TYPE_CHECKING:
 
 
 def _changed(session: Session) -> None:
-    session.after_structure_change()
-    session.after_focus_change()
+    restructured(session)  # saved and told once, the pane now shown visited
 
 
 def select_layout(session: Session, name: str) -> str:

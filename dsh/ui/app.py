@@ -369,8 +369,7 @@ class DshApp:
         if pane_id == self.session.tabs.active_pane:
             self.enter_pane()  # a click into the pane in focus: the user's choice, as the escape key
             return
-        self.session.tabs.focus(pane_id)
-        self.session.after_focus_change()  # a focus move: the keyboard follows the rule there
+        self.session.focus_pane(pane_id)  # a focus move: the keyboard follows the rule there
 
     def start_tombstone(self, pane: Pane) -> None:
         """Start a restored (or ended) pane the user chose; the keyboard follows what it runs."""

@@ -269,8 +269,7 @@ def _select_tab(app: ViewState, index: int) -> Callable[[MouseEvent], object]:
         if event.event_type != MouseEventType.MOUSE_UP:
             return NotImplemented
         if index < len(app.session.tabs.tabs):
-            app.session.tabs.select_tab(index)
-            app.session.after_focus_change()
+            app.session.select_tab(index)  # the verb /tab select uses: saved and told alike
         return None
 
     return handler
