@@ -82,7 +82,9 @@ def test_real_claude_runs_dsh_s_hooks_into_the_pane_and_the_user_s_hook_once(dsh
     agent = subprocess.Popen(argv, env=env, cwd=work, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL)  # fmt: skip
     try:
-        deadline = time.monotonic() + 60
+        # A first run in a fresh HOME makes opencode's database and looks for its models' list: 25 s at
+        # load 5, 42 s at load 8 on two cores; the wait ends as soon as the state comes.
+        deadline = time.monotonic() + 180
         state = None
         while time.monotonic() < deadline:
             listed = json.loads(dsh(dsh_cmd, "list", "--all", "--json", env=dsh_env, cwd=work))
@@ -131,11 +133,14 @@ def test_real_opencode_loads_dsh_s_plugin_and_its_turn_reaches_the_pane_s_host(
     home = tmp_path / "home"
     home.mkdir()
     env = {**dsh_env, "HOME": str(home), "PATH": f"{opencode.parent}{os.pathsep}{dsh_env['PATH']}"}
+    env["OPENCODE_DISABLE_AUTOUPDATE"] = "1"
     env.pop("OPENCODE_CONFIG", None)
     made = json.loads(dsh(dsh_cmd, "new", "-d", "--json", "--", "opencode", "run", "say hi", env=env, cwd=work))
     session_id = made["session"]
     try:
-        deadline = time.monotonic() + 60
+        # A first run in a fresh HOME makes opencode's database and looks for its models' list: 25 s at
+        # load 5, 42 s at load 8 on two cores; the wait ends as soon as the state comes.
+        deadline = time.monotonic() + 180
         rows: list[dict] = []
         while time.monotonic() < deadline:
             rows = json.loads(dsh(dsh_cmd, "agents", "--json", env=env, cwd=work))
