@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -531,3 +532,36 @@ def test_every_row_listed_is_out_of_the_cyclic_collector(world: World) -> None:
     del model, rows
     gc.collect()
     assert holder is None or holder() is None
+
+
+def test_a_listing_of_every_row_gives_way_to_a_search_someone_waits_on(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While the picker's search for typed keys runs, the listing beside it pauses between slices (both
+    cores and the GIL were shared: the search took several times as long)."""
+    from dsh.resume import candidates
+    from dsh.resume.candidates import up_front
+    from dsh.store import index as index_module
+
+    monkeypatch.setattr(index_module, "_FETCH_SLICE", 1)
+    monkeypatch.setattr(candidates, "_MAKE_SLICE", 10**9)  # the read of the index itself pauses
+    monkeypatch.setattr(candidates, "GIVE_WAY_MAX", 10.0)
+    done = threading.Event()
+    got: list[AllRows] = []
+
+    def listing() -> None:
+        got.append(load_rest(world.index, cwd="/w/app", current_session_id=None, own_pid=os.getpid()))
+        done.set()
+
+    with up_front():
+        threading.Thread(target=listing, daemon=True).start()
+        assert not done.wait(0.5)  # paused at its first slice
+    assert done.wait(10) and got[0].rows  # and on once the search is done
+    # Nothing up front: no pause at all; and a search's own rows, or the loop's, never wait.
+    done.clear()
+    threading.Thread(target=listing, daemon=True).start()
+    assert done.wait(5)
+    with up_front():
+        started = time.monotonic()
+        open_picker(world.index, cwd="/w/app", current_session_id=None, own_pid=os.getpid(), now=0.0)
+        assert time.monotonic() - started < 5

@@ -17,7 +17,14 @@ from dsh.resume.agent_rows import (
     open_agent_keys,
     read_agent_candidates,
 )
-from dsh.resume.candidates import Candidate, gc_paused, sharing_the_gil, untrack
+from dsh.resume.candidates import (
+    Candidate,
+    gc_paused,
+    give_way,
+    in_the_background,
+    sharing_the_gil,
+    untrack,
+)
 from dsh.resume.picker import AllRows, PickerModel, prepare_all, search_texts
 from dsh.resume.search import FuzzyIndex
 from dsh.store import agent_table
@@ -98,8 +105,9 @@ def load_rest(
     Opens its own connection to the index (SQLite connections stay in the thread that made them) and
     never raises for a broken index: the answer then carries the reason in `error`.
     """
-    with gc_paused(), sharing_the_gil():
+    with gc_paused(), sharing_the_gil(), in_the_background():
         own = SessionIndex(index.db_path, index.root, progress=io.StringIO())
+        own.give_way = give_way  # a search as keys are typed goes first
         agent_rows: list[Candidate] = []
         try:
             summaries = own.summaries(cwd=None)

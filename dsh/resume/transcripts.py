@@ -11,6 +11,7 @@ from collections.abc import Callable, Collection
 from functools import partial
 from typing import Any
 
+from dsh.resume.candidates import up_front
 from dsh.store.index import SessionIndex
 from dsh.store.textsearch import match_expression, search
 
@@ -87,14 +88,16 @@ class TranscriptSearcher:
                 if rows is not None:
                     asked, job, deliver_rows = rows
                     try:
-                        answer = job(index)
+                        with up_front():  # a listing of every row waits for it
+                            answer = job(index)
                     except sqlite3.Error as exc:
                         self.errors.append(f"row search: {exc}")
                         continue
                     deliver_rows(asked, answer)
                     continue
                 try:
-                    hits = index.read(partial(search, query=query, limit=HITS, owners=owners))
+                    with up_front():
+                        hits = index.read(partial(search, query=query, limit=HITS, owners=owners))
                 except sqlite3.Error as exc:
                     self.errors.append(f"transcript search: {exc}")
                     continue

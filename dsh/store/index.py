@@ -633,13 +633,27 @@ class SessionIndex:
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
         try:
-            rows = self._retrying(lambda conn: conn.execute(sql, params).fetchall())
+            rows = self._retrying(lambda conn: self._fetch(conn.execute(sql, params)))
         except sqlite3.Error as exc:
             self._pending.append(f"{self.db_path}: session index cannot be read: {exc}")
             return []
         out = _summaries(rows)
         release(rows)
         return out
+
+    # Called between slices of a long read, when set: a background listing lets a query that someone
+    # waits on go first (the picker's search as keys are typed, see dsh.resume.candidates.give_way).
+    give_way: Callable[[], None] | None = None
+
+    def _fetch(self, cursor: sqlite3.Cursor) -> list[tuple]:  # type: ignore[type-arg]
+        pause = self.give_way
+        if pause is None:
+            return cursor.fetchall()
+        rows: list[tuple] = []  # type: ignore[type-arg]
+        while batch := cursor.fetchmany(_FETCH_SLICE):
+            rows += batch
+            pause()
+        return rows
 
     def get(self, session_id: str) -> Summary | None:
         """The session with this id (the newest, if copies of it sit in two workspaces), or None.
@@ -750,6 +764,7 @@ def release(items: list[Any]) -> None:
 
 
 _RELEASE_SLICE = 5000
+_FETCH_SLICE = 2000
 
 
 def _summary(row: tuple[Any, ...]) -> Summary:
