@@ -150,3 +150,26 @@ def test_attaches_while_the_worker_is_busy_queue_one_index_refresh_not_one_each(
             assert len(refreshes) == 2
 
     run(body)
+
+
+def test_a_snapshot_removed_under_the_session_is_written_again(tmp_path: Path) -> None:
+    import shutil
+
+    from dsh.persist.snapshot import SNAPSHOT_FILE, state_dir
+    from dsh.session.file_watch import check_session_files
+
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            h.type_line("echo saved-once")
+            await h.wait_output(h.pane, "saved-once")
+            h.session.scheduler.flush()
+            snapshot = state_dir(h.session.log.id) / SNAPSHOT_FILE
+            assert snapshot.exists()
+            shutil.rmtree(snapshot.parent)  # a cleaner, a user's rm -r ~/.dsh/state
+            found = check_session_files(h.session)
+            assert found.made == ["snapshot"] and not found.errors
+            await h.wait(snapshot.exists, "the snapshot written again")
+            assert b"saved-once" in b"".join(p.read_bytes() for p in snapshot.parent.rglob("*.tail"))
+            assert check_session_files(h.session).made == []  # said once
+
+    run(body)

@@ -124,3 +124,24 @@ def test_a_log_that_cannot_be_written_again_keeps_its_events_for_later(tmp_path:
         assert [e["text"] for e in read_log(log.path).events] == ["first", "second", "third", "fourth", "fifth"]
     finally:
         log.close()
+
+
+def test_an_index_whose_file_is_removed_is_opened_again_and_rebuilt(tmp_path: Path) -> None:
+    from dsh.store.index import SessionIndex
+
+    log = _started(tmp_path)
+    log.close()
+    db = tmp_path / "home" / "session-query.db"
+    index = SessionIndex(db, tmp_path / "home" / "sessions")
+    try:
+        index.refresh()
+        assert [s.id for s in index.summaries()] == [log.id]
+        assert not index.file_gone()
+        for suffix in ("", "-wal", "-shm"):
+            (tmp_path / "home" / f"session-query.db{suffix}").unlink(missing_ok=True)
+        assert index.file_gone()  # closed: its next use opens a new file
+        index.refresh()
+        assert [s.id for s in index.summaries()] == [log.id]  # rebuilt from the logs
+        assert db.exists() and not index.file_gone()
+    finally:
+        index.close()

@@ -97,6 +97,7 @@ def test_dsh_home_removed_under_a_running_host_is_made_again_with_all_it_held(
     assert b'"text": "echo before-the-rm"' in log.read_bytes()
     wait_saved(dsh_home, b"before-the-rm")
     assert (dsh_home / "run" / f"{sid}.sock").exists()
+    assert (dsh_home / "log" / f"host-{sid}.log").exists()  # the host's stderr, opened again
     (row,) = _sessions_json(dsh_cmd, dsh_env, workdir)  # the index made again from the logs
     assert row["id"] == sid and row["state"] == "attached", row
     d.type_line("echo after-the-rm")
