@@ -32,7 +32,7 @@ def test_a_removed_log_is_written_again_whole_and_held(tmp_path: Path) -> None:
         log.append("input", text="third")
         assert _types(log.path) == ["input", "input", "input"]
         assert [e["text"] for e in read_log(log.path).events] == ["first", "second", "third"]
-        assert log.notices == [f"session log {log.path} was removed: written again from this host's copy"]
+        assert log.notices == ["this session's log was removed: written again from this host's copy"]
         assert live_pid(log.path) == os.getpid()  # still held: not listed crashed
         log.append("input", text="fourth")
         assert len(log.notices) == 1  # said once
@@ -64,8 +64,8 @@ def test_a_replaced_log_is_kept_aside_and_ours_written_again(tmp_path: Path) -> 
         assert kept.read_text() == "not a log\n"
         assert [e["text"] for e in read_log(log.path).events] == ["first", "second", "third"]
         assert log.notices == [
-            f"session log {log.path} was replaced: written again from this host's copy "
-            f"(what was in its place is kept as {kept.name})"
+            "this session's log was replaced: written again from this host's copy "
+            f"(what was in its place is kept beside it as {kept.name})"
         ]
         assert live_pid(log.path) == os.getpid()
     finally:
@@ -83,7 +83,7 @@ def test_a_log_emptied_gets_its_header_again(tmp_path: Path) -> None:
         assert contents.header is not None and contents.header["id"] == log.id, contents.warnings
         assert contents.header["cwd"] == "/work/proj"
         assert [e["text"] for e in contents.events] == ["third"]
-        assert log.notices == [f"session log {log.path} was emptied ({size} bytes to 0): its header is written again"]
+        assert log.notices == [f"this session's log was emptied ({size} bytes to 0): its header is written again"]
     finally:
         log.close()
 

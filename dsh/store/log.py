@@ -326,11 +326,11 @@ class SessionLog:
         was, self._size = self._size, size
         self._maybe_torn = True
         if _header_at_top(fd, self.id) or self._header is None:
-            return f"session log {self.path} was cut short ({was} bytes to {size}): its events go on after what is left"
+            return f"this session's log was cut short ({was} bytes to {size}): its events go on after what is left"
         os.ftruncate(fd, 0)  # what is left is a piece of the header at most: nothing a reader could use
         append_all(fd, _encode_line(self._header))
         self._size = os.fstat(fd).st_size
-        return f"session log {self.path} was emptied ({was} bytes to {size}): its header is written again"
+        return f"this session's log was emptied ({was} bytes to {size}): its header is written again"
 
     def _write_again(self, fd: int, *, aside: bool) -> str:
         folder = self.path.parent
@@ -338,7 +338,7 @@ class SessionLog:
         if aside:  # whatever is there now is kept, beside the log, never overwritten
             kept_path = self.path.with_name(f"{self.path.name}.replaced-{time.strftime('%Y%m%dT%H%M%S')}")
             os.rename(self.path, kept_path)
-            kept = f" (what was in its place is kept as {kept_path.name})"
+            kept = f" (what was in its place is kept beside it as {kept_path.name})"
         ensure_dir(folder, nearest_existing(folder))
         tmp = folder / f".{self.path.name}.{os.getpid()}.tmp"
         with contextlib.suppress(FileNotFoundError):
@@ -366,7 +366,7 @@ class SessionLog:
             _write_pid(self.path)
         touch_folder(self.path)
         what = "replaced" if aside else "removed"
-        return f"session log {self.path} was {what}: written again from this host's copy{kept}"
+        return f"this session's log was {what}: written again from this host's copy{kept}"
 
     def close(self) -> None:
         """Append `close`, drop the pid file and the lock. Safe to call twice."""

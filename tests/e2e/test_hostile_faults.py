@@ -32,6 +32,11 @@ def run(launch: Launch, dsh_env: dict[str, str], workdir: Path) -> Launch:
     return start
 
 
+def _said(d: PtyDriver, text: str, timeout: float = 15.0) -> str:
+    """The screen once it shows `text`, wherever the message line wraps it (long paths do)."""
+    return d.wait_until(lambda screen: text in screen.replace("\n", ""), timeout, what=repr(text))
+
+
 def _session_id(dsh_home: Path) -> str:
     (log,) = (dsh_home / "sessions").glob("*/*.jsonl")
     return log.stem
@@ -90,7 +95,7 @@ def test_dsh_home_removed_under_a_running_host_is_made_again_with_all_it_held(
     wait_saved(dsh_home, b"before-the-rm")
     assert _sessions_json(dsh_cmd, dsh_env, workdir)[0]["id"] == sid  # the index exists, and is removed too
     shutil.rmtree(dsh_home)  # a user's rm -rf ~/.dsh, a cleaner of /tmp
-    screen = d.wait_for("was removed under this session", timeout=15)
+    screen = _said(d, "was removed under this session")
     assert "made again (log, snapshot, socket" in screen.replace("\n", ""), screen
     # Everything the host held is where it belongs again: the log whole, the snapshot, the socket.
     (log,) = (dsh_home / "sessions").glob(f"*/{sid}.jsonl")
@@ -121,7 +126,7 @@ def test_a_log_truncated_then_replaced_under_the_host_is_said_and_put_right(
     d.type_line("/rename kept-title")
     d.wait_until(lambda _screen: b"kept-title" in log.read_bytes(), what="the title in the log")
     log.write_bytes(b"")  # `: > log`, a log rotation by hand
-    d.wait_for("was emptied", timeout=15)
+    _said(d, "this session's log was emptied")
     header = json.loads(log.read_bytes().split(b"\n")[0])
     assert header["type"] == "session" and header["id"] == sid and header["cwd"] == str(workdir)
     assert b'"title": "kept-title"' in log.read_bytes()  # what the host knew, written again
@@ -130,7 +135,7 @@ def test_a_log_truncated_then_replaced_under_the_host_is_said_and_put_right(
     impostor = log.with_name("impostor")
     impostor.write_bytes(b"an editor's copy\n")
     os.rename(impostor, log)  # replaced, as an editor saves
-    d.wait_for("was replaced", timeout=15)
+    _said(d, "this session's log was replaced: written again")
     assert b"echo after-truncation" in log.read_bytes()
     (kept,) = log.parent.glob(f"{sid}.jsonl.replaced-*")
     assert kept.read_bytes() == b"an editor's copy\n"
