@@ -7,7 +7,9 @@
   hooks run once either way; checked with 2.1.197). dsh's hooks are `async`: the agent never waits.
 - Codex: `-c notify=[…]` (its turn's end, with the last message) unless the user set a notify of
   their own, and its TUI's own notifications as OSC 9 always (approvals and questions: the only
-  word of them Codex gives a program it starts; its hooks need a trust step a launch cannot give).
+  word of them Codex gives a program it starts; its hooks need a trust step a launch cannot give:
+  0.171.0 ignores a hook's trust given with -c, and its bypass flag would run the user's untrusted
+  hooks too).
 - opencode: a plugin file, named by OPENCODE_CONFIG for that process.
 
 Which version each was checked against is in dsh.attention.versions.

@@ -41,9 +41,13 @@ CHECKED = (
     ),
     (
         "codex",
-        "hooks (-c hooks.EVENT=[…] or hooks.json)",
+        "hooks (-c hooks.EVENT=[…] or hooks.json: UserPromptSubmit, PermissionRequest, Stop, SessionStart …)",
         "0.171.0",
-        "not used: hooks given at launch stay untrusted (a trust step in the TUI) and did not run under exec",
+        "not used (rechecked 2026-12-02, tests/e2e/test_attention_real_clis.py): every event is there, but a"
+        " hook given with -c is untrusted (hooks/list: key '/<session-flags>/config.toml:EVENT:0:0') and does"
+        " not run; -c hooks.state.KEY.trusted_hash=… is 'ignored' from session flags; only"
+        " --dangerously-bypass-hook-trust runs it, and it runs every untrusted hook of the user's too; trust"
+        " lives in the user's ~/.codex/config.toml [hooks.state], which dsh does not write",
     ),
     (
         "opencode",

@@ -120,6 +120,69 @@ def test_real_codex_accepts_the_options_dsh_gives_it(tmp_path: Path) -> None:
     assert "error loading config" not in out.lower() and "unrecognized" not in out.lower()
 
 
+def listed_hook(codex: Path, hook: str, *, env: dict[str, str], cwd: Path) -> dict[str, object]:
+    """The one hook `codex app-server -c HOOK` lists (its hooks/list, as Codex's own TUI asks it)."""
+    import select
+
+    server = subprocess.Popen(
+        [str(codex), "app-server", "-c", hook],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=cwd,
+    )  # fmt: skip
+    assert server.stdin is not None and server.stdout is not None
+    try:
+        requests = [
+            {"id": 1, "method": "initialize", "params": {"clientInfo": {"name": "dsh", "version": "0"}}},
+            {"method": "initialized"},
+            {"id": 2, "method": "hooks/list", "params": {"cwds": [str(cwd)]}},
+        ]
+        server.stdin.write(b"".join(json.dumps(r).encode() + b"\n" for r in requests))
+        server.stdin.flush()
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            if select.select([server.stdout], [], [], 1)[0]:
+                message = json.loads(server.stdout.readline() or b"{}")
+                if message.get("id") == 2:
+                    [entry] = message["result"]["data"][0]["hooks"]
+                    return dict(entry)
+        raise AssertionError("codex app-server did not list the hook")
+    finally:
+        server.kill()
+        server.wait()
+
+
+def test_real_codex_runs_a_launch_s_hooks_only_with_every_hook_trusted(tmp_path: Path) -> None:
+    """Why dsh gives Codex `notify` and OSC 9, not hooks (dsh.attention.versions): a hook given with -c
+    runs only after a trust step; the trust a launch could give for dsh's own hook alone (its
+    `hooks.state.KEY.trusted_hash`, the key and hash the app-server's hooks/list reports) is ignored
+    from the command line, and the one flag that runs it runs every untrusted hook of the user's too.
+    When a version stops ignoring it, this fails, and dsh can wire PermissionRequest there."""
+    codex = real_cli("codex")
+    home = tmp_path / "codex-home"
+    home.mkdir()
+    mark = tmp_path / "hook.log"
+    hook = f'hooks.SessionStart=[{{hooks=[{{type="command",command="echo started >> {mark}"}}]}}]'
+    key = "/<session-flags>/config.toml:session_start:0:0"
+    env = {**os.environ, "CODEX_HOME": str(home), "OPENAI_API_KEY": "sk-not-a-key", "DISABLE_AUTOUPDATER": "1",
+           "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}  # fmt: skip
+
+    def run(*options: str) -> str:
+        argv = [str(codex), "exec", "--skip-git-repo-check", "-c", hook, *options, "hello"]
+        try:
+            done = subprocess.run(argv, env=env, cwd=tmp_path, capture_output=True, timeout=8, stdin=subprocess.DEVNULL)
+            return (done.stdout + done.stderr).decode("utf-8", "replace")
+        except subprocess.TimeoutExpired as exc:  # it retries the address nobody listens on for minutes
+            return ((exc.stdout or b"") + (exc.stderr or b"")).decode("utf-8", "replace")
+
+    run()
+    assert not mark.exists()  # untrusted: not run
+    entry = listed_hook(codex, hook, env=env, cwd=tmp_path)
+    assert (entry["key"], entry["trustStatus"]) == (key, "untrusted")
+    out = run("-c", f'hooks.state."{key}".trusted_hash="{entry["currentHash"]}"')
+    assert f'hooks.state."{key}"` is ignored' in out and not mark.exists()
+    run("--dangerously-bypass-hook-trust")
+    assert mark.read_text() == "started\n"
+
+
 def test_real_opencode_loads_dsh_s_plugin_and_its_turn_reaches_the_pane_s_host(
     dsh_cmd, dsh_env, tmp_path: Path
 ) -> None:
