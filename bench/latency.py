@@ -14,6 +14,11 @@ runs several times slower for tens of milliseconds, every few seconds, with noth
 an echo that falls there is slow whatever dsh does.
 
     python bench/latency.py [--samples N] [--dsh PATH]
+    python bench/latency.py --agents N [--samples N] [--dsh PATH]
+
+With --agents N it measures only the echo on the prompt and in a pane with and without the status
+line's machine-wide counts: alone, then beside N detached sessions whose (fake) Claude is blocked, so
+the status line says "N need you" and the view asks those N hosts every 2 s, then alone again.
 """
 
 from __future__ import annotations
@@ -180,9 +185,17 @@ def main() -> int:
         help="the dsh to run; a regular install (pip install .) as users have it, where the dev venv's "
         "editable install spends about 24 ms of each start in its import finder",
     )
+    parser.add_argument(
+        "--agents",
+        type=int,
+        default=0,
+        help="only the echo with and without the status line's counts of N other sessions' agents",
+    )
     args = parser.parse_args()
     global DSH
     DSH = args.dsh
+    if args.agents:
+        return counts_echo(args.samples, args.agents)
 
     # As installed by pip, which byte-compiles: a run with bytecode writes off would time the compiler.
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -350,6 +363,78 @@ def main() -> int:
             f"  ({len(tmux_times)}/{args.samples} echoed)"
             f"  dsh pane p99 / tmux p99: {dsh_p99 / p99 if p99 else float('nan'):.1f}x"
         )
+    return 0
+
+
+def counts_echo(samples: int, count: int) -> int:
+    """Echo on the prompt and in a pane: alone, beside `count` sessions with a blocked agent each (the
+    status line's machine-wide counts, and the view's poll of their hosts every 2 s), alone again."""
+    import json
+    import subprocess
+
+    fakes = Path(__file__).resolve().parent.parent / "tests" / "fakes" / "bin"
+    home = tempfile.mkdtemp(prefix="dsh-bench-home-")
+    work = tempfile.mkdtemp(prefix="dsh-bench-work-")
+    user = Path(tempfile.mkdtemp(prefix="dsh-bench-user-"))
+    (user / ".claude").mkdir()
+    env = dict(os.environ, DSH_HOME=home, SHELL="/bin/sh", TERM="xterm-256color", HOME=str(user))
+    env["PATH"] = f"{fakes}{os.pathsep}{env.get('PATH', '')}"
+    env.pop("CLAUDE_CONFIG_DIR", None)
+    ref = ptyprocess.PtyProcess.spawn(["cat"], env=env, dimensions=(30, 100))
+    ref_p50, ref_p99 = summary(echo_latencies(ref, samples, erase=b"\n"))
+    end(ref)
+    proc = ptyprocess.PtyProcess.spawn(dsh_argv(), env=env, cwd=work, dimensions=(40, 140))
+    wait_for(proc, b"PROMPT")
+    drain(proc, 0.5)
+
+    def both() -> tuple[list[float], list[float]]:
+        prompt = echo_latencies(proc, samples, erase=b"\x7f")
+        os.write(proc.fd, b"\x1d")  # C-]: into the pane (sh echoes typed keys)
+        drain(proc, 0.3)
+        pane = echo_latencies(proc, samples, erase=b"\x7f")
+        os.write(proc.fd, b"\x1d")
+        drain(proc, 0.3)
+        return prompt, pane
+
+    results = [("alone", *both())]
+    others = []
+    for n in range(count):
+        where = tempfile.mkdtemp(prefix=f"agent{n}-", dir=work)
+        made = subprocess.run(
+            [*dsh_argv(), "new", "-d", "--json", "--", "claude"], env=env, cwd=where, capture_output=True, text=True
+        )
+        sid = json.loads(made.stdout)["session"]
+        subprocess.run([*dsh_argv(), "send", "-t", f"{sid}:p1", "ask make deploy\r"], env=env, cwd=where, check=True)
+        others.append(sid)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # every agent blocked (the status line is drawn by its changes only)
+        listed = subprocess.run([*dsh_argv(), "agents", "--all", "--json"], env=env, capture_output=True, text=True)
+        if sum(1 for row in json.loads(listed.stdout or "[]") if row.get("state") == "blocked") >= count:
+            break
+        drain(proc, 0.5)
+    # Two polls of the other hosts behind it: the status line's counts are theirs (a redraw shows them).
+    os.write(proc.fd, b"\x0c")  # C-l: a whole frame, so the counts are in this output whole
+    shown = drain(proc, 4.5)
+    if b"need you" not in shown:
+        print("warning: the status line did not show the counts", file=sys.stderr)
+    results.append((f"beside {count} blocked agents", *both()))
+    for sid in others:
+        subprocess.run([*dsh_argv(), "stop", sid], env=env, cwd=work, capture_output=True)
+    drain(proc, 2.5)
+    results.append(("alone again", *both()))
+    os.write(proc.fd, b"/quit\r")
+    drain(proc, 0.5)
+    end(proc)
+    end_hosts(home)
+    for folder in (home, work, str(user)):
+        shutil.rmtree(folder, ignore_errors=True)
+    load = os.getloadavg()
+    print(f"load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
+    print(f"reference (bare PTY + cat) echo: p50 {ref_p50:.2f} ms  p99 {ref_p99:.2f} ms")
+    for name, prompt, pane in results:
+        for where, times in (("prompt", prompt), ("pane", pane)):
+            p50, p99 = summary(times)
+            print(f"{name:<28} {where:<6} p50 {p50:6.2f} ms  p99 {p99:6.2f} ms  ({len(times)}/{samples} echoed)")
     return 0
 
 
