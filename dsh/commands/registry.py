@@ -7,15 +7,28 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeAlias
 
+from dsh.commands.args import Given, Takes
 from dsh.commands.completion import CompletionItem, quote_if_needed, split_words
 from dsh.commands.errors import CommandError, UsageError, one_line
 from dsh.commands.parse import parse_line
 from dsh.text import sanitize
 from dsh.values import Value
 
-__all__ = ["ArgSpec", "Command", "CommandError", "Handler", "Registry", "UsageError"]
+__all__ = [
+    "ArgSpec",
+    "Command",
+    "CommandError",
+    "Declared",
+    "Given",
+    "Handler",
+    "Registry",
+    "Takes",
+    "UsageError",
+    "declare",
+]
 
-Handler: TypeAlias = Callable[[Any, list[str]], Any]
+# `handler(ctx, args)`: args is a `Given` for a command that declares what it takes, else the words.
+Handler: TypeAlias = Callable[[Any, Any], Any]
 # Static choices for the first argument, or a callable (ctx, finished args) -> candidates for the word
 # under the cursor; a candidate is a value or a (value, meta) pair.
 ArgSpec: TypeAlias = Sequence[str] | Callable[[Any, list[str]], Iterable[str | tuple[str, str]]] | None
@@ -23,16 +36,19 @@ ArgSpec: TypeAlias = Sequence[str] | Callable[[Any, list[str]], Iterable[str | t
 _NAME = re.compile(r"[a-z][a-z0-9_-]*")
 
 
-class Command(Value, fields=("name", "handler", "usage", "aliases", "args", "doc"), frozen=True):
-    """One registered command: its handler, usage, aliases, argument completion and docstring."""
+class Command(Value, fields=("name", "handler", "usage", "aliases", "args", "doc", "takes"), frozen=True):
+    """One registered command: its handler, usage, aliases, argument completion and docstring; with
+    `takes`, its declared arguments, from which the usage comes and which are checked before the
+    handler runs (it is then given them read, as a `Given`)."""
 
-    __slots__ = ("aliases", "args", "doc", "handler", "name", "usage")
+    __slots__ = ("aliases", "args", "doc", "handler", "name", "takes", "usage")
     name: str
     handler: Handler
     usage: str
     aliases: tuple[str, ...]
     args: ArgSpec
     doc: str
+    takes: Takes | None
 
     def __init__(
         self,
@@ -42,14 +58,16 @@ class Command(Value, fields=("name", "handler", "usage", "aliases", "args", "doc
         aliases: tuple[str, ...] = (),
         args: ArgSpec = None,
         doc: str = "",
+        takes: Takes | None = None,
     ) -> None:
         setattr_ = object.__setattr__
         setattr_(self, "name", name)
         setattr_(self, "handler", handler)
-        setattr_(self, "usage", usage)
+        setattr_(self, "usage", takes.usage if takes is not None else usage)
         setattr_(self, "aliases", aliases)
-        setattr_(self, "args", args)
+        setattr_(self, "args", args if args is not None or takes is None or not takes.choices else takes.choices)
         setattr_(self, "doc", doc)
+        setattr_(self, "takes", takes)
 
     @property
     def summary(self) -> str:
@@ -60,6 +78,37 @@ class Command(Value, fields=("name", "handler", "usage", "aliases", "args", "doc
     def usage_line(self) -> str:
         """`/name usage`, as help and error messages show it."""
         return f"/{self.name} {self.usage}".rstrip()
+
+
+class Declared(Value, fields=("name", "handler", "takes", "aliases", "args"), frozen=True):
+    """A command declared at module level (`declare`), for a registry to add."""
+
+    __slots__ = ("aliases", "args", "handler", "name", "takes")
+    name: str
+    handler: Handler
+    takes: Takes
+    aliases: tuple[str, ...]
+    args: ArgSpec
+
+    def __init__(self, name: str, handler: Handler, takes: Takes, aliases: tuple[str, ...], args: ArgSpec) -> None:
+        setattr_ = object.__setattr__
+        setattr_(self, "name", name)
+        setattr_(self, "handler", handler)
+        setattr_(self, "takes", takes)
+        setattr_(self, "aliases", aliases)
+        setattr_(self, "args", args)
+
+
+def declare(
+    table: list[Declared], name: str, takes: Takes, *, aliases: Sequence[str] = (), args: ArgSpec = None
+) -> Callable[[Handler], Handler]:
+    """Put the decorated module-level handler in `table` as `/name`, taking what `takes` declares."""
+
+    def register(handler: Handler) -> Handler:
+        table.append(Declared(name, handler, takes, tuple(aliases), args))
+        return handler
+
+    return register
 
 
 def _key(name: str) -> str:
@@ -92,6 +141,7 @@ class Registry:
         usage: str = "",
         aliases: Sequence[str] = (),
         args: ArgSpec = None,
+        takes: Takes | None = None,
     ) -> Command:
         """Register `handler` as `/name` (the non-decorator form)."""
         names = [name, *aliases]
@@ -100,11 +150,16 @@ class Registry:
                 raise ValueError(f"command name {each!r} must be lower-case letters, digits, '-' or '_'")
             if each in self._lookup:
                 raise ValueError(f"command name {each!r} is already registered")
-        command = Command(name, handler, usage, tuple(aliases), args, inspect.getdoc(handler) or "")
+        command = Command(name, handler, usage, tuple(aliases), args, inspect.getdoc(handler) or "", takes)
         self._commands[name] = command
         for each in names:
             self._lookup[each] = name
         return command
+
+    def add_declared(self, table: Iterable[Declared]) -> None:
+        """Register each command of a module's table (`declare`)."""
+        for each in table:
+            self.add(each.name, each.handler, aliases=each.aliases, args=each.args, takes=each.takes)
 
     def get(self, name: str) -> Command | None:
         """The command called `name` (or with that alias; a leading / and case are ignored)."""
@@ -129,7 +184,8 @@ class Registry:
         if command is None:
             raise CommandError(self.unknown_message(name))
         try:
-            result = command.handler(ctx, list(args))
+            given: list[str] | Given = list(args) if command.takes is None else command.takes.parse(command.name, args)
+            result = command.handler(ctx, given)
             if inspect.isawaitable(result):
                 result = await result
         except UsageError as exc:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from dsh.commands.registry import CommandError, Registry, UsageError
+from dsh.commands.registry import ArgSpec, CommandError, Declared, Given, Handler, Registry, Takes, declare
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from dsh.session.client import Client
 
 
@@ -20,32 +19,44 @@ def _screen(ctx: Client, name: str) -> Callable[[], object]:
     return action
 
 
+# The commands of this module; register adds them.
+_TABLE: list[Declared] = []
+
+
+def _command(
+    name: str, takes: Takes, *, aliases: Sequence[str] = (), args: ArgSpec = None
+) -> Callable[[Handler], Handler]:
+    return declare(_TABLE, name, takes, aliases=aliases, args=args)
+
+
+@_command(
+    "agents",
+    Takes(words="[next]", choices=("next",), upper=1, hint="the only argument is next"),
+    args=lambda ctx, args: ["next"] if not args else [],
+)
+def agents(ctx: Client, given: Given) -> None:
+    """Every agent on this machine, those that need you first.
+
+    Each line: its state (needs you, done, working, idle) and for how long, its project and
+    session, its pane, and its one-line ask or answer. Enter goes there: a pane here is focused; a
+    pane of another session attaches that session with the pane focused, this one running on.
+    Claude Code sessions running outside dsh are listed too, marked so. `/agents next` (prefix g)
+    goes straight to the next pane that needs you.
+    """
+    if given.words:
+        _screen(ctx, "agents_next")()
+    else:
+        _screen(ctx, "open_agents")()
+
+
+@_command("notifications", Takes())
+def notifications(ctx: Client, given: Given) -> None:
+    """This session's last 200 notifications, unread first.
+
+    A notification is read once its pane is visited; unread ones stay unread across a restart.
+    """
+    _screen(ctx, "open_notifications")()
+
+
 def register(registry: Registry) -> None:
-    command = registry.command
-
-    @command("agents", usage="[next]", args=lambda ctx, args: ["next"] if not args else [])
-    def agents(ctx: Client, args: list[str]) -> None:
-        """Every agent on this machine, those that need you first.
-
-        Each line: its state (needs you, done, working, idle) and for how long, its project and
-        session, its pane, and its one-line ask or answer. Enter goes there: a pane here is focused; a
-        pane of another session attaches that session with the pane focused, this one running on.
-        Claude Code sessions running outside dsh are listed too, marked so. `/agents next` (prefix g)
-        goes straight to the next pane that needs you.
-        """
-        if args not in ([], ["next"]):
-            raise UsageError("the only argument is next")
-        if args:
-            _screen(ctx, "agents_next")()
-        else:
-            _screen(ctx, "open_agents")()
-
-    @command("notifications")
-    def notifications(ctx: Client, args: list[str]) -> None:
-        """This session's last 200 notifications, unread first.
-
-        A notification is read once its pane is visited; unread ones stay unread across a restart.
-        """
-        if args:
-            raise UsageError("/notifications takes no arguments")
-        _screen(ctx, "open_notifications")()
+    registry.add_declared(_TABLE)

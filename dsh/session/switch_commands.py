@@ -2,47 +2,58 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from dsh.commands.registry import CommandError, Registry, UsageError
+from dsh.commands.registry import ArgSpec, CommandError, Declared, Given, Handler, Registry, Takes, declare
 
 if TYPE_CHECKING:
     from dsh.session.client import Client
 
 
+# The commands of this module; register adds them.
+_TABLE: list[Declared] = []
+
+
+def _command(
+    name: str, takes: Takes, *, aliases: Sequence[str] = (), args: ArgSpec = None
+) -> Callable[[Handler], Handler]:
+    return declare(_TABLE, name, takes, aliases=aliases, args=args)
+
+
+@_command("tree", Takes())
+def tree(ctx: Client, given: Given) -> None:
+    """Pick a tab or pane from a tree, with a live thumbnail.
+
+    As tmux's choose-tree (prefix w): Up/Down move, Enter goes there, Esc closes.
+    """
+    ctx.open_tree()
+
+
+@_command("session", Takes(choices=("last", "prev", "next"), lower=1, upper=1, hint="last, prev or next"))
+async def session_(ctx: Client, given: Given) -> None:
+    """Go to the last, previous or next running session.
+
+    last is the session this client came from (prefix L); prev and next go through the running
+    sessions in the order they began, wrapping around (prefix ( and )).
+    """
+    session = ctx.session
+    current = session.log.id
+    if given.words == ["last"]:
+        target = getattr(ctx, "previous_session", None)
+        if not target:
+            raise CommandError("no last session: this client has been in no other")
+    else:
+        from dsh.hostquery import running_hosts
+        from dsh.resume.ring import step_session
+
+        hosts = await session.loop.run_in_executor(session.worker, running_hosts)
+        ids = [str(h["session"]) for h in hosts if isinstance(h.get("session"), str)]
+        target = step_session(ids, current, 1 if given.words == ["next"] else -1)
+        if target is None:
+            raise CommandError("no other session is running")
+    ctx.switch_session(target)
+
+
 def register(registry: Registry) -> None:
-    @registry.command("tree")
-    def tree(ctx: Client, args: list[str]) -> None:
-        """Pick a tab or pane from a tree, with a live thumbnail.
-
-        As tmux's choose-tree (prefix w): Up/Down move, Enter goes there, Esc closes.
-        """
-        if args:
-            raise UsageError("/tree takes no arguments")
-        ctx.open_tree()
-
-    @registry.command("session", usage="last|prev|next", args=["last", "prev", "next"])
-    async def session_(ctx: Client, args: list[str]) -> None:
-        """Go to the last, previous or next running session.
-
-        last is the session this client came from (prefix L); prev and next go through the running
-        sessions in the order they began, wrapping around (prefix ( and )).
-        """
-        if args not in (["last"], ["prev"], ["next"]):
-            raise UsageError("last, prev or next")
-        session = ctx.session
-        current = session.log.id
-        if args == ["last"]:
-            target = getattr(ctx, "previous_session", None)
-            if not target:
-                raise CommandError("no last session: this client has been in no other")
-        else:
-            from dsh.hostquery import running_hosts
-            from dsh.resume.ring import step_session
-
-            hosts = await session.loop.run_in_executor(session.worker, running_hosts)
-            ids = [str(h["session"]) for h in hosts if isinstance(h.get("session"), str)]
-            target = step_session(ids, current, 1 if args == ["next"] else -1)
-            if target is None:
-                raise CommandError("no other session is running")
-        ctx.switch_session(target)
+    registry.add_declared(_TABLE)

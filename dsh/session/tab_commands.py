@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from dsh.commands.registry import CommandError, Registry, UsageError
+from dsh.commands.registry import ArgSpec, CommandError, Declared, Given, Handler, Registry, Takes, declare
 from dsh.layout.errors import LayoutError
 from dsh.layout.presets import LAYOUT_NAMES
 from dsh.session import tab_moves
@@ -34,117 +34,112 @@ def _layout_error(action: Callable[[], Any]) -> Any:
         raise CommandError(str(exc)) from None
 
 
-def _pane_options(args: list[str]) -> tuple[str | None, Orientation]:
-    """`-t TAB` and `-h`/`-v` in any order: (the tab named, or None; the split's orientation)."""
-    target: str | None = None
-    orientation: Orientation = "column"
-    rest = list(args)
-    while rest:
-        word = rest.pop(0)
-        if word == "-t":
-            if not rest:
-                raise UsageError("-t needs a tab: its number, id or name")
-            target = rest.pop(0)
-        elif word in ("-h", "-v"):
-            orientation = "row" if word == "-h" else "column"
-        else:
-            raise UsageError(f"unknown argument {word}")
-    return target, orientation
+# The commands of this module; register adds them.
+_TABLE: list[Declared] = []
+
+
+def _command(
+    name: str, takes: Takes, *, aliases: Sequence[str] = (), args: ArgSpec = None
+) -> Callable[[Handler], Handler]:
+    return declare(_TABLE, name, takes, aliases=aliases, args=args)
+
+
+@_command("layout", Takes(words="|".join(LAYOUT_WORDS), lower=1, upper=1, hint="name a layout"), args=_layout_args)
+def layout(ctx: Client, given: Given) -> None:
+    """Arrange this tab's panes as one of tmux's layouts.
+
+    even-horizontal (side by side), even-vertical (stacked), main-horizontal (the first pane on top,
+    `layout.main_pane_height` rows), main-vertical (on the left, `layout.main_pane_width` columns),
+    tiled; a unique prefix will do. `next`/`prev` go through them in that order (prefix Space), and
+    `spread` gives the active pane and its neighbours the same size (prefix E).
+    """
+    word = given.words[0].lower()
+    session = ctx.session
+    if word == "spread":
+        if not tab_moves.spread_evenly(session):
+            ctx.announce("the panes are even already")
+        return
+    if word in ("next", "prev"):
+        word = session.tabs.next_layout_name(1 if word == "next" else -1)
+    full = _layout_error(lambda: tab_moves.select_layout(session, word))
+    ctx.announce(f"layout {full}")
+
+
+@_command("break", Takes())
+def break_(ctx: Client, given: Given) -> None:
+    """Move the active pane to a new tab of its own.
+
+    As tmux's break-pane. `/move -t N` (or `/join`) puts it back into tab N.
+    """
+    _layout_error(lambda: tab_moves.break_pane(ctx.session))
+
+
+@_command(
+    "join",
+    Takes(flags=("-t TAB", "-h|-v"), needs={"-t": "a tab: its number, id or name"}),
+    aliases=("move",),
+    args=_tab_targets,
+)
+def join(ctx: Client, given: Given) -> None:
+    """Move the active pane into another tab.
+
+    As tmux's join-pane and move-pane: it splits that tab's active pane, -v stacked (the default),
+    -h side by side. TAB is the tab's number as the tab bar shows it, its id or its name; without
+    -t, the tab shown before this one. A pane alone in its tab takes the tab with it.
+    """
+    target = given.value("-t")
+    orientation: Orientation = "row" if given.has("-h") else "column"
+    tabs = ctx.session.tabs
+    if target is None:
+        index = tabs.previous_tab_index()
+        if index is None:
+            raise CommandError("no other tab to move the pane to: /join -t TAB")
+    else:
+        index = _layout_error(lambda: tabs.find_tab(target))
+    _layout_error(lambda: tab_moves.move_pane(ctx.session, index, orientation))
+
+
+@_command("kill-tab", Takes(flags=("-f",), words="[TAB]", upper=1), args=_tab_targets)
+def kill_tab(ctx: Client, given: Given) -> None:
+    """Close a whole tab (default: this one) and its programs.
+
+    As tmux's kill-window. When one of its panes runs more than an idle shell, dsh asks once first; -f does not ask.
+    Closing the last tab ends the session, as /close of the last pane does.
+    """
+    force = given.has("-f")
+    session = ctx.session
+    words = given.words
+    index = _layout_error(lambda: session.tabs.find_tab(words[0])) if words else session.tabs.active_index
+    panes = tab_moves.tab_panes(session, index)
+    busy = [] if force else [p for p in session.busy_panes() if p in panes]
+    tab = session.tabs.tabs[index]
+    if not busy:
+        tab_moves.kill_tab(session, index)
+        return
+    names = ", ".join(f"{p.id} {p.title}" for p in busy[:3]) + ("…" if len(busy) > 3 else "")
+
+    def kill() -> None:
+        if tab in session.tabs.tabs:  # still there when the answer comes
+            tab_moves.kill_tab(session, session.tabs.tabs.index(tab))
+
+    ctx.confirm(
+        f"tab {index} still runs {names}. Close it? y closes, any other key keeps it",
+        kill,
+        declined="not closed",
+    )
+
+
+@_command("start-all", Takes())
+def start_all(ctx: Client, given: Given) -> None:
+    """Start every restored pane: fresh shells, agents resumed.
+
+    A command a pane's shell was running is never run again by this: M-r on that pane does.
+    """
+    started = tab_moves.start_all(ctx.session)
+    if not started:
+        raise CommandError("no restored pane is waiting to start")
+    ctx.announce(f"started {len(started)} pane{'s' if len(started) != 1 else ''}")
 
 
 def register(registry: Registry) -> None:
-    command = registry.command
-
-    @command("layout", usage="|".join(LAYOUT_WORDS), args=_layout_args)
-    def layout(ctx: Client, args: list[str]) -> None:
-        """Arrange this tab's panes as one of tmux's layouts.
-
-        even-horizontal (side by side), even-vertical (stacked), main-horizontal (the first pane on top,
-        `layout.main_pane_height` rows), main-vertical (on the left, `layout.main_pane_width` columns),
-        tiled; a unique prefix will do. `next`/`prev` go through them in that order (prefix Space), and
-        `spread` gives the active pane and its neighbours the same size (prefix E).
-        """
-        if len(args) != 1:
-            raise UsageError("name a layout")
-        word = args[0].lower()
-        session = ctx.session
-        if word == "spread":
-            if not tab_moves.spread_evenly(session):
-                ctx.announce("the panes are even already")
-            return
-        if word in ("next", "prev"):
-            word = session.tabs.next_layout_name(1 if word == "next" else -1)
-        full = _layout_error(lambda: tab_moves.select_layout(session, word))
-        ctx.announce(f"layout {full}")
-
-    @command("break")
-    def break_(ctx: Client, args: list[str]) -> None:
-        """Move the active pane to a new tab of its own.
-
-        As tmux's break-pane. `/move -t N` (or `/join`) puts it back into tab N.
-        """
-        if args:
-            raise UsageError("/break takes no arguments")
-        _layout_error(lambda: tab_moves.break_pane(ctx.session))
-
-    @command("join", usage="[-t TAB] [-h|-v]", aliases=("move",), args=_tab_targets)
-    def join(ctx: Client, args: list[str]) -> None:
-        """Move the active pane into another tab.
-
-        As tmux's join-pane and move-pane: it splits that tab's active pane, -v stacked (the default),
-        -h side by side. TAB is the tab's number as the tab bar shows it, its id or its name; without
-        -t, the tab shown before this one. A pane alone in its tab takes the tab with it.
-        """
-        target, orientation = _pane_options(args)
-        tabs = ctx.session.tabs
-        if target is None:
-            index = tabs.previous_tab_index()
-            if index is None:
-                raise CommandError("no other tab to move the pane to: /join -t TAB")
-        else:
-            index = _layout_error(lambda: tabs.find_tab(target))
-        _layout_error(lambda: tab_moves.move_pane(ctx.session, index, orientation))
-
-    @command("kill-tab", usage="[-f] [TAB]", args=_tab_targets)
-    def kill_tab(ctx: Client, args: list[str]) -> None:
-        """Close a whole tab (default: this one) and its programs.
-
-        As tmux's kill-window. When one of its panes runs more than an idle shell, dsh asks once first; -f does not ask.
-        Closing the last tab ends the session, as /close of the last pane does.
-        """
-        force = "-f" in args
-        rest = [a for a in args if a != "-f"]
-        if len(rest) > 1:
-            raise UsageError("one tab at most")
-        session = ctx.session
-        index = _layout_error(lambda: session.tabs.find_tab(rest[0])) if rest else session.tabs.active_index
-        panes = tab_moves.tab_panes(session, index)
-        busy = [] if force else [p for p in session.busy_panes() if p in panes]
-        tab = session.tabs.tabs[index]
-        if not busy:
-            tab_moves.kill_tab(session, index)
-            return
-        names = ", ".join(f"{p.id} {p.title}" for p in busy[:3]) + ("…" if len(busy) > 3 else "")
-
-        def kill() -> None:
-            if tab in session.tabs.tabs:  # still there when the answer comes
-                tab_moves.kill_tab(session, session.tabs.tabs.index(tab))
-
-        ctx.confirm(
-            f"tab {index} still runs {names}. Close it? y closes, any other key keeps it",
-            kill,
-            declined="not closed",
-        )
-
-    @command("start-all")
-    def start_all(ctx: Client, args: list[str]) -> None:
-        """Start every restored pane: fresh shells, agents resumed.
-
-        A command a pane's shell was running is never run again by this: M-r on that pane does.
-        """
-        if args:
-            raise UsageError("/start-all takes no arguments")
-        started = tab_moves.start_all(ctx.session)
-        if not started:
-            raise CommandError("no restored pane is waiting to start")
-        ctx.announce(f"started {len(started)} pane{'s' if len(started) != 1 else ''}")
+    registry.add_declared(_TABLE)
