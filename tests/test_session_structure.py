@@ -108,6 +108,20 @@ VERBS: dict[str, tuple[Callable[[Session], object], int, str]] = {
 }
 
 
+def test_a_border_dragged_is_drawn_at_each_move_and_saved_once_dropped(tmp_path: Path) -> None:
+    def test(c: Counted) -> None:
+        s = c.session
+        left = s.tabs.rects(s.area).rects[s.tabs.active_tab.pane_ids()[0]]
+        border = left.x + left.width
+        assert s.drag_border(border, left.y + 2, border - 3) is not None
+        assert s.drag_border(border - 3, left.y + 2, border - 5) is not None
+        assert (c.saves, c.view.told) == (0, ["changed", "changed"])
+        s.border_dropped()
+        assert (c.saves, c.view.told) == (1, ["changed", "changed"])
+
+    with_counted(tmp_path, test)
+
+
 @pytest.mark.parametrize("name", list(VERBS))
 def test_a_verb_saves_once_and_tells_the_views_once(tmp_path: Path, name: str) -> None:
     verb, saves, told = VERBS[name]

@@ -579,19 +579,10 @@ class Session:
         structure.close_pane(self, pane_id)
 
     def drag_border(self, x: int, y: int, to: int) -> int | None:
-        """A border of the active tab dragged with the mouse from cell (x, y) to column or row `to`:
-        its place now, or None when no border is there. The panes take their new sizes at the next
-        draw; the snapshot is written when the border is dropped."""
-        if not self.tabs.tabs:
-            return None
-        at = self.tabs.drag_border(self.area, x, y, to)
-        if at is not None:
-            self.scheduler.mark_dirty()
-            self.observer.on_changed()
-        return at
+        return structure.drag_border(self, x, y, to)
 
     def border_dropped(self) -> None:
-        self.scheduler.structural_change()
+        structure.border_dropped(self)
 
     def focus(self, target: str) -> None:
         structure.focus(self, target)

@@ -154,6 +154,24 @@ def swap(session: Session, target: SwapTarget) -> bool:
     return swapped
 
 
+def drag_border(session: Session, x: int, y: int, to: int) -> int | None:
+    """A border of the active tab dragged with the mouse from cell (x, y) to column or row `to`: its
+    place now, or None when no border is there. Drawn at each move, written with the next write of
+    content; `border_dropped` writes it at once."""
+    if not session.tabs.tabs:
+        return None
+    at = session.tabs.drag_border(session.area, x, y, to)
+    if at is not None:
+        session.scheduler.mark_dirty()
+        session.observer.on_changed()
+    return at
+
+
+def border_dropped(session: Session) -> None:
+    """The mouse let go of a border: the sizes it left are saved at once (the views drew each move)."""
+    session.scheduler.structural_change()
+
+
 # -- focus -----------------------------------------------------------------------------------------
 def focus(session: Session, target: str) -> None:
     """Move the focus: to the neighbour on a side, in reading order (next/prev), or to the pane before."""
