@@ -45,7 +45,7 @@ def run_client(intent: Intent, entries: Entries) -> tuple[int, str]:
     """Be the client of the session `intent` names until it ends: (exit status, line for the user).
     A host lost on the way is a ClientError naming its log and the command that restores it."""
     from dsh.client.attach import OutcomeKind, Pump
-    from dsh.client.tty import RawTerminal, window_size
+    from dsh.client.tty import RawTerminal, SavedTitle, window_size
 
     target = choose_target(intent, launch_dir())
     rows, cols = window_size(STDOUT)
@@ -68,7 +68,7 @@ def run_client(intent: Intent, entries: Entries) -> tuple[int, str]:
 
     terminal = RawTerminal(STDIN)
     left = [attachment.session_id]  # the session a switch leaves (the next host's `/session last`)
-    with terminal, Pump(terminal) as pump:
+    with terminal, SavedTitle(STDOUT), Pump(terminal) as pump:  # (the view sets the focused pane's title)
         while True:
             outcome = pump.run(attachment, on_switch)
             if outcome.kind is OutcomeKind.REMOTE and outcome.argv:

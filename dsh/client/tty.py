@@ -25,6 +25,27 @@ RESET_MODES = (
 )
 
 
+class SavedTitle:
+    """The terminal's own window title, pushed on its title stack while the client runs (the view sets
+    the focused pane's) and popped when it ends (XTWINOPS 22 and 23, as vim and less do; a terminal
+    without a title stack ignores both)."""
+
+    SAVE = b"\x1b[22;0t"
+    RESTORE = b"\x1b[23;0t"
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def __enter__(self) -> SavedTitle:
+        with contextlib.suppress(OSError):
+            write_all(self.fd, self.SAVE)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with contextlib.suppress(OSError):
+            write_all(self.fd, self.RESTORE)
+
+
 def write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:

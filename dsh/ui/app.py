@@ -33,6 +33,7 @@ from dsh.ui.completion import RegistryCompleter
 from dsh.ui.cursor_shape import PaneCursorShape
 from dsh.ui.keypad import KeypadMirror
 from dsh.ui.link_input import LinkInput
+from dsh.ui.outer_title import TitleMirror
 from dsh.ui.pane_window import LineWindow, PaneWindow, install_widths
 from dsh.ui.panes_view import PaneSlot
 from dsh.ui.prompt_buffer import PromptBuffer
@@ -176,6 +177,8 @@ class DshApp:
         # The keypad's mode follows the pane the keys go to; its keys are read as keypad keys there.
         self.keypad = KeypadMirror(self._pane_keypad)
         self.application.before_render += self.keypad.before_render
+        self.outer_title = TitleMirror(self._outer_title)
+        self.application.before_render += self.outer_title.before_render
         if isinstance(self.application.input, LinkInput):
             self.application.input.keypad = self._pane_keypad
         self.application.ttimeoutlen = 0.05
@@ -271,6 +274,11 @@ class DshApp:
         """The DECSCUSR shape of the pane the keys go to; 0 (the terminal's own) on the prompt."""
         pane = self.active_pane if self.mode == Mode.PANE else None
         return pane.terminal.screen.cursor_shape if pane is not None else 0
+
+    def _outer_title(self) -> str:
+        """The title for the user's terminal: the focused pane's, as its header shows it."""
+        pane = self.active_pane
+        return pane.title if pane is not None else self.session.display_title
 
     def _pane_keypad(self) -> bool:
         """The keys go to a pane whose program asked for application keypad mode (DECKPAM)."""

@@ -1,0 +1,35 @@
+"""End to end: the user's terminal's title follows the focused pane's title (a program's OSC 2 as its
+header shows it), and the terminal's own title comes back when dsh ends (its title stack)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.conftest import Launch
+
+pytestmark = pytest.mark.slow
+
+
+def test_the_focused_panes_title_reaches_the_terminal_and_its_own_comes_back(
+    launch: Launch, dsh_env: dict[str, str], tmp_path: Path
+) -> None:
+    work = tmp_path / "proj"
+    work.mkdir()
+    (work / "title.sh").write_text("printf '\\033]2;%s\\007' 'build:''watch'; echo titled\n")
+    d = launch(cwd=work, env=dsh_env, rows=24, cols=100)
+    d.wait_for("PROMPT")
+    assert d.raw.startswith(b"\x1b[22;0t") or b"\x1b[22;0t" in d.raw[:64]  # the terminal's own title saved
+    d.type_line("sh title.sh")
+    d.wait_for("\ntitled")
+    d.wait_until(lambda _: b"\x1b]2;build:watch\x07" in d.raw, what="the pane's title set on the terminal")
+    # A new pane (focused) has its own title: the terminal's follows it.
+    at = len(d.raw)
+    d.send("\x02%")
+    d.wait_for("▶ p2")
+    d.wait_until(lambda _: re.search(rb"\x1b\]2;(?!build:watch)[^\x07]+\x07", d.raw[at:]), what="p2's title")
+    d.send("\x02d")  # detach
+    assert d.wait_exit() == 0
+    assert d.raw.rstrip().endswith(b"\x1b[23;0t") or b"\x1b[23;0t" in d.raw[-200:]  # and put back
