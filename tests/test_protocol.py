@@ -110,17 +110,20 @@ def test_a_host_reads_its_clients_frames_within_each_kinds_bound() -> None:
 
 def test_control_types_keep_their_wire_values() -> None:
     # The values are the protocol's (a client and a host of one version must read each other's).
-    assert [t.value for t in protocol.ToClient] == ["exit", "switch", "remote", "pong", "detach_keys"]
-    assert [t.value for t in protocol.ToHost] == ["leave", "switch_failed", "redraw", "ping"]
+    assert protocol.ToClient.ALL == ("exit", "switch", "remote", "pong", "detach_keys")
+    assert protocol.ToHost.ALL == ("leave", "switch_failed", "redraw", "ping")
+    for names in (protocol.ToClient, protocol.ToHost, protocol.IntentKind, protocol.AttachMode):
+        # ALL holds every constant of its class (a new one left out of it would be refused).
+        assert set(names.ALL) == {v for k, v in vars(names).items() if k.isupper() and k != "ALL"}
     assert protocol.control(protocol.ToHost.LEAVE) == protocol.frame(protocol.CONTROL, b'{"type": "leave"}')
     sent = protocol.control(protocol.ToClient.EXIT, code=0, message="bye")
     assert json.loads(sent[5:]) == {"type": "exit", "code": 0, "message": "bye"}
 
 
 def test_a_control_message_is_read_as_its_type_and_an_unknown_type_refused() -> None:
-    kind, message = protocol.parse_control(b'{"type": "switch_failed", "error": "x"}', protocol.ToHost)
-    assert kind is protocol.ToHost.SWITCH_FAILED and message["error"] == "x"
-    assert protocol.parse_control(b'{"type": "pong"}', protocol.ToClient)[0] is protocol.ToClient.PONG
+    kind, message = protocol.parse_control(b'{"type": "switch_failed", "error": "x"}', protocol.ToHost.ALL)
+    assert kind == protocol.ToHost.SWITCH_FAILED and message["error"] == "x"
+    assert protocol.parse_control(b'{"type": "pong"}', protocol.ToClient.ALL)[0] == protocol.ToClient.PONG
     # A type of the other direction, an unknown one, none, or not a string: refused, saying which.
     for payload, shown in [
         (b'{"type": "exit"}', "'exit'"),
@@ -130,6 +133,6 @@ def test_a_control_message_is_read_as_its_type_and_an_unknown_type_refused() -> 
         (b'{"type": "' + b"x" * 100 + b'"}', "'" + "x" * 39),
     ]:
         with pytest.raises(protocol.ProtocolError, match=re.escape(f"unknown control message type {shown}")):
-            protocol.parse_control(payload, protocol.ToHost)
+            protocol.parse_control(payload, protocol.ToHost.ALL)
     with pytest.raises(protocol.ProtocolError, match="not an object"):
-        protocol.parse_control(b"[1]", protocol.ToClient)
+        protocol.parse_control(b"[1]", protocol.ToClient.ALL)

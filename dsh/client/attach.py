@@ -9,7 +9,6 @@ import signal
 import socket
 import time
 from collections.abc import Callable
-from enum import StrEnum
 from pathlib import Path
 
 from dsh import protocol
@@ -17,7 +16,9 @@ from dsh.client.tty import RESET_MODES, RawTerminal, window_size, write_all
 
 TYPE_CHECKING = False  # the client's start-up path: importing typing costs it 5-10 ms
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Final, Literal, TypeAlias
+
+    OutcomeKindType: TypeAlias = Literal["exit", "lost", "signal", "switch", "remote"]
 
 HANDSHAKE_TIMEOUT = 10.0
 # A host that has not answered its hello this long is looked at: a stopped one (SIGSTOP) is said at
@@ -69,14 +70,14 @@ class VersionMismatch(AttachError):
         self.theirs = theirs
 
 
-class OutcomeKind(StrEnum):
-    """How an attachment ended (Outcome.kind)."""
+class OutcomeKind:
+    """How an attachment ended (Outcome.kind): constants typed by OutcomeKindType (as protocol.ToClient)."""
 
-    EXIT = "exit"  # the host said so, with its code and line
-    LOST = "lost"  # the host vanished, or sent what this client cannot read
-    SIGNAL = "signal"  # the client was told to go
-    SWITCH = "switch"  # to Outcome.next: a /resume elsewhere
-    REMOTE = "remote"  # hand the terminal to Outcome.argv (ssh to another machine), then come back
+    EXIT: Final = "exit"  # the host said so, with its code and line
+    LOST: Final = "lost"  # the host vanished, or sent what this client cannot read
+    SIGNAL: Final = "signal"  # the client was told to go
+    SWITCH: Final = "switch"  # to Outcome.next: a /resume elsewhere
+    REMOTE: Final = "remote"  # hand the terminal to Outcome.argv (ssh to another machine), then come back
 
 
 class Outcome:
@@ -85,7 +86,7 @@ class Outcome:
 
     def __init__(
         self,
-        kind: OutcomeKind,
+        kind: OutcomeKindType,
         code: int = 0,
         message: str = "",
         next: Attachment | None = None,
@@ -427,14 +428,14 @@ class Pump:
 
     def _control(self, attachment: Attachment, payload: bytes, on_switch: SwitchHandler) -> Outcome | None:
         try:
-            kind, message = protocol.parse_control(payload, protocol.ToClient)
+            kind, message = protocol.parse_control(payload, protocol.ToClient.ALL)
         except protocol.ProtocolError:
             return None  # not a message of this protocol's: passed over
-        if kind is protocol.ToClient.EXIT:
+        if kind == protocol.ToClient.EXIT:
             code, text = message.get("code"), message.get("message")
             code, text = (code if isinstance(code, int) else 0), (text if isinstance(text, str) else "")
             return Outcome(OutcomeKind.EXIT, code, text)
-        if kind is protocol.ToClient.SWITCH:
+        if kind == protocol.ToClient.SWITCH:
             session_id, cwd, argv = message.get("session"), message.get("cwd"), message.get("argv")
             if argv is not None and not (isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv)):
                 return None
@@ -450,10 +451,10 @@ class Pump:
             self._to_host(attachment, protocol.control(protocol.ToHost.LEAVE))
             attachment.leave()
             return Outcome(OutcomeKind.SWITCH, next=result)
-        if kind is protocol.ToClient.DETACH_KEYS:  # a /reload changed them
+        if kind == protocol.ToClient.DETACH_KEYS:  # a /reload changed them
             attachment.detach_keys = detach_keys_of(message.get("keys")) or attachment.detach_keys
             return None
-        if kind is protocol.ToClient.REMOTE:
+        if kind == protocol.ToClient.REMOTE:
             argv = message.get("argv")
             if not (isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv)):
                 return None

@@ -71,7 +71,7 @@ def run_client(intent: Intent, entries: Entries) -> tuple[int, str]:
     with terminal, SavedTitle(STDOUT), Pump(terminal) as pump:  # (the view sets the focused pane's title)
         while True:
             outcome = pump.run(attachment, on_switch)
-            if outcome.kind is OutcomeKind.REMOTE and outcome.argv:
+            if outcome.kind == OutcomeKind.REMOTE and outcome.argv:
                 # Another machine: its ssh gets the terminal; when it ends (detached there, or the
                 # connection dropped) this client attaches the session it left, kept running.
                 attachment.close()
@@ -83,7 +83,7 @@ def run_client(intent: Intent, entries: Entries) -> tuple[int, str]:
                     Target(back, launch_dir()), intent.options, entries, rows=rows, cols=cols, note=line
                 )
                 continue
-            if outcome.kind is not OutcomeKind.SWITCH or outcome.next is None:
+            if outcome.kind != OutcomeKind.SWITCH or outcome.next is None:
                 break
             attachment.close()
             attachment = outcome.next
@@ -93,13 +93,13 @@ def run_client(intent: Intent, entries: Entries) -> tuple[int, str]:
                 with contextlib.suppress(OSError):
                     os.chdir(cwd)  # the client follows its session, as one dsh process did
         attachment.close()
-        if outcome.kind is not OutcomeKind.EXIT:
+        if outcome.kind != OutcomeKind.EXIT:
             # The view did not end its frame (the host died, the stream broke, this client was told to
             # go by a signal): its modes are still on in the terminal (autowrap off, mouse, the
             # alternate screen...). A view that ended put them back itself.
             pump.reset_screen()
     sys.stdout.flush()
-    if outcome.kind is OutcomeKind.LOST:
+    if outcome.kind == OutcomeKind.LOST:
         from dsh.rundir import host_log_path
 
         sid = attachment.session_id

@@ -207,15 +207,15 @@ class Connection:
             if view is not None:
                 view.resized()
         elif kind == protocol.CONTROL:
-            kind_, message = protocol.parse_control(payload, protocol.ToHost)  # another type: refused
-            if kind_ is protocol.ToHost.LEAVE and view is not None and self._switch is not None:
+            kind_, message = protocol.parse_control(payload, protocol.ToHost.ALL)  # another type: refused
+            if kind_ == protocol.ToHost.LEAVE and view is not None and self._switch is not None:
                 # A hop to another machine comes back here: the session stays, as on a detach.
                 view.end(EndReason.DETACHED if self._remote else EndReason.SWITCH)
-            elif kind_ is protocol.ToHost.SWITCH_FAILED and view is not None:
+            elif kind_ == protocol.ToHost.SWITCH_FAILED and view is not None:
                 self._switch = None
                 error = message.get("error")
                 view.switch_failed(str(error) if error else "could not move to that session")
-            elif kind_ is protocol.ToHost.REDRAW and view is not None:
+            elif kind_ == protocol.ToHost.REDRAW and view is not None:
                 view.redraw()
-            elif kind_ is protocol.ToHost.PING:
+            elif kind_ == protocol.ToHost.PING:
                 self._send(protocol.control(protocol.ToClient.PONG))  # the client's keys went unanswered: still here

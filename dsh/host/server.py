@@ -233,8 +233,8 @@ class HostServer:
             await _drain(writer)
             return
         intent = hello["intent"]
-        kind = protocol.IntentKind(intent.get("kind", protocol.IntentKind.ATTACH))  # check_hello checked it
-        if kind is protocol.IntentKind.QUERY:
+        kind = protocol.intent_kind(intent)
+        if kind == protocol.IntentKind.QUERY:
             # `dsh attach` with no id asks every host what it holds; no view is made for that.
             writer.write(
                 protocol.welcome(
@@ -249,22 +249,22 @@ class HostServer:
             )
             await _drain(writer)
             return
-        if kind is protocol.IntentKind.CONTROL:
+        if kind == protocol.IntentKind.CONTROL:
             # `dsh send`, `dsh list` …: one request, one reply, no view (dsh.host.control).
             from dsh.host.control import serve_control
 
             await serve_control(self, reader, writer)
             return
-        if kind is protocol.IntentKind.STOP:
+        if kind == protocol.IntentKind.STOP:
             await self._stop(writer)
             return
         if self.session.closing:
             writer.write(protocol.refusal("this session is ending"))
             await _drain(writer)
             return
-        mode = protocol.AttachMode(intent.get("attach", protocol.AttachMode.SHARE))
+        mode = protocol.attach_mode(intent)
         async with self._attach_lock:
-            if mode is protocol.AttachMode.TAKEOVER:  # dsh attach -d: the others leave, told why
+            if mode == protocol.AttachMode.TAKEOVER:  # dsh attach -d: the others leave, told why
                 others = list(self.clients)
                 for previous in others:
                     previous.end(f"session {self.session.log.id} was attached from another terminal")
@@ -278,7 +278,7 @@ class HostServer:
                 announcements=self._announcements_for(intent),
                 open_picker=self._first_open_picker and self.attaches == 0,
             )
-            connection.read_only = mode is protocol.AttachMode.READONLY
+            connection.read_only = mode == protocol.AttachMode.READONLY
             first = not self.clients
             self.clients.append(connection)
             self.attaches += 1
