@@ -645,11 +645,11 @@ class SessionIndex:
     # waits on go first (the picker's search as keys are typed, see dsh.resume.candidates.give_way).
     give_way: Callable[[], None] | None = None
 
-    def _fetch(self, cursor: sqlite3.Cursor) -> list[tuple]:  # type: ignore[type-arg]
+    def _fetch(self, cursor: sqlite3.Cursor) -> list[tuple[Any, ...]]:
         pause = self.give_way
         if pause is None:
             return cursor.fetchall()
-        rows: list[tuple] = []  # type: ignore[type-arg]
+        rows: list[tuple[Any, ...]] = []
         while batch := cursor.fetchmany(_FETCH_SLICE):
             rows += batch
             pause()
