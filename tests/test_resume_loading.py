@@ -565,3 +565,22 @@ def test_a_listing_of_every_row_gives_way_to_a_search_someone_waits_on(
         started = time.monotonic()
         open_picker(world.index, cwd="/w/app", current_session_id=None, own_pid=os.getpid(), now=0.0)
         assert time.monotonic() - started < 5
+
+
+def test_a_listing_of_every_row_pauses_while_keys_are_typed(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    from dsh.resume import candidates
+    from dsh.resume.candidates import keys_typed
+
+    monkeypatch.setattr(candidates, "GIVE_WAY_MAX", 10.0)
+    done = threading.Event()
+
+    def listing() -> None:
+        load_rest(world.index, cwd="/w/app", current_session_id=None, own_pid=os.getpid())
+        done.set()
+
+    keys_typed(0.8)
+    started = time.monotonic()
+    threading.Thread(target=listing, daemon=True).start()
+    assert done.wait(10)
+    assert time.monotonic() - started >= 0.7  # it waited for the typing to pause
+    keys_typed(0.0)

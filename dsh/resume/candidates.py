@@ -7,6 +7,7 @@ import gc
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 
@@ -325,11 +326,32 @@ def in_the_background() -> Iterator[None]:
         _thread.background = before
 
 
+# Until when keys being typed keep background listings paused (`keys_typed`), monotonic seconds.
+_typing_until = 0.0
+TYPING_PAUSE = 0.3
+
+
+def keys_typed(seconds: float = TYPING_PAUSE) -> None:
+    """Keys are being typed (on the event loop): background listings pause until `seconds` after the last,
+    so that each key's frame and the search it starts have the cores and the GIL."""
+    global _typing_until
+    _typing_until = time.monotonic() + seconds
+
+
 def give_way() -> None:
-    """Between slices of a background listing: wait while a search is `up_front` (at most GIVE_WAY_MAX).
-    Only in a thread `in_the_background`; anywhere else it returns at once."""
-    if getattr(_thread, "background", False):
-        _nothing_in_front.wait(GIVE_WAY_MAX)
+    """Between slices of a background listing: wait while a search is `up_front` or keys are being typed
+    (`keys_typed`), at most GIVE_WAY_MAX in all. Only in a thread `in_the_background`; anywhere else it
+    returns at once."""
+    if not getattr(_thread, "background", False):
+        return
+    deadline = time.monotonic() + GIVE_WAY_MAX
+    while (now := time.monotonic()) < deadline:
+        if not _nothing_in_front.is_set():
+            _nothing_in_front.wait(deadline - now)
+        elif now < _typing_until:
+            time.sleep(min(_typing_until, deadline) - now)
+        else:
+            return
 
 
 @contextlib.contextmanager

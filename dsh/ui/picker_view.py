@@ -15,7 +15,7 @@ from prompt_toolkit.key_binding import ConditionalKeyBindings, KeyBindings, KeyB
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout.controls import UIContent, UIControl
 
-from dsh.resume.candidates import CURRENT_SESSION, Candidate
+from dsh.resume.candidates import CURRENT_SESSION, Candidate, keys_typed
 from dsh.resume.picker import MACHINES, AllRows, PickerModel
 from dsh.ui.window import ViewWindow
 
@@ -172,6 +172,7 @@ class PickerView:
         if app is None or not app.is_running:
             self._apply_query(text)
             return
+        keys_typed()  # a listing of every row on its way waits: this key's frame and search go first
         later = self._typed is None
         self._typed = text
         if later:
@@ -455,6 +456,7 @@ class PickerView:
         def _tab(event: KeyPressEvent) -> None:
             self._apply_typed()  # keys typed before this one count first
             if self.editing is None:
+                keys_typed()
                 self._generation += 1
                 model.toggle_scope()
 
