@@ -16,13 +16,14 @@ def test_enter_on_a_conversation_open_here_focuses_its_pane(tmp_path: Path, monk
     async def body() -> None:
         async with running_app(tmp_path) as h:
             holder = h.pane
-            holder.agent = AgentInfo(kind="codex", session_id="th-here")
             h.send(C_B + "%")
             await h.wait(lambda: len(h.session.panes) == 2 and h.pane is not holder, "C-b % to split")
             monkeypatch.setattr(agent_open, "held_elsewhere", lambda index, kind, sid: h.session.log.id)
             row = Candidate("th-here", str(tmp_path), "~", "fix it", "fix it", "", "", 0, None, None, (), kind="codex")
+            # In one turn of the loop (no agent probe between): the pane's agent, then Enter on its row.
+            holder.agent = AgentInfo(kind="codex", session_id="th-here")
             h.app.resume._open_agent_candidate(row)
-            await h.wait(lambda: h.pane is holder, "the pane holding the conversation focused")
+            assert h.pane is holder  # the pane holding the conversation is focused
             assert len(h.session.panes) == 2  # no second agent on the same transcript
 
     run(body)
