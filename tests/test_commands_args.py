@@ -17,6 +17,9 @@ def test_the_usage_comes_from_the_declaration() -> None:
     assert SPLIT.usage == "[-h|-v] [-c DIR] [CMD ...]"
     assert Takes(choices=("on", "off"), lower=1, upper=1).usage == "on|off"
     assert Takes().usage == ""
+    assert hash(SPLIT) == hash(
+        Takes(flags=("-h|-v", "-c DIR"), words="[CMD ...]", upper=None, command=True, needs={"-c": "a directory"})
+    )
 
 
 def test_flags_stop_at_a_command_and_the_last_of_a_group_counts() -> None:

@@ -30,7 +30,7 @@ class Takes(Value, fields=("flags", "words", "lower", "upper", "choices", "hint"
     choices: tuple[str, ...]
     hint: str
     command: bool
-    needs: Mapping[str, str]
+    needs: tuple[tuple[str, str], ...]  # (flag, what its word is): pairs, so that a Takes hashes
 
     def __init__(
         self,
@@ -52,7 +52,7 @@ class Takes(Value, fields=("flags", "words", "lower", "upper", "choices", "hint"
         setattr_(self, "choices", tuple(choices))
         setattr_(self, "hint", hint)
         setattr_(self, "command", command)
-        setattr_(self, "needs", dict(needs or {}))
+        setattr_(self, "needs", tuple((needs or {}).items()))
 
     @property
     def usage(self) -> str:
@@ -79,8 +79,7 @@ class Takes(Value, fields=("flags", "words", "lower", "upper", "choices", "hint"
         rest = list(args)
         while rest:
             word = rest.pop(0)
-            flags_end = self.command and words
-            if table and not flags_end and word.startswith("-") and len(word) > 1:
+            if table and not (self.command and words) and word.startswith("-") and len(word) > 1:
                 if word not in table:
                     raise UsageError(f"unknown option {word}")
                 meta, overrides = table[word]
@@ -88,7 +87,7 @@ class Takes(Value, fields=("flags", "words", "lower", "upper", "choices", "hint"
                     flags.pop(other, None)
                 if meta:
                     if not rest:
-                        raise UsageError(f"{word} needs {self.needs.get(word, meta)}")
+                        raise UsageError(f"{word} needs {dict(self.needs).get(word, meta)}")
                     flags[word] = rest.pop(0)
                 else:
                     flags[word] = ""
