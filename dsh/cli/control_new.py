@@ -28,7 +28,9 @@ def new_session(options: dict[str, Any], rest: list[str]) -> int:
         raise ControlError(f"no directory {cwd}")
     cols = _int(options, "cols", low=20) or 80
     rows = _int(options, "rows", low=5) or 24
-    spec = HostSpec(cwd=cwd, rows=min(rows, 1000), cols=min(cols, 1000), launch_dir=here, first_argv=rest or None)
+    spec = HostSpec(
+        cwd=cwd, rows=min(rows, 1000), cols=min(cols, 1000), launch_dir=here, first_argv=rest or None, detached=True
+    )
     try:
         check_home()
         session_id = start_session_host(spec, _host_entry, _spawner_entry)

@@ -224,6 +224,8 @@ async def _main(
         loop.add_signal_handler(signum, session.quit)
     loop.add_signal_handler(signal.SIGHUP, session.scheduler.structural_change)
     session.start()
+    if spec.detached and not server.clients:
+        session.log_event("detach", reason="started detached")  # else the listings say attached
     ready.succeed(session.log.id)
     assert session.ended is not None
     await session.ended

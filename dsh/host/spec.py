@@ -49,6 +49,7 @@ class HostSpec:
         announcements: list[str] | None = None,
         launch_dir: str | None = None,
         first_argv: list[str] | None = None,
+        detached: bool = False,
     ) -> None:
         self.cwd = cwd
         self.session_id = session_id
@@ -61,6 +62,8 @@ class HostSpec:
         self.launch_dir = launch_dir
         # The first pane of a new session runs this instead of the login shell (an agent's resume).
         self.first_argv = first_argv
+        # Started with no client to come (`dsh new -d`): the log says detached from the start.
+        self.detached = detached
 
     def to_dict(self) -> dict[str, object]:
         """The spec as JSON-ready fields (what a client sends the spawner)."""
@@ -103,6 +106,7 @@ _FIELD_KINDS: dict[str, type] = {
     "announcements": list,
     "launch_dir": str,
     "first_argv": list,
+    "detached": bool,
 }
 
 

@@ -162,7 +162,8 @@ def test_a_live_session_s_row_shows_its_agents_states_in_sessions_and_resume(
 
     table = dsh(dsh_cmd, "sessions", env=agent_env, cwd=work).stdout.splitlines()
     assert "AGENTS" in table[0].split()
-    assert "1 needs you" in next(line for line in table if line.startswith(sid))
+    row = next(line for line in table if line.startswith(sid))
+    assert "1 needs you" in row and " detached " in row  # (`dsh new -d`: no client ever attached it)
     listed = {row["id"]: row for row in json.loads(dsh(dsh_cmd, "sessions", "--json", env=agent_env, cwd=work).stdout)}
     [state] = listed[sid]["agent_states"]
     assert (state["pane"], state["kind"], state["state"], state["message"]) == (
