@@ -119,15 +119,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         from dsh.cli.control_cmd import main as control_main
 
         return control_main(words)
-    args: Any = quick_args(words)
-    if args is None:
-        args = build_parser(only="sessions" if words[:1] == ["sessions"] else None).parse_args(words)
-    handler = getattr(args, "handler", None)
-    if handler is not None:
-        return int(handler(args) or 0)
-    from dsh.cli.run import run_app
+    try:
+        args: Any = quick_args(words)
+        if args is None:
+            args = build_parser(only="sessions" if words[:1] == ["sessions"] else None).parse_args(words)
+        handler = getattr(args, "handler", None)
+        if handler is not None:
+            return int(handler(args) or 0)
+        from dsh.cli.run import run_app
 
-    return run_app(args)
+        return run_app(args)
+    except KeyboardInterrupt:
+        # C-c before the terminal is raw (a host that does not answer its handshake, a long listing):
+        # one line, as a shell's own commands end, never a traceback.
+        from dsh.cli.output import say
+
+        say("dsh: interrupted")
+        return 130
 
 
 if __name__ == "__main__":

@@ -220,3 +220,25 @@ def test_a_resume_that_fails_to_start_leaves_the_session_closed_and_resumable(
     assert (dsh_home / "state" / sid / "snapshot.json").read_bytes() == snapshot  # untouched
     again = run(f"--resume={sid}")  # and it resumes once the limit is gone
     again.wait_for("kept-for-later", timeout=15)
+
+
+def test_c_c_while_a_host_does_not_answer_is_one_line_not_a_traceback(
+    run: Launch, dsh_home: Path, workdir: Path
+) -> None:
+    d = run()
+    d.wait_for("PROMPT")
+    sid, pid = _session_id(dsh_home), host_pid(dsh_home)
+    d.send("\x02d")
+    assert d.wait_exit() == 0
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        a = run("attach", sid)
+        time.sleep(0.3)  # in the handshake, before the terminal is raw
+        a.send("\x03")
+        assert a.wait_exit(timeout=8) == 130
+        said = a.text()
+        assert "Traceback" not in said and "KeyboardInterrupt" not in said, said
+        assert "dsh: interrupted" in said, said
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert alive(pid)  # the session is untouched
