@@ -51,6 +51,14 @@ def remove_stale_socket(path: Path) -> None:
         raise OSError(f"another host already listens on {path}")
 
 
+def _folder_key(path: Path) -> tuple[int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
+
+
 def _socket_inode(path: Path) -> int | None:
     try:
         info = os.lstat(path)
@@ -115,6 +123,7 @@ class HostServer:
             listener.close()
             raise
         self._inode = _socket_inode(self.path)
+        self._home = _folder_key(home_location())
         self._watch = asyncio.ensure_future(self._watch_socket())
 
     async def _watch_socket(self) -> None:
@@ -126,8 +135,10 @@ class HostServer:
             await asyncio.sleep(SOCKET_CHECK)
             if self.session.closing:
                 continue
-            home_gone = not os.path.isdir(home_location())
             found = check_session_files(self.session)
+            # Gone, or made again already (by a write of the log or the snapshot since the last look).
+            home = _folder_key(home_location())
+            home_gone, self._home = home != self._home, home
             if _socket_inode(self.path) != self._inode:
                 try:
                     await self._listen_again()
