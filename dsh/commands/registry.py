@@ -18,13 +18,13 @@ __all__ = [
     "ArgSpec",
     "Command",
     "CommandError",
+    "Commands",
     "Declared",
     "Given",
     "Handler",
     "Registry",
     "Takes",
     "UsageError",
-    "declare",
 ]
 
 # `handler(ctx, args)`: args is a `Given` for a command that declares what it takes, else the words.
@@ -81,7 +81,7 @@ class Command(Value, fields=("name", "handler", "usage", "aliases", "args", "doc
 
 
 class Declared(Value, fields=("name", "handler", "takes", "aliases", "args"), frozen=True):
-    """A command declared at module level (`declare`), for a registry to add."""
+    """A command declared at module level (`Commands.command`), for a registry to add."""
 
     __slots__ = ("aliases", "args", "handler", "name", "takes")
     name: str
@@ -99,16 +99,23 @@ class Declared(Value, fields=("name", "handler", "takes", "aliases", "args"), fr
         setattr_(self, "args", args)
 
 
-def declare(
-    table: list[Declared], name: str, takes: Takes, *, aliases: Sequence[str] = (), args: ArgSpec = None
-) -> Callable[[Handler], Handler]:
-    """Put the decorated module-level handler in `table` as `/name`, taking what `takes` declares."""
+class Commands:
+    """A module's commands, declared at module level (`@COMMANDS.command(...)` on each handler) for a
+    registry to add (`Registry.add_declared`), in the order they are defined."""
 
-    def register(handler: Handler) -> Handler:
-        table.append(Declared(name, handler, takes, tuple(aliases), args))
-        return handler
+    def __init__(self) -> None:
+        self.declared: list[Declared] = []
 
-    return register
+    def command(
+        self, name: str, takes: Takes, *, aliases: Sequence[str] = (), args: ArgSpec = None
+    ) -> Callable[[Handler], Handler]:
+        """Declare the decorated handler as `/name`, taking what `takes` declares."""
+
+        def register(handler: Handler) -> Handler:
+            self.declared.append(Declared(name, handler, takes, tuple(aliases), args))
+            return handler
+
+        return register
 
 
 def _key(name: str) -> str:
@@ -156,9 +163,9 @@ class Registry:
             self._lookup[each] = name
         return command
 
-    def add_declared(self, table: Iterable[Declared]) -> None:
-        """Register each command of a module's table (`declare`)."""
-        for each in table:
+    def add_declared(self, commands: Commands) -> None:
+        """Register each command a module declared."""
+        for each in commands.declared:
             self.add(each.name, each.handler, aliases=each.aliases, args=each.args, takes=each.takes)
 
     def get(self, name: str) -> Command | None:

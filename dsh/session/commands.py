@@ -7,10 +7,9 @@ what only a screen can do: a question on the prompt line, the picker, help, copy
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from dsh.commands.registry import ArgSpec, CommandError, Declared, Given, Handler, Registry, Takes, UsageError, declare
+from dsh.commands.registry import CommandError, Commands, Given, Registry, Takes, UsageError
 from dsh.layout.geometry import is_direction
 
 if TYPE_CHECKING:
@@ -41,14 +40,9 @@ def _tab_args(ctx: Client, args: list[str]) -> list[str | tuple[str, str]]:
 
 
 # The commands of this module, in the order of their definitions; build_registry adds them.
-_TABLE: list[Declared] = []
+COMMANDS = Commands()
+_command = COMMANDS.command
 _DIR = {"-c": "a directory"}
-
-
-def _command(
-    name: str, takes: Takes, *, aliases: Sequence[str] = (), args: ArgSpec = None
-) -> Callable[[Handler], Handler]:
-    return declare(_TABLE, name, takes, aliases=aliases, args=args)
 
 
 @_command("help", Takes(words="[keys|COMMAND]", upper=1), args=_help_topics)
@@ -340,7 +334,7 @@ def pane(ctx: Client, given: Given) -> None:
 
 def build_registry() -> Registry:
     registry = Registry()
-    registry.add_declared(_TABLE)
+    registry.add_declared(COMMANDS)
     from dsh.session import tab_commands
 
     tab_commands.register(registry)

@@ -2,23 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from dsh.commands.registry import ArgSpec, CommandError, Declared, Given, Handler, Registry, Takes, declare
+from dsh.commands.registry import CommandError, Commands, Given, Registry, Takes
 
 if TYPE_CHECKING:
     from dsh.session.client import Client
 
 
 # The commands of this module; register adds them.
-_TABLE: list[Declared] = []
-
-
-def _command(
-    name: str, takes: Takes, *, aliases: Sequence[str] = (), args: ArgSpec = None
-) -> Callable[[Handler], Handler]:
-    return declare(_TABLE, name, takes, aliases=aliases, args=args)
+COMMANDS = Commands()
+_command = COMMANDS.command
 
 
 @_command("tree", Takes())
@@ -56,4 +50,4 @@ async def session_(ctx: Client, given: Given) -> None:
 
 
 def register(registry: Registry) -> None:
-    registry.add_declared(_TABLE)
+    registry.add_declared(COMMANDS)

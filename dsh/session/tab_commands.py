@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from dsh.commands.registry import ArgSpec, CommandError, Declared, Given, Handler, Registry, Takes, declare
+from dsh.commands.registry import CommandError, Commands, Given, Registry, Takes
 from dsh.layout.errors import LayoutError
 from dsh.layout.presets import LAYOUT_NAMES
 from dsh.session import tab_moves
@@ -35,13 +35,8 @@ def _layout_error(action: Callable[[], Any]) -> Any:
 
 
 # The commands of this module; register adds them.
-_TABLE: list[Declared] = []
-
-
-def _command(
-    name: str, takes: Takes, *, aliases: Sequence[str] = (), args: ArgSpec = None
-) -> Callable[[Handler], Handler]:
-    return declare(_TABLE, name, takes, aliases=aliases, args=args)
+COMMANDS = Commands()
+_command = COMMANDS.command
 
 
 @_command("layout", Takes(words="|".join(LAYOUT_WORDS), lower=1, upper=1, hint="name a layout"), args=_layout_args)
@@ -142,4 +137,4 @@ def start_all(ctx: Client, given: Given) -> None:
 
 
 def register(registry: Registry) -> None:
-    registry.add_declared(_TABLE)
+    registry.add_declared(COMMANDS)
