@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
@@ -11,20 +10,12 @@ import pytest
 from prompt_toolkit.data_structures import Point
 from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
 
-from dsh.config import load_config
 from dsh.session import tab_moves
 from dsh.session.observer import NoObserver
 from dsh.session.pane import Pane
 from dsh.session.session import Session
-from dsh.store.store import Store
 from dsh.ui.chrome import tabbar_fragments
-from tests.test_session_commands import FakeClient
-
-
-@pytest.fixture(autouse=True)
-def plain_shell(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SHELL", "/bin/sh")
-    monkeypatch.setenv("ENV", "")
+from tests.test_session_commands import FakeClient, plain_shell, with_session  # noqa: F401 (plain_shell: autouse)
 
 
 class Counting(NoObserver):
@@ -64,20 +55,7 @@ class Counted:
 
 
 def with_counted(tmp_path: Path, test: Callable[[Counted], object]) -> None:
-    async def body() -> None:
-        config = load_config()
-        store = Store(config)
-        session = Session(config=config, store=store, log=store.create_session(str(tmp_path)), cwd=str(tmp_path))
-        session.start()
-        try:
-            result = test(Counted(session))
-            if asyncio.iscoroutine(result):
-                await result
-        finally:
-            session.quit()
-            await session.reap_panes(0.5)
-
-    asyncio.run(body())
+    with_session(tmp_path, lambda session, _client: test(Counted(session)))
 
 
 def _pane_of_other_tab(s: Session) -> str:
