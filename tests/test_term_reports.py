@@ -77,3 +77,14 @@ def test_colours_a_program_sets_are_what_its_queries_answer_until_reset() -> Non
     out.clear()
     s.feed(b"\x1b]111\x07\x1b]11;?\x07\x1b]11;bogus\x07\x1b]11;?\x07")
     assert out == ["\x1b]11;rgb:0000/0000/0000\x07"] * 2
+
+
+def test_origin_mode_homes_the_cursor_to_the_region_and_its_report_is_never_negative() -> None:
+    """DECSET 6 put the cursor at the screen's top-left while CPR counted from the region's top: the
+    report said row -4, and esctest's reader (any program's) lost step for every later report."""
+    replies: list[str] = []
+    s = TermScreen(80, 25, write_process_input=replies.append)
+    s.feed(b"\x1b[6;11r\x1b[9;7H\x1b[?6h")
+    assert (s.cursor.x, s.cursor.y) == (0, 5)  # the region's top-left
+    s.feed(b"\x1b[6n\x1b[2`\x1b[6n\x1b[?6l\x1b[6n")
+    assert replies == ["\x1b[1;1R", "\x1b[1;2R", "\x1b[1;1R"]

@@ -136,7 +136,7 @@ class Replies:
         x = min(self.cursor.x, self.columns - 1) + 1
         y = self.cursor.y + 1
         if sq.DECOM in self.private_modes and self.margins is not None:
-            y -= self.margins[0]
+            y = max(1, y - self.margins[0])  # (never a negative row: a program's parser would choke on it)
         return y, x
 
     def report_device_attributes(self, mode: int = 0, *_: int) -> None:

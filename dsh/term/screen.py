@@ -360,6 +360,7 @@ class TermScreen(Drawing, Editing, Replies):
             if mode == sq.DECCOLM:
                 self._column_mode(wide=True)
             elif mode == sq.DECOM:
+                self._mode_flags()  # (home is the region's top-left now: cursor_position reads the flag)
                 self.cursor_position()
         self._mode_flags()
 
@@ -375,6 +376,7 @@ class TermScreen(Drawing, Editing, Replies):
             if mode == sq.DECCOLM:
                 self._column_mode(wide=False)
             elif mode == sq.DECOM:
+                self._mode_flags()
                 self.cursor_position()
         self._mode_flags()
 
