@@ -88,3 +88,20 @@ def test_origin_mode_homes_the_cursor_to_the_region_and_its_report_is_never_nega
     assert (s.cursor.x, s.cursor.y) == (0, 5)  # the region's top-left
     s.feed(b"\x1b[6n\x1b[2`\x1b[6n\x1b[?6l\x1b[6n")
     assert replies == ["\x1b[1;1R", "\x1b[1;2R", "\x1b[1;1R"]
+
+
+def test_decrqm_says_permanently_reset_for_the_modes_no_terminal_has() -> None:
+    """As xterm does (esctest's DECRQM tests): 4 for ECMA-48's GATM … EBM and DEC's DECHCCM, not 0
+    (unknown), while modes dsh keeps are still 1 or 2 and others 0."""
+    replies: list[str] = []
+    s = TermScreen(80, 25, write_process_input=replies.append)
+    s.feed(b"\x1b[1$p\x1b[19$p\x1b[?60$p\x1b[4$p\x1b[3$p\x1b[?7$p\x1b[?9999$p")
+    assert replies == [
+        "\x1b[1;4$y",
+        "\x1b[19;4$y",
+        "\x1b[?60;4$y",
+        "\x1b[4;2$y",
+        "\x1b[3;0$y",
+        "\x1b[?7;1$y",
+        "\x1b[?9999;0$y",
+    ]

@@ -160,12 +160,19 @@ class Replies:
             self.write_process_input(f"\x1b[?{y};{x}R")
 
     def report_mode(self, number: int = 0, *_: int) -> None:
-        """DECRQM (CSI Ps $ p): 1 set, 2 reset, 0 unknown; programs probe features this way."""
-        state = 0 if number not in sq.REPORTED_ANSI_MODES else 1 if number in self.modes else 2
+        """DECRQM (CSI Ps $ p): 1 set, 2 reset, 4 permanently reset, 0 unknown; programs probe
+        features this way."""
+        if number in sq.PERMANENTLY_RESET_ANSI_MODES:
+            state = 4
+        else:
+            state = 0 if number not in sq.REPORTED_ANSI_MODES else 1 if number in self.modes else 2
         self.write_process_input(f"\x1b[{number};{state}$y")
 
     def report_private_mode(self, number: int = 0, *_: int) -> None:
-        state = 0 if number not in sq.REPORTED_PRIVATE_MODES else 1 if number in self.private_modes else 2
+        if number in sq.PERMANENTLY_RESET_PRIVATE_MODES:
+            state = 4
+        else:
+            state = 0 if number not in sq.REPORTED_PRIVATE_MODES else 1 if number in self.private_modes else 2
         self.write_process_input(f"\x1b[?{number};{state}$y")
 
     # -- reports programs ask for (esctest and vttest, vim, terminal probes) ------------------------

@@ -163,6 +163,10 @@ REPORTED_PRIVATE_MODES = frozenset(
     }
 )
 REPORTED_ANSI_MODES = frozenset({IRM, LNM})
+# Modes DECRQM answers "permanently reset" (4), as xterm does: ECMA-48's GATM, SRTM, VEM, HEM, PUM,
+# FEAM, FETM, MATM, TTM, SATM, TSM and EBM, which no terminal emulator has; DEC's DECHCCM (60).
+PERMANENTLY_RESET_ANSI_MODES = frozenset({1, 5, 7, 10, 11, 13, 14, 15, 16, 17, 18, 19})
+PERMANENTLY_RESET_PRIVATE_MODES = frozenset({60})
 
 # -- OSC codes -------------------------------------------------------------------------------
 OSC_TITLE_AND_ICON = "0"
