@@ -112,22 +112,33 @@ def chosen(config: MachineConfig, args: argparse.Namespace) -> tuple[list[Machin
     return picked, unknown
 
 
-def run_remote_sessions(args: argparse.Namespace) -> int:
-    """`dsh sessions --machine NAME | --machines [--agents] [--json]`: the rows each machine sends,
-    with its name; a machine that fails is a line on stderr, and the status is 1 if every one failed."""
+def _asked(args: argparse.Namespace) -> tuple[MachineConfig | None, list[Machine], int]:
+    """The config and the machines `--machine`/`--machines` name; (None, [], status) when there are
+    none to ask, each name that is not configured said."""
     from dsh.cli.output import say
-    from dsh.machines.listing import run_listings
 
     config, status = _config(args)
     if config is None:
-        return status
+        return None, [], status
     machines, unknown = chosen(config, args)
     for line in unknown:
         say(f"dsh: {line}")
     if not machines:
         if not unknown:
             say('dsh: no machines in config; add [machines.NAME] ssh = "user@host" to ~/.config/dsh/config.toml')
-        return 2
+        return None, [], 2
+    return config, machines, 0
+
+
+def run_remote_sessions(args: argparse.Namespace) -> int:
+    """`dsh sessions --machine NAME | --machines [--agents] [--json]`: the rows each machine sends,
+    with its name; a machine that fails is a line on stderr, and the status is 1 if every one failed."""
+    from dsh.cli.output import say
+    from dsh.machines.listing import run_listings
+
+    config, machines, status = _asked(args)
+    if config is None:
+        return status
     listings = run_listings(config, machines, agents=args.agents)
     rows: list[dict[str, Any]] = []
     for listing in listings:
@@ -162,16 +173,9 @@ def run_remote_agents(args: argparse.Namespace) -> int:
     from dsh.cli.output import say
     from dsh.machines.listing import run_attention
 
-    config, status = _config(args)
+    config, machines, status = _asked(args)
     if config is None:
         return status
-    machines, unknown = chosen(config, args)
-    for line in unknown:
-        say(f"dsh: {line}")
-    if not machines:
-        if not unknown:
-            say('dsh: no machines in config; add [machines.NAME] ssh = "user@host" to ~/.config/dsh/config.toml')
-        return 2
     listings = run_attention(config, machines)
     rows = []
     for listing in listings:
