@@ -207,7 +207,7 @@ def test_the_full_listing_comes_in_order_from_an_index(index: SessionIndex, root
         make(root, f"/w{i}", "x")
     index.refresh()
     found = plans(index, lambda: index.summaries())
-    assert any("sessions_by_time" in step for step in found)
+    assert any("sessions_by_time" in step or "sessions_search" in step for step in found)
     assert not any("TEMP B-TREE" in step or step.startswith("SCAN") for step in found)
 
 
@@ -219,3 +219,32 @@ def test_the_workspace_rows_are_found_through_indexes_not_a_walk_of_every_row(in
     assert any("sessions_by_cwd" in step for step in found)
     # A search on the root alone is a walk of every session of the store.
     assert not any(step.startswith("SCAN") or step.endswith("(root=?)") for step in found)
+
+
+def test_the_pickers_search_reads_only_its_covering_index(index: SessionIndex, root: Path) -> None:
+    """The search of titles and first lines while every row loads never reads the wide rows to filter."""
+    for i in range(3):
+        make(root, f"/w{i}", f"make target{i}")
+    index.refresh()
+    found = plans(index, lambda: index.matching(["target"], 100))
+    assert any("COVERING INDEX sessions_search" in step for step in found)
+    assert [s.first_input for s in index.matching(["tgt2"], 100)] == ["make target2"]
+
+
+def test_an_index_made_before_the_search_index_gets_it_when_opened(tmp_path: Path, root: Path) -> None:
+    import io
+
+    db = tmp_path / "made-before.db"
+    first = SessionIndex(db, root, progress=io.StringIO())
+    first.count()
+    first.close()
+    conn = sqlite3.connect(db)
+    conn.execute("DROP INDEX sessions_search")
+    conn.close()
+    again = SessionIndex(db, root, progress=io.StringIO())
+    again.count()  # same schema version: nothing is rebuilt, the search index is made
+    again.close()
+    conn = sqlite3.connect(db)
+    names = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    conn.close()
+    assert "sessions_search" in names

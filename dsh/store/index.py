@@ -95,6 +95,14 @@ _COLUMNS = (
     "raw",
 )
 
+# The texts the picker's search of the index reads (`matching`), in listing order: its LIKE scans this
+# (15 MB at 100,000 sessions) instead of every wide row (400 MB): 48 ms against 145-275 ms. Made where it
+# is missing without a new schema version (0.3 s at 100,000 sessions), so no index is built again for it.
+SEARCH_INDEX = (
+    "CREATE INDEX IF NOT EXISTS sessions_search ON sessions"
+    " (root, archived, updated_at DESC, mtime_ns DESC, id DESC, title, first_input, cwd)"
+)
+
 _SCHEMA = f"""
 CREATE TABLE sessions (
     path TEXT PRIMARY KEY,
@@ -136,6 +144,7 @@ CREATE INDEX sessions_by_archived ON sessions (root, archived);
 CREATE INDEX sessions_by_id ON sessions (id);
 CREATE INDEX sessions_by_agent ON sessions (agent_key);
 CREATE INDEX sessions_open ON sessions (root, workspace, path, size, mtime_ns) WHERE closed = 0;
+{SEARCH_INDEX};
 CREATE TABLE folders (root TEXT NOT NULL, name TEXT NOT NULL, mtime_ns INTEGER, PRIMARY KEY (root, name));
 CREATE TABLE snapshot_panes (session_id TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
     ino INTEGER NOT NULL, panes TEXT NOT NULL);
@@ -262,6 +271,7 @@ class SessionIndex:
 
     def _ensure_schema(self, conn: sqlite3.Connection) -> None:
         if conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION and self._has_table(conn):
+            self._ensure_search_index(conn)
             return
         with _write(conn):
             version = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -282,6 +292,16 @@ class SessionIndex:
                     conn.execute(statement)
             for statement in (*textsearch.STATEMENTS, *agent_table.STATEMENTS, *folder_names.STATEMENTS):
                 conn.execute(statement)
+
+    @staticmethod
+    def _ensure_search_index(conn: sqlite3.Connection) -> None:
+        """`SEARCH_INDEX` on an index made before it existed (once; a read-only file is left as it is)."""
+        sql = "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'sessions_search'"
+        if conn.execute(sql).fetchone() is not None:
+            return
+        with contextlib.suppress(sqlite3.OperationalError):  # read-only, or busy past the timeout
+            with _write(conn):
+                conn.execute(SEARCH_INDEX)
 
     @staticmethod
     def _has_table(conn: sqlite3.Connection) -> bool:
@@ -595,14 +615,27 @@ class SessionIndex:
     def matching(self, terms: Sequence[str], limit: int, *, wide: bool = False) -> list[Summary]:
         """The newest `limit` sessions (not archived) whose title or first line typed hold every term as a
         sub-sequence, ASCII case aside: rows the picker's search may list, found with SQLite's LIKE while
-        every row is still on its way (80-110 ms at 100,000 sessions, load 1.5-4.5).
+        every row is still on its way.
 
         `wide`: the whole text the picker searches in a row of every workspace instead, as a
         super-sequence of it (`WIDE_TEXT`), so that every row a query can list is among the answer (and
-        far more rows where a query's letters are scattered; 130-190 ms)."""
+        far more rows where a query's letters are scattered).
+
+        The rows are found in `SEARCH_INDEX` alone (their ids, newest first), then read whole: 48 ms at
+        100,000 sessions for a query few rows hold, against 145-275 ms reading every wide row."""
         text = WIDE_TEXT if wide else "(title || ' ' || coalesce(first_input, ''))"
-        where = " AND ".join(["root = ?", *(f"{text} LIKE ? ESCAPE '\\'" for _ in terms)])
-        return self._query(where, [self._root_db, *map(like_subsequence, terms)], False, limit=limit)
+        where = " AND ".join(["root = ?", "archived = 0", *(f"{text} LIKE ? ESCAPE '\\'" for _ in terms)])
+        sql = f"SELECT rowid FROM sessions WHERE {where} ORDER BY updated_at DESC, mtime_ns DESC, id DESC"
+        sql += f" LIMIT {int(limit)}"
+        params = [self._root_db, *map(like_subsequence, terms)]
+        try:
+            found = self._retrying(lambda conn: conn.execute(sql, params).fetchall())
+        except sqlite3.Error as exc:
+            self._pending.append(f"{self.db_path}: session index cannot be read: {exc}")
+            return []
+        if not found:
+            return []
+        return self._query(f"rowid IN ({', '.join(str(int(row[0])) for row in found)})", [], False)
 
     def archived(self) -> list[Summary]:
         """Every archived session, newest first."""
