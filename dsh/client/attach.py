@@ -25,6 +25,8 @@ HANDSHAKE_TIMEOUT = 10.0
 # once, with the ways out, instead of waiting out HANDSHAKE_TIMEOUT for an answer that cannot come.
 STOPPED_CHECK = 0.5
 STOPPED_FOR = 1.0
+# A host that runs but has not answered this long is said to be slow, once, where a line can be said.
+SLOW_AFTER = 2.0
 # What a client's panes should see of its terminal and login (tmux's update-environment).
 FORWARDED_ENV = (
     "TERM",
@@ -126,13 +128,15 @@ class HostStopped(AttachError):
         self.pid = pid
 
 
-def _read_answer(sock: socket.socket, session_id: str) -> bytes:
+def _read_answer(sock: socket.socket, session_id: str, say: Callable[[str], None] | None = None) -> bytes:
     """The host's answer line (and what came with it), read within HANDSHAKE_TIMEOUT; HostStopped as
-    soon as the host has been seen stopped for STOPPED_FOR."""
+    soon as the host has been seen stopped for STOPPED_FOR. `say` gets one line if a running host has
+    not answered after SLOW_AFTER (none: the terminal is the view's, as in a /resume)."""
     from dsh.peer import peer_pid, process_stopped
 
     pid = peer_pid(sock)
-    deadline = time.monotonic() + HANDSHAKE_TIMEOUT
+    start = time.monotonic()
+    deadline = start + HANDSHAKE_TIMEOUT
     stopped_since: float | None = None
     data = b""
     while b"\n" not in data:
@@ -145,6 +149,13 @@ def _read_answer(sock: socket.socket, session_id: str) -> bytes:
         except TimeoutError:
             if pid is None or not process_stopped(pid):
                 stopped_since = None
+                if say is not None and time.monotonic() - start >= SLOW_AFTER:
+                    who = f" (pid {pid})" if pid is not None else ""
+                    say(
+                        f"dsh: the host of session {session_id}{who} has not answered for {SLOW_AFTER:.0f} s; "
+                        f"waiting up to {HANDSHAKE_TIMEOUT:.0f} s (C-c gives up, dsh stop {session_id} ends it)"
+                    )
+                    say = None
                 continue
             now = time.monotonic()
             stopped_since = now if stopped_since is None else stopped_since
@@ -182,13 +193,21 @@ class Attachment:
 
     @classmethod
     def open(
-        cls, sock: socket.socket, session_id: str, *, rows: int, cols: int, intent: dict[str, Any] | None = None
+        cls,
+        sock: socket.socket,
+        session_id: str,
+        *,
+        rows: int,
+        cols: int,
+        intent: dict[str, Any] | None = None,
+        say: Callable[[str], None] | None = None,
     ) -> Attachment:
-        """Send the hello and read the host's answer; AttachError with the host's words if it refuses."""
+        """Send the hello and read the host's answer; AttachError with the host's words if it refuses.
+        `say` gets a line while a slow host keeps the user waiting (see _read_answer)."""
         try:
             sock.settimeout(HANDSHAKE_TIMEOUT)
             sock.sendall(protocol.hello(rows=rows, cols=cols, env=client_env(), pid=os.getpid(), intent=intent))
-            data = _read_answer(sock, session_id)
+            data = _read_answer(sock, session_id, say)
         except TimeoutError as exc:
             sock.close()
             raise AttachError(f"the host of session {session_id} did not answer in {HANDSHAKE_TIMEOUT:.0f} s") from exc

@@ -148,7 +148,10 @@ def attach_or_start(
         if session_id is not None:
             sock = connect(socket_path(session_id))
             if sock is not None:
-                return Attachment.open(sock, session_id, rows=rows, cols=cols, intent=intent)
+                # Before the terminal is raw (not in a /resume's switch, which the view reports), a
+                # slow host is said on stderr.
+                say = None if from_cwd else _say_waiting
+                return Attachment.open(sock, session_id, rows=rows, cols=cols, intent=intent, say=say)
             if not target.restore:
                 raise ClientError(not_running(session_id, options))
             pid = live_elsewhere(session_id, options, target.cwd)
@@ -184,6 +187,13 @@ def attach_or_start(
         return attachment
     except (AttachError, HostStartError, RunDirError) as exc:
         raise ClientError(str(exc)) from exc
+
+
+def _say_waiting(line: str) -> None:
+    from dsh.text import sanitize
+
+    sys.stderr.write(sanitize(line) + "\n")  # a session id from the command line: shown escaped
+    sys.stderr.flush()
 
 
 def hop(terminal: RawTerminal, argv: list[str]) -> str:

@@ -243,3 +243,32 @@ def test_c_c_while_a_host_does_not_answer_is_one_line_not_a_traceback(
     finally:
         os.kill(pid, signal.SIGCONT)
     assert alive(pid)  # the session is untouched
+
+
+def test_a_host_that_runs_but_does_not_answer_is_said_within_seconds(
+    run: Launch, dsh_home: Path, workdir: Path
+) -> None:
+    import socket
+
+    from dsh.rundir import bind_private
+
+    sid = "20261201T000000Z-abcdef"
+    (dsh_home / "run").mkdir(mode=0o700, exist_ok=True)  # DSH_HOME is the test's (the dsh_home fixture)
+    listener = bind_private(dsh_home / "run" / f"{sid}.sock")  # a host busy in a loop: accepts, never answers
+    listener.listen(4)
+    taken: list[socket.socket] = []
+    try:
+        a = run("attach", sid)
+        started = time.monotonic()
+        conn, _ = listener.accept()
+        taken.append(conn)
+        screen = _said(a, "has not answered for 2 s", timeout=8)
+        took = time.monotonic() - started
+        assert f"dsh stop {sid} ends it" in screen.replace("\n", ""), screen
+        assert took < 6.0, f"said after {took:.1f} s"
+        a.send("\x03")
+        assert a.wait_exit(timeout=8) == 130
+    finally:
+        for conn in taken:
+            conn.close()
+        listener.close()
