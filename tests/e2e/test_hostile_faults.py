@@ -125,7 +125,9 @@ def test_a_log_truncated_then_replaced_under_the_host_is_said_and_put_right(
     sid = _session_id(dsh_home)
     (log,) = (dsh_home / "sessions").glob(f"*/{sid}.jsonl")
     d.type_line("/rename kept-title")
-    d.wait_until(lambda _screen: b"kept-title" in log.read_bytes(), what="the title in the log")
+    d.wait_until(
+        lambda _screen: b'"title": "kept-title"' in log.read_bytes(), what="the title in the log"
+    )  # the title event, not the typed line
     log.write_bytes(b"")  # `: > log`, a log rotation by hand
     _said(d, "this session's log was emptied")
     header = json.loads(log.read_bytes().split(b"\n")[0])
