@@ -314,6 +314,7 @@ class Session:
         if observer not in self.views:
             self.views.append(observer)
         self._speak_to_views()
+        self.client_looks(observer)  # a client attaching sees the focused pane: what it flagged is read
 
     def detach(self, observer: SessionObserver) -> None:
         if observer in self.views:

@@ -144,3 +144,18 @@ def test_the_panes_take_the_smallest_client_or_the_latest_active_one(
     expected = alone if window_size == "latest" else (alone[0] - 6, 80)
     assert pane_size(big, "big") == expected
     assert pane_size(small, "again") == (alone[0] - 6, 80)
+
+
+def test_a_client_attaching_reads_what_the_focused_pane_flagged_while_nobody_looked(
+    launch: Launch, dsh_cmd: list[str], dsh_env: dict[str, str], dsh_home: Path, tmp_path: Path
+) -> None:
+    made = dsh(dsh_cmd, "new", "-d", "--json", env=dsh_env, cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    sid = json.loads(made.stdout)["session"]
+    sent = dsh(dsh_cmd, "send", "-t", f"{sid}:p1", "printf '\\033]9;build finished\\007'\r", env=dsh_env, cwd=tmp_path)
+    assert sent.returncode == 0, sent.stderr
+    wait_notes(dsh_home, lambda notes: notes == [("build finished", True)], "kept unread: no client looks")
+    client = launch("attach", sid, cwd=tmp_path, env=dsh_env, rows=30, cols=100)
+    client.wait_for("PROMPT", timeout=30)
+    wait_notes(dsh_home, lambda notes: notes == [("build finished", False)], "read once a client looks")
+    assert "(!)" not in client.text()
