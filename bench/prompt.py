@@ -138,7 +138,7 @@ def foreground_check() -> None:
     output (at most every 50 ms) and on a 100 ms timer, never per key."""
     import asyncio
 
-    from dsh.session.session import FOREGROUND_POLL_SECONDS
+    from dsh.session.pane_programs import FOREGROUND_POLL_SECONDS
     from dsh.term.terminal import Terminal
 
     async def measure() -> tuple[float, float, float]:

@@ -40,7 +40,7 @@ def test_no_focus_events_for_a_child_that_did_not_ask(tmp_path: Path) -> None:
 
 
 def test_background_panes_read_less_per_callback_and_pause_after_a_full_read(tmp_path: Path) -> None:
-    from dsh.session.session import BACKGROUND_READ, BACKGROUND_READ_PAUSE, FOREGROUND_READ
+    from dsh.session.pane_programs import BACKGROUND_READ, BACKGROUND_READ_PAUSE, FOREGROUND_READ
     from tests.test_app_harness import C_B
 
     async def body() -> None:

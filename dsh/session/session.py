@@ -3,36 +3,25 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
-import signal
-import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Literal
 
-from dsh.agents.programs import runs_agent
 from dsh.config import Config
 from dsh.layout.geometry import Rect
-from dsh.layout.ids import next_id
 from dsh.layout.tabs import TabSet
 from dsh.persist.scheduler import SnapshotScheduler
-from dsh.persist.snapshot import AgentInfo, LoadedSnapshot, Notification
-from dsh.persist.states import PaneState
-from dsh.safefile import open_read
-from dsh.session import hook_folders, saving, structure
+from dsh.persist.snapshot import LoadedSnapshot, Notification
+from dsh.session import agent_titles, attached, lifetime, pane_programs, saving, spawning, structure
 from dsh.session.attention import SessionAttention
+from dsh.session.lifetime import KILL_GRACE_SECONDS
 from dsh.session.machine_agents import MachineAgents
-from dsh.session.observer import NoObserver, Observers, SessionObserver
+from dsh.session.observer import NoObserver, SessionObserver
 from dsh.session.pane import Pane
-from dsh.session.pane_env import drop_outer_multiplexer
 from dsh.session.reload_hosts import reload_other_hosts
-from dsh.session.shells import runs_shell, shell_launch
-from dsh.store.gitinfo import git_branch
-from dsh.store.log import LogError, SessionLog, scan_log
+from dsh.store.log import LogError, SessionLog
 from dsh.store.store import Store
-from dsh.store.titles import TitleState
 from dsh.term import widths
-from dsh.term.terminal import Terminal
 from dsh.text import sanitize
 from dsh.values import Value
 
@@ -43,31 +32,12 @@ if TYPE_CHECKING:
     from dsh.layout.geometry import Direction
     from dsh.layout.tree import Orientation
     from dsh.session.structure import SwapTarget
+    from dsh.term.terminal import Terminal
 
-# Bytes a pane's reader takes per loop callback: the active pane's output matters most.
-FOREGROUND_READ = 32768
-BACKGROUND_READ = 8192
-# A background pane that fills its read budget waits this long before its next read: a flood there
-# (still drawn at 10 frames a second) used 80% of the loop, and every key waited behind it. It still
-# gets about 6 MB/s; a program's ordinary output never fills a read.
-BACKGROUND_READ_PAUSE = 0.001
 # Rows the chrome takes from the window: the tab bar, the status line and the prompt line.
 CHROME_ROWS = 3
-# A pane hung up by dsh that ignores SIGHUP is killed this long after.
-KILL_GRACE_SECONDS = 2.0
-# Variables an attaching client brings for panes started after it (tmux's update-environment).
-CLIENT_ENV = ("DISPLAY", "SSH_AUTH_SOCK", "SSH_CONNECTION", "WAYLAND_DISPLAY")
-# Panes whose programs ended kept for `dsh wait --exit` and `dsh capture` after their panes closed.
-ENDED_PANES_KEPT = 8
 # Messages kept while no client is attached, shown on the next attach.
 PENDING_MESSAGES = 5
-# Who has the keyboard of a pane (its shell, or a program reading keys) is polled at most this often,
-# on its output and on the session's timer: never per key.
-FOREGROUND_POLL_SECONDS = 0.05
-# How often the agents' stores are read again for the title of a session with an agent.
-AGENT_TITLES_SECONDS = 60.0
-# Panes restored and not started yet still hold their agent (as the log's open panes do).
-_WAITING = (PaneState.RESTORED, PaneState.RESUMABLE)
 
 
 class Message(Value, fields=("text", "error")):
@@ -129,7 +99,7 @@ class Session:
         self.agent_probes: dict[str, AgentProbe] = {}
         # The title's parts (dsh.store.titles), seeded from the log of a resumed session, and the titles
         # of this session's agent conversations as the index knows them.
-        self.titles = _seed_titles(log)
+        self.titles = agent_titles.seed_titles(log)
         self.agent_titles: dict[str, str] = {}
         self._agent_titles_read = False  # asked of the index at least once
         self._agent_titles_busy = False
@@ -200,77 +170,17 @@ class Session:
     @property
     def display_title(self) -> str:
         """The title by the rule `dsh sessions` uses: rename, agent conversation, first line worth one."""
-        self.titles.explicit = self.title or None
-        open_keys = {
-            f"{p.agent.kind}:{p.agent.session_id}"
-            for p in self.panes.values()
-            if p.agent is not None and p.agent.session_id and (p.running or p.state in _WAITING)
-        }
-        return sanitize(self.titles.title(open_keys, self.agent_titles), max_len=60)
+        return agent_titles.display_title(self)
 
-    # -- agents and their conversations' titles ----------------------------------------------
+    # -- agents and their conversations' titles (dsh.session.agent_titles) ---------------------------
     def note_agent(self, pane_id: str, kind: str, session_id: str | None) -> None:
-        """A pane's agent holds this conversation now (None: none): in the log, and for the title."""
-        self.log_event("agent", pane_id=pane_id, kind=kind, session_id=session_id)
-        if session_id:
-            self.titles.add_agent(f"{kind}:{session_id}")
-            self.titles_soon()
+        agent_titles.note_agent(self, pane_id, kind, session_id)
 
     def titles_soon(self) -> None:
-        """Read the agents' stores again shortly (an agent's conversation began or changed)."""
-        self._agent_titles_due = min(self._agent_titles_due, time.monotonic() + 1.0)
+        agent_titles.titles_soon(self)
 
     def refresh_agent_titles_in_background(self) -> None:
-        """Read what changed in the agents' stores into the index, then the titles of this session's agents."""
-        from dsh.resume import picker_hooks
-
-        self._agent_titles_due = time.monotonic() + AGENT_TITLES_SECONDS
-        if self._agent_titles_busy or self.closing or not self.titles.learned:
-            return
-        refresher, _ = picker_hooks.agent_refresher_for(self.config, self.cwd)
-        if refresher is None:
-            return
-        keys = list(self.titles.learned)
-        self._agent_titles_busy = True
-        db_path, root, loop = self.store.index.db_path, self.store.root, self.loop
-
-        def work() -> None:
-            import io
-
-            from dsh.resume.agent_rows import conversation_titles
-            from dsh.store.index import SessionIndex
-
-            titles: dict[str, str] = {}
-            try:
-                index = SessionIndex(db_path, root, progress=io.StringIO())
-                try:
-                    if not self._agent_titles_read:  # what the index knows now, before the stores are read
-                        known = index.read(lambda conn: conversation_titles(conn, keys))
-                        if known and not self.closing:
-                            loop.call_soon_threadsafe(self._agent_titles_known, known)
-                    refresher(index)
-                    titles = index.read(lambda conn: conversation_titles(conn, keys))
-                finally:
-                    index.close()
-            except Exception:  # a broken index must not break the session; /resume and the listing say so
-                pass
-            if not self.closing:
-                loop.call_soon_threadsafe(self._agent_titles_arrived, titles)
-
-        loop.run_in_executor(self.worker, work)
-
-    def _agent_titles_known(self, titles: dict[str, str]) -> None:
-        if not self._agent_titles_read:
-            self._agent_titles_read = True
-            self.agent_titles = titles
-            self.observer.on_changed()
-
-    def _agent_titles_arrived(self, titles: dict[str, str]) -> None:
-        self._agent_titles_busy = False
-        self._agent_titles_read = True
-        if titles != self.agent_titles:
-            self.agent_titles = titles
-            self.observer.on_changed()
+        agent_titles.refresh_in_background(self)
 
     def reload_config(self, *, by: str | None = None) -> list[str]:
         """Read the config again (the same -o flags on top), and tell every attached client (each takes
@@ -309,105 +219,33 @@ class Session:
         self.term_name = config.text("term.term")
         self.scheduler.interval = config.number("snapshot.debounce_seconds")
 
-    # -- clients ---------------------------------------------------------------------------
+    # -- clients (dsh.session.attached): one size for the panes, one focus report per pane ----------
     def attach(self, observer: SessionObserver) -> None:
-        if observer not in self.views:
-            self.views.append(observer)
-        self._speak_to_views()
-        self.client_looks(observer)  # a client attaching sees the focused pane: what it flagged is read
+        attached.attach(self, observer)
 
     def detach(self, observer: SessionObserver) -> None:
-        if observer in self.views:
-            self.views.remove(observer)
-        self._speak_to_views()
-        if self._client_areas.pop(id(observer), None) is not None:
-            self._area_changed()
-        for pane_id in list(self._focus_holders):
-            self.hold_child_focus(observer, pane_id, False)
+        attached.detach(self, observer)
 
-    def _speak_to_views(self) -> None:
-        views = self.views
-        self.observer = NoObserver() if not views else views[0] if len(views) == 1 else Observers(views)
-
-    # -- several clients: one size for the panes, one focus report per pane --------------------------
     def set_client_area(self, view: object, area: Rect) -> None:
-        """A client's view drew its pane area at this size; the panes take the smallest attached (tmux's
-        window-size smallest), or with `ui.window_size = "latest"` that of the client that drew last."""
-        key = id(view)
-        if self._client_areas.get(key) == area and self._latest_area is not None:
-            return
-        self._client_areas[key] = area
-        self._latest_area = area
-        self._area_changed()
-
-    def _area_changed(self) -> None:
-        areas = list(self._client_areas.values())
-        if not areas:
-            return
-        if self.config.text("ui.window_size") == "latest" and self._latest_area is not None:
-            width, height = self._latest_area.width, self._latest_area.height
-        else:
-            width, height = min(a.width for a in areas), min(a.height for a in areas)
-        first = areas[0]
-        area = Rect(first.x, first.y, width, height)
-        if area != self.area:
-            self.area = area
-            if len(self.views) > 1:
-                self.observer.on_changed()  # the others lay out again at the new size
+        attached.set_client_area(self, view, area)
 
     def client_active(self, view: object) -> None:
-        """A client pressed a key: with `ui.window_size = "latest"` the panes take its size (tmux's
-        latest: the client with the most recent activity, not only the last to attach or resize)."""
-        if len(self._client_areas) < 2:
-            return
-        area = self._client_areas.get(id(view))
-        if area is None or area == self._latest_area:
-            return
-        self._latest_area = area
-        self._area_changed()
+        attached.client_active(self, view)
 
     def client_looks(self, view: SessionObserver) -> None:
-        """A client's screen shows the panes again (an overlay closed): the focused pane is visited."""
-        pane = self.active_pane
-        if pane is not None and view in self.views and view.looks_at(pane.id):
-            self.attention.visited(pane.id)
+        attached.client_looks(self, view)
 
     def on_screen_of(self, view: object, pane_id: str) -> bool:
-        """True unless the panes, laid out larger than this client's window (`ui.window_size = "latest"`
-        and a smaller client), put the pane wholly past its right or bottom edge."""
-        own = self._client_areas.get(id(view))
-        if own is None or (own.width >= self.area.width and own.height >= self.area.height):
-            return True
-        rect = self.tabs.rects(self.view_area(own)).rects.get(pane_id)
-        return rect is None or (rect.x < own.x + own.width and rect.y < own.y + own.height)
+        return attached.on_screen_of(self, view, pane_id)
 
     def view_area(self, own: Rect) -> Rect:
-        """Where a view lays the panes out in its own pane area `own`: at the session's size, so every
-        client's panes are the same size (the cells past it stay empty)."""
-        if len(self._client_areas) < 2:
-            return own
-        return Rect(own.x, own.y, self.area.width, self.area.height)
+        return attached.view_area(self, own)
 
     def hold_child_focus(self, view: object, pane_id: str, held: bool) -> None:
-        """A view's keyboard entered (or left) a pane: its program hears focus-in when the first view
-        enters and focus-out when the last leaves, never once per client."""
-        holders = self._focus_holders.setdefault(pane_id, set())
-        before = bool(holders)
-        (holders.add if held else holders.discard)(id(view))
-        if not holders:
-            del self._focus_holders[pane_id]
-        pane = self.panes.get(pane_id)
-        if before != bool(holders) and pane is not None and pane.running:
-            pane.terminal.set_focus(bool(holders))
+        attached.hold_child_focus(self, view, pane_id, held)
 
     def update_environment(self, client_env: dict[str, str]) -> None:
-        """Take the attaching client's DISPLAY, SSH_AUTH_SOCK… for panes started from now on."""
-        for name in CLIENT_ENV:
-            value = client_env.get(name)
-            if value:
-                self.env[name] = value
-            else:
-                self.env.pop(name, None)
+        attached.update_environment(self, client_env)
 
     # -- panes -------------------------------------------------------------------------------
     @property
@@ -416,15 +254,7 @@ class Session:
         return self.panes.get(pane_id) if pane_id else None
 
     def busy_panes(self) -> list[Pane]:
-        """Panes whose program is more than an idle shell: an agent, or anything the shell runs."""
-        busy = []
-        for pane in self.panes.values():
-            if not pane.running:
-                continue
-            foreground = pane.terminal.foreground_process()
-            if pane.agent is not None or (foreground is not None and foreground[0] != pane.terminal.pid):
-                busy.append(pane)
-        return busy
+        return pane_programs.busy_panes(self)
 
     def input_panes(self) -> list[Pane]:
         """Where typed input goes: the active pane, or every running pane of its tab when the tab is
@@ -448,109 +278,37 @@ class Session:
         return self.shell_launch()[0]
 
     def shell_launch(self) -> tuple[list[str], dict[str, str]]:
-        """The user's shell as a login shell, with dsh's integration unless config turns it off."""
-        shell = self.env.get("SHELL") or "/bin/sh"
-        integration = self.config.flag("term.shell_integration")
-        return shell_launch(shell, self.env, integration=integration)
-
-    def _new_pane_id(self) -> str:
-        # Never reuse an id in a session: a closed pane's id (and its saved tail) stays its own.
-        pane_id = next_id("p", self._pane_ids_used | set(self.panes))
-        self._pane_ids_used.add(pane_id)
-        return pane_id
+        return spawning.shell_launch(self)
 
     def spawn_env(self, pane_id: str, cwd: str) -> dict[str, str]:
-        """A pane's environment: the session's, its TERM, which session and pane it is, and PWD = its cwd."""
-        env = dict(self.env)
-        env.pop("DSH_HANDOFF_FROM", None)
-        drop_outer_multiplexer(env)  # TMUX, TMUX_PANE, ZELLIJ*, STY ... of a multiplexer outside dsh
-        env.update(self.shell_launch()[1])
-        env["PWD"] = cwd
-        env["TERM"] = self.term_name
-        env["COLORTERM"] = "truecolor"  # the pane's screen keeps 24-bit colour; a view maps it down
-        env["DSH_SESSION_ID"] = self.log.id
-        env["DSH_PANE_ID"] = pane_id
-        if self.socket:
-            env["DSH_SOCKET"] = self.socket
-        else:
-            env.pop("DSH_SOCKET", None)  # an outer session's, from the host's own environment
-        return env
+        return spawning.spawn_env(self, pane_id, cwd)
 
     def estimate_size(self) -> tuple[int, int]:
         """Rows and columns for a new pane before a view lays it out: the area less the pane header."""
         return max(2, self.area.height - 1), max(10, self.area.width)
 
+    # -- starting programs (dsh.session.spawning) --------------------------------------------------
     def make_terminal(
         self, pane_id: str, argv: list[str], cwd: str, env: dict[str, str], rows: int, cols: int
     ) -> Terminal:
-        return Terminal(
-            argv,
-            cwd=cwd,
-            env=env,
-            rows=rows,
-            cols=cols,
-            scrollback=self.scrollback,
-            tail_bytes=self.tail_bytes,
-            term=self.term_name,
-            on_change=lambda: self._on_pane_output(pane_id),
-            on_exit=lambda status: self._on_pane_exit(pane_id, status),
-            on_title=lambda title: self._on_title(pane_id, title),
-            on_bell=lambda: self.attention.bell(pane_id),
-            on_notice=lambda text: self.attention.terminal_notice(pane_id, text),
-            on_alt_screen=lambda on: self.observer.on_alt_screen(pane_id, on),
-            on_clipboard=lambda selections, data: self.observer.on_clipboard(pane_id, selections, data),
-        )
+        return spawning.make_terminal(self, pane_id, argv, cwd, env, rows, cols)
 
     def create_pane(self, argv: list[str] | None, cwd: str | None = None) -> Pane:
-        pane_id = self._new_pane_id()
-        argv = list(argv) if argv else self.default_shell_argv()
-        cwd = cwd or self.cwd
-        env = self.spawn_env(pane_id, cwd)
-        agent: AgentInfo | None = None
-        adapter = None
-        if runs_agent(argv):
-            # Imported here: a shell's pane needs no adapter, and the adapters were 15-20 ms of a cold start.
-            from dsh.agents.registry import adapter_for_argv
-
-            adapter = adapter_for_argv(argv)
-        if adapter is not None:
-            try:
-                argv, session_id = adapter.prepare_launch(argv, env=env)
-            except Exception as exc:  # an adapter must never keep a pane from starting
-                session_id = None
-                self.announce(f"{adapter.kind}: {exc}", error=True)
-            agent = adapter.agent_info(argv, session_id)
-            argv, env = self.agent_hooks(pane_id, adapter.kind, argv, cwd, env)
-        rows, cols = self.estimate_size()
-        terminal = self.make_terminal(pane_id, argv, cwd, env, rows, cols)
-        pane = Pane(id=pane_id, argv=argv, cwd=cwd, env=env, terminal=terminal, agent=agent)
-        self.panes[pane_id] = pane
-        return pane
+        return spawning.create_pane(self, argv, cwd)
 
     def agent_hooks(
         self, pane_id: str, kind: str, argv: list[str], cwd: str, env: dict[str, str]
     ) -> tuple[list[str], dict[str, str]]:
-        """The argv and environment of an agent dsh starts, with its hooks reporting to this pane."""
-        if not self.config.flag("attention.hooks"):
-            return argv, env
-        from dsh.agents.hook_launch import with_hooks
-        from dsh.home import ensure_home_dir
-
-        try:
-            # Made as every folder under the home is (0700, no link followed), parents included.
-            folder = ensure_home_dir("state", self.log.id, "hooks", pane_id)
-        except Exception as exc:  # the agent starts without dsh's hooks; the terminal still tells
-            self.announce(f"{kind}: its hooks were not set up ({exc})", error=True)
-            return argv, env
-        return with_hooks(kind, argv, cwd=cwd, env=env, folder=folder)
+        return spawning.agent_hooks(self, pane_id, kind, argv, cwd, env)
 
     def start_pane(self, pane: Pane) -> None:
-        pane.started_at = time.time()
-        self.attention.started(pane)
-        pane.terminal.start()
-        self.log_event("pane_opened", pane_id=pane.id, argv=pane.argv)
-        if pane.agent is not None and pane.agent.session_id:
-            self.note_agent(pane.id, pane.agent.kind, pane.agent.session_id)
+        spawning.start_pane(self, pane)
+
+    def start_tombstone(self, pane: Pane) -> None:
+        spawning.start_tombstone(self, pane)
+
+    def rerun_command(self, pane: Pane) -> bool:
+        return spawning.rerun_command(self, pane)
 
     # -- the structural verbs (dsh.session.structure): commands, keys, clicks and `dsh` verbs call these
     def open_tab(self, argv: list[str] | None, cwd: str | None = None) -> Pane:
@@ -609,46 +367,15 @@ class Session:
     def rename_tab(self, title: str | None) -> None:
         structure.rename_tab(self, title)
 
+    # -- the panes' programs (dsh.session.pane_programs) --------------------------------------------
     def apply_read_budgets(self) -> None:
-        active = self.tabs.active_pane if self.tabs.tabs else None
-        for pane in self.panes.values():
-            foreground = pane.id == active
-            pane.terminal.read_budget = FOREGROUND_READ if foreground else BACKGROUND_READ
-            pane.terminal.read_pause = 0.0 if foreground else BACKGROUND_READ_PAUSE
-
-    # -- terminal callbacks ---------------------------------------------------------------------
-    def _on_pane_output(self, pane_id: str) -> None:
-        self.scheduler.mark_dirty()
-        self.poll_foreground(pane_id)
-        self.observer.on_pane_output(pane_id)
-        if self.waiters:
-            self.wake_waiters()
+        pane_programs.apply_read_budgets(self)
 
     def wake_waiters(self) -> None:
-        """Something changed that a `dsh wait` may be waiting for: let each look again."""
-        waiters, self.waiters = self.waiters, []
-        for future in waiters:
-            if not future.done():
-                future.set_result(None)
+        pane_programs.wake_waiters(self)
 
     def poll_foreground(self, pane_id: str, *, now: float | None = None) -> None:
-        """See whether a program that reads keys took (or left) the pane's foreground; tell the view."""
-        pane = self.panes.get(pane_id)
-        if pane is None:
-            return
-        now = time.monotonic() if now is None else now
-        if now - pane.keys_polled_at < FOREGROUND_POLL_SECONDS:
-            return
-        pane.keys_polled_at = now
-        self._poll_program(pane)
-        takes = pane.running and pane.terminal.program_takes_keys(own_counts=not runs_shell(pane.argv))
-        if takes != pane.takes_keys:
-            pane.takes_keys = takes
-            self.observer.on_takes_keys(pane_id, takes)
-
-    def _on_title(self, pane_id: str, title: str) -> None:
-        self.attention.title_changed(pane_id, title)
-        self.observer.on_changed()
+        pane_programs.poll_foreground(self, pane_id, now=now)
 
     def observer_looks_at(self, pane_id: str) -> bool:
         """True when some attached client looks at this pane: its screen shows the panes (no overlay over
@@ -659,121 +386,17 @@ class Session:
         """True when this pane is on some attached client's screen (`SessionObserver.shows`)."""
         return any(view.shows(pane_id) for view in self.views)
 
-    def _on_pane_exit(self, pane_id: str, status: int) -> None:
-        pane = self.panes.get(pane_id)
-        if pane is None:
-            return
-        pane.exit_status = status
-        self.ended_panes.pop(pane_id, None)
-        self.ended_panes[pane_id] = pane
-        while len(self.ended_panes) > ENDED_PANES_KEPT:
-            del self.ended_panes[next(iter(self.ended_panes))]
-        self.wake_waiters()
-        self.log_event("pane_exited", pane_id=pane_id, status=status)
-        hook_folders.remove_pane(self.log.id, pane_id)  # its agent's hook files are no longer read
-        self.attention.exited(pane_id)
-        if pane.started_from is not None and status != 0 and pane.state is PaneState.LIVE:
-            # A resume that failed leaves the tombstone as it was, so the user can try again.
-            pane.state = pane.started_from
-            self.announce(f"{pane.id}: {pane.title} ended with status {status}", error=True)
-        elif status == 0 and not self.remain_on_exit:
-            # As in tmux: a program that ends well takes its pane with it (the last one, the session).
-            self.observer.on_pane_exited(pane_id)
-            self.close_pane(pane_id)
-            return
-        self.observer.on_pane_exited(pane_id)
-        self.scheduler.structural_change()
-        self.observer.on_changed()
-
     @property
     def remain_on_exit(self) -> bool:
         """tmux's remain-on-exit: keep every pane whose program ended, with its status and screen."""
         return self.config.flag("term.remain_on_exit")
 
-    # -- tombstones ------------------------------------------------------------------------
-    def start_tombstone(self, pane: Pane) -> None:
-        """Start a restored pane (or one whose program ended) in the same slot, keeping id and tail."""
-        if not pane.startable:
-            return
-        if not pane.is_tombstone:
-            pane.state = PaneState.EXITED  # ended in this session: a fresh shell, like a restored one
-        # The saved argv is untrusted disk input: the adapter rebuilds the resume command, which runs the
-        # program that ran, in the directory the agent worked in (dsh.agents.resumable).
-        from dsh.agents.resumable import plan_pane_start
-
-        plan = plan_pane_start(
-            pane_id=pane.id,
-            state=pane.state,
-            agent=pane.agent,
-            saved_cwd=pane.cwd,
-            session_cwd=self.cwd,
-            shell_argv=self.default_shell_argv(),
-        )
-        if plan.message:
-            self.announce(plan.message, error=plan.error)
-        if plan.argv is None:
-            return
-        argv, cwd = plan.argv, plan.cwd
-        previous = pane.state
-        rows, cols = pane.terminal.rows, pane.terminal.cols
-        env = self.spawn_env(pane.id, cwd)
-        if plan.agent is not None:
-            argv, env = self.agent_hooks(pane.id, plan.agent.kind, argv, cwd, env)
-        terminal = self.make_terminal(pane.id, argv, cwd, env, rows, cols)
-        # The new program starts on a clean screen; what the pane showed is history above it, at the
-        # pane's width (the modes its program set stay behind with it).
-        terminal.continue_below(pane.terminal)
-        pane.terminal = terminal
-        pane.saved_command = None  # the offer to run it again is used, or passed over
-        pane.argv = argv
-        pane.cwd = cwd
-        pane.env = env
-        pane.started_from = previous
-        pane.state = PaneState.LIVE
-        pane.saved_title = None  # the new program names itself
-        pane.agent = plan.agent
-        self.start_pane(pane)
-        structure.restructured(self, pane)
-
-    def rerun_command(self, pane: Pane) -> bool:
-        """Run a restored pane's saved command again: a fresh shell in its saved directory, the command
-        typed into it (so it is in the shell's history, and the shell stays when it ends). Only on a
-        key press, or in a workspace that opted in with auto_resume; False when there is none."""
-        command = pane.rerun_line
-        if command is None:
-            return False
-        self.start_tombstone(pane)
-        if not pane.running:
-            return False
-        pane.terminal.write(command.encode("utf-8", "surrogateescape") + b"\r")
-        self.used = True
-        return True
-
     # -- lines from the prompt ---------------------------------------------------------------
     def record_input(self, line: str) -> None:
-        self.log_event("input", text=line)
-        self.titles.add_input(line)
-        if self.titles.learned and not self._agent_titles_read:
-            # A restored session's agent's title is not read yet (the stores are, off the loop, after the
-            # first frame): without it the line just typed would be the title, and `dsh sessions` says
-            # the conversation's. One indexed read, once.
-            self.read_agent_titles_now()
+        agent_titles.record_input(self, line)
 
     def read_agent_titles_now(self) -> None:
-        """The titles of this session's agents' conversations as the index has them now (on the loop)."""
-        import sqlite3
-
-        from dsh.resume.agent_rows import conversation_titles
-
-        keys = list(self.titles.learned)
-        try:
-            titles = self.store.index.read(lambda conn: conversation_titles(conn, keys))
-        except sqlite3.Error:
-            return
-        self._agent_titles_read = True
-        if titles != self.agent_titles:
-            self.agent_titles = titles
-            self.observer.on_changed()
+        agent_titles.read_now(self)
 
     def send_line(self, text: str) -> Pane | None:
         """Type `text` and Enter into the active pane, starting it first if it is a tombstone.
@@ -806,165 +429,30 @@ class Session:
         self.scheduler.mark_dirty()
         return pane
 
-    # -- lifetime ------------------------------------------------------------------------------
+    # -- lifetime (dsh.session.lifetime) -------------------------------------------------------------
     def start(self) -> None:
-        """Begin the session's background work on the running loop: snapshots, agent ids, auto-resume."""
-        self.loop = asyncio.get_running_loop()
-        self.ended = self.loop.create_future()
-        self.apply_read_budgets()
-        branch = git_branch(self.cwd)
-        if branch:
-            self.log_event("git", branch=branch)
-        if self.auto_resume:
-            saving.auto_resume_panes(self)
-        self.scheduler.structural_change()
-        self.loop.call_later(0.5, self._tick)
-        self.loop.call_later(0.1, self._foreground_tick)
+        lifetime.start(self)
 
     def _foreground_tick(self) -> None:
-        """A program that switches its terminal mode without printing is seen within a tick too."""
-        if self.closing:
-            return
-        pane = self.active_pane
-        if pane is not None:
-            self.poll_foreground(pane.id)
-        self.loop.call_later(0.1, self._foreground_tick)
+        lifetime.foreground_tick(self)
 
-    def _poll_program(self, pane: Pane) -> None:
-        """What the pane's shell runs in the foreground (tab names follow it, as tmux's automatic-rename)."""
-        found = pane.terminal.foreground_process() if pane.running else None
-        foreground = found[1] if found is not None and found[0] != pane.terminal.pid else None
-        if foreground != pane.foreground:
-            pane.foreground = foreground
-            self.scheduler.mark_dirty()
-            self.observer.on_changed()
+    def _tick(self) -> None:
+        lifetime.tick(self)
+
+    _hooks_swept = False
 
     def name_pane(self, pane: Pane, name: str | None) -> None:
         """/name: a pane's name beats any title its program sets; an empty name gives it back."""
         structure.name_pane(self, pane, name)
 
-    def _tick(self) -> None:
-        if self.closing:
-            return
-        self.scheduler.release()
-        # Imported on the first tick, after the first frame: the host's start-up needs no agent code.
-        from dsh.session import agents
-
-        for pane in self.panes.values():
-            self._poll_program(pane)
-        agents.probe_agents(self)
-        if not self._hooks_swept:
-            self._sweep_hook_folders()
-        if not isinstance(self.observer, NoObserver) and self.machine.due(time.monotonic()):
-            self.machine.refresh()
-        if time.monotonic() >= self._agent_titles_due:
-            self.refresh_agent_titles_in_background()
-        try:
-            self.scheduler.tick()
-        except Exception as exc:
-            self.announce(f"snapshot not saved: {exc}", error=True)
-        self.loop.call_later(0.5, self._tick)
-
-    _hooks_swept = False
-
-    def _sweep_hook_folders(self) -> None:
-        """Once, at the first tick: the hook folders a crashed host left, of this session (but the
-        running panes') and, off the loop, of other sessions that are not live."""
-        self._hooks_swept = True
-        running = [pane.id for pane in self.panes.values() if pane.running]
-        hook_folders.sweep_own(self.log.id, running)
-        with contextlib.suppress(RuntimeError):  # (a worker already shut down: the session is ending)
-            self.worker.submit(hook_folders.sweep_others, self.log.id, hook_folders.session_is_live)
-
     def flush_and_close(self, *, save: bool = True) -> None:
-        """Save the snapshot (unless not `save`: a host that never served leaves the one on disk as it
-        was), hang up every pane, close the log. Safe to call twice."""
-        if self.closing:
-            return
-        self.closing = True
-        try:
-            if save:
-                self.scheduler.flush()
-        except Exception as exc:
-            self.announce(f"snapshot not saved: {exc}", error=True)
-        self.scheduler.close()
-        for pane in self.panes.values():
-            pane.terminal.kill()
-        hook_folders.remove_session(self.log.id)
-        if self.fresh_session and not self.used:
-            try:
-                self.log.append("archive", archived=True, reason="nothing was done in this session")
-            except (LogError, OSError):
-                pass
-        try:
-            self.log.close()
-        except (LogError, OSError):
-            pass  # the log is append-only: what was written stays, and the snapshot was flushed above
+        lifetime.flush_and_close(self, save=save)
 
     def quit(self) -> None:
-        """End the session: save, close, and let whoever waits on `ended` finish."""
-        self.flush_and_close()
-        self.worker.shutdown(wait=False, cancel_futures=True)
-        self.observer.on_ended()
-        if self.ended is not None and not self.ended.done():
-            self.ended.set_result(None)
+        lifetime.quit(self)
 
     def pane_pids(self) -> list[int]:
         return [p.terminal.pid for p in self.panes.values() if p.terminal.pid is not None]
 
     async def reap_panes(self, grace: float = KILL_GRACE_SECONDS) -> None:
-        """After a close, wait up to `grace` for the panes' programs to end, then SIGKILL what remains.
-
-        A program that ignores SIGHUP (`nohup`, `trap '' HUP`) must not outlive its session: every
-        process left in a pane's terminal session (the pane's pid is its session id) is killed.
-        """
-        sessions = set(self.pane_pids())
-        deadline = time.monotonic() + grace
-        left = _in_sessions(sessions)
-        while left and time.monotonic() < deadline:
-            await asyncio.sleep(0.05)
-            left = _in_sessions(sessions)
-        for pid in left:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
-        for pid in sessions:
-            try:
-                os.waitpid(pid, os.WNOHANG)
-            except OSError:
-                pass
-
-
-def _seed_titles(log: SessionLog) -> TitleState:
-    """What the log says of the title so far (read a batch at a time, never whole)."""
-    state = TitleState()
-    try:
-        with open_read(log.path) as handle:
-            scan_log(log.path, handle, state.add_events)
-    except (LogError, OSError, AttributeError):
-        pass
-    return state
-
-
-def _in_sessions(sessions: set[int]) -> list[int]:
-    """Live processes whose session id is one of `sessions` (Linux /proc; nothing found elsewhere)."""
-    if not sessions:
-        return []
-    found = []
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return []
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                fields = handle.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        # fields: state, ppid, pgrp, session, ...
-        if len(fields) > 3 and fields[0] != b"Z" and int(fields[3]) in sessions:
-            found.append(int(entry))
-    return found
+        await lifetime.reap_panes(self, grace)
