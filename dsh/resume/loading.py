@@ -211,10 +211,10 @@ def find_rows(
     if len(best) >= FOUND_ROWS or not query.isascii() or superseded():
         return Found(rows, False)  # (so many by title alone: far more by the whole text)
     with gc_paused():
-        wide = index.matching(terms, CHECKED_ROWS + 1, wide=True)
-        if len(wide) > CHECKED_ROWS or index.warnings():
-            return Found(rows, False)
-        checked = made(wide, current_session_id=current_session_id, own_pid=own_pid)
+        ids = index.matching_ids(terms, CHECKED_ROWS + 1, wide=True)
+        if len(ids) > CHECKED_ROWS or index.warnings():
+            return Found(rows, False)  # (told by the ids alone: no row read whole)
+        checked = made(index.rows_by_id(ids), current_session_id=current_session_id, own_pid=own_pid)
         if agents:
             try:
                 raw = index.read(
