@@ -453,3 +453,34 @@ def test_a_socket_removed_under_the_host_is_made_again_and_said(
             await session.reap_panes(0.5)
 
     asyncio.run(body())
+
+
+def test_the_newest_detached_session_stays_newest_when_the_clock_is_set_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`dsh attach` with no id attaches the session left last, by each host's `detached_at`: a clock set
+    back an hour between two detaches must not make the first look newer."""
+    import time
+
+    from dsh.host import server as server_module
+
+    wall = [1_000_000.0]
+    mono = [500.0]
+    monkeypatch.setattr(server_module.time, "time", lambda: wall[0])
+    monkeypatch.setattr(server_module.time, "monotonic", lambda: mono[0])
+    from types import SimpleNamespace
+
+    def host(name: str) -> server_module.HostServer:
+        session = SimpleNamespace(after_reload=[], config={})  # all a server reads before it serves
+        return server_module.HostServer(session, Path(name), None)  # type: ignore[arg-type]
+
+    first, second = host("a.sock"), host("b.sock")
+    first._detached = time.monotonic()  # left first
+    wall[0] -= 3600  # NTP, a suspended laptop, by hand
+    mono[0] += 5
+    second._detached = time.monotonic()  # left five seconds later
+    mono[0] += 1
+    wall[0] += 1
+    assert second.detached_at is not None and first.detached_at is not None
+    assert second.detached_at > first.detached_at
+    assert second.detached_at == wall[0] - 1  # said in the wall clock of the moment it is asked

@@ -89,7 +89,7 @@ class HostServer:
         self._first_open_picker = open_picker
         self._attach_lock = asyncio.Lock()
         self.attaches = 0
-        self.detached_at: float | None = None  # when the last client left (for `dsh attach`'s choice)
+        self._detached: float | None = None  # when the last client left, by the monotonic clock
         # dsh.host.control's, made by its first request: the verbs' slots and the slash commands it runs.
         self.control_slots: asyncio.Semaphore | None = None
         self.control_registry: Registry | None = None
@@ -100,6 +100,15 @@ class HostServer:
         keys = _detach_keys(self.session.config).decode("latin-1")
         for client in self.clients:
             client.send_detach_keys(keys)
+
+    @property
+    def detached_at(self) -> float | None:
+        """When the last client left (for `dsh attach`'s choice of the newest detached session), in
+        today's wall-clock time: worked out from how long ago it was, so that hosts asked together
+        order their sessions right even after the clock was set back or forward between detaches."""
+        if self._detached is None:
+            return None
+        return time.time() - (time.monotonic() - self._detached)
 
     @property
     def current(self) -> Connection | None:
@@ -310,7 +319,7 @@ class HostServer:
             if connection in self.clients:
                 self.clients.remove(connection)
         if not self.clients:
-            self.detached_at = time.time()
+            self._detached = time.monotonic()
             if not self.session.closing:
                 self.session.log_event("detach", reason=reason)
         if reason is EndReason.SWITCH and not (self.clients or self.session.closing or self.session.busy_panes()):
