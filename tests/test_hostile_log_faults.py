@@ -145,3 +145,23 @@ def test_an_index_whose_file_is_removed_is_opened_again_and_rebuilt(tmp_path: Pa
         assert db.exists() and not index.file_gone()
     finally:
         index.close()
+
+
+def test_a_folder_swapped_for_a_link_is_never_written_through(tmp_path: Path) -> None:
+    log = _started(tmp_path)
+    folder = log.path.parent
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / log.path.name).write_text("someone else's file\n")
+    try:
+        shutil.rmtree(folder)
+        folder.symlink_to(elsewhere)  # the log's folder now leads outside the home
+        log.append("input", text="third")
+        assert len(log.notices) == 1 and "cannot be written again" in log.notices[0], log.notices
+        assert sorted(p.name for p in elsewhere.iterdir()) == [log.path.name]  # nothing moved or made there
+        assert (elsewhere / log.path.name).read_text() == "someone else's file\n"
+        folder.unlink()
+        log.append("input", text="fourth")
+        assert [e["text"] for e in read_log(log.path).events] == ["first", "second", "third", "fourth"]
+    finally:
+        log.close()

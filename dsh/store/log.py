@@ -24,6 +24,7 @@ from dsh import __version__
 from dsh.safefile import (
     append_all,
     atomic_write,
+    check_folder,
     create_new,
     ends_torn,
     ensure_dir,
@@ -334,6 +335,9 @@ class SessionLog:
 
     def _write_again(self, fd: int, *, aside: bool) -> str:
         folder = self.path.parent
+        for level in (folder.parent, folder):  # never through a link planted in place of a folder
+            if os.path.lexists(level):
+                check_folder(level)
         kept = ""
         if aside:  # whatever is there now is kept, beside the log, never overwritten
             kept_path = self.path.with_name(f"{self.path.name}.replaced-{time.strftime('%Y%m%dT%H%M%S')}")
