@@ -105,3 +105,25 @@ def test_decrqm_says_permanently_reset_for_the_modes_no_terminal_has() -> None:
         "\x1b[?7;1$y",
         "\x1b[?9999;0$y",
     ]
+
+
+def test_reverse_wraparound_takes_bs_and_cub_back_over_the_row_before() -> None:
+    """xterm's mode 45 (and 1045) with DECAWM, as esctest checks it (xterm before patch 383)."""
+    s = TermScreen(80, 25)
+    s.feed(b"\x1b[?45h\x1b[2;1H\b")
+    assert (s.cursor.x, s.cursor.y) == (79, 0)  # to the last column of the row above
+    s.feed(b"\x1b[1;79Habcd\x1b[4D")
+    assert (s.cursor.x, s.cursor.y) == (78, 0)  # back over "d", "c" and the wrap
+    s.feed(b"\x1b[1;79Hab\b")
+    assert (s.cursor.x, s.cursor.y) == (79, 0)  # a wrap pending at the last column: only taken back
+    s.feed(b"\x1b[2;5r\x1b[2;1H\b")
+    assert (s.cursor.x, s.cursor.y) == (79, 4)  # from the region's top to its bottom
+    s.feed(b"\x1b[r\x1b[5;5H\x1b[160D")
+    assert (s.cursor.x, s.cursor.y) == (4, 2)  # two whole rows back
+    s.feed(b"\x1b[?7l\x1b[3;1H\b")
+    assert (s.cursor.x, s.cursor.y) == (0, 2)  # not without autowrap
+    s.feed(b"\x1b[?7h\x1b[!p\x1b[3;1H\b")
+    assert (s.cursor.x, s.cursor.y) == (0, 2)  # DECSTR turns it off
+    replies: list[str] = []
+    TermScreen(80, 25, write_process_input=replies.append).feed(b"\x1b[?1045h\x1b[?1045$p\x1b[?45$p")
+    assert replies == ["\x1b[?1045;1$y", "\x1b[?45;2$y"]

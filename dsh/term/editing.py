@@ -28,6 +28,7 @@ class Editing:
     tabstops: set[int]
     _newline_mode: bool
     _iso_protect: bool
+    _reverse_wrap: bool  # modes 45/1045 with DECAWM
 
     if TYPE_CHECKING:  # provided by TermScreen and Drawing
 
@@ -36,6 +37,7 @@ class Editing:
         def _cursor_row(self) -> Row: ...
         def _row(self, y: int) -> Row: ...
         def _row_size(self, y: int) -> int: ...
+        def _back_wrapping(self, count: int) -> bool: ...
 
     # -- rows -----------------------------------------------------------------------------------
     def _new_row(self, fill: Cell) -> Row:
@@ -99,6 +101,8 @@ class Editing:
         self.cursor.x = 0
 
     def backspace(self) -> None:
+        if self._reverse_wrap and self._back_wrapping(1):
+            return
         cursor = self.cursor
         if cursor.x >= self.columns:  # a wrap is pending: the cursor stands on the last column
             cursor.x = self.columns - 1

@@ -128,7 +128,9 @@ class TermScreen(Drawing, Editing, Replies):
     def soft_reset(self, *_: int) -> None:
         """DECSTR: modes, margins, rendition and character sets to their defaults; text stays."""
         self.modes.clear()
-        self.private_modes.difference_update({sq.DECOM, sq.DECCKM, sq.DECNKM})
+        self.private_modes.difference_update(
+            {sq.DECOM, sq.DECCKM, sq.DECNKM, sq.REVERSE_WRAP, sq.REVERSE_WRAP_EXTENDED}
+        )
         self.private_modes.update({sq.DECAWM, sq.DECTCEM})
         self.cursor.hidden = False
         self.cursor.attrs = BLANK
@@ -144,6 +146,9 @@ class TermScreen(Drawing, Editing, Replies):
         self._insert = sq.IRM in self.modes
         self._newline_mode = sq.LNM in self.modes
         self._origin_mode = sq.DECOM in self.private_modes
+        self._reverse_wrap = self._autowrap and not self.private_modes.isdisjoint(
+            (sq.REVERSE_WRAP, sq.REVERSE_WRAP_EXTENDED)
+        )
         self._update_plain()
 
     def _charset_table(self, slot: int) -> dict[int, str] | None:
@@ -237,8 +242,33 @@ class TermScreen(Drawing, Editing, Replies):
         cursor.x = min(self._x_on_screen() + (count or 1), self._limit() - 1)
 
     def cursor_back(self, count: int = 0, *_: int) -> None:
+        if self._reverse_wrap and self._back_wrapping(count or 1):
+            return
         cursor = self.cursor
         cursor.x = max(self._x_on_screen() - (count or 1), 0)
+
+    def _back_wrapping(self, count: int) -> bool:
+        """BS or CUB under reverse wraparound (modes 45/1045 with DECAWM, as xterm before patch 383):
+        past column 1 to the previous row's last column, from the top of the region (or screen) to
+        its bottom; a wrap pending at the last column is taken back by the first step. False on a
+        double-width row (left to the plain move)."""
+        cursor = self.cursor
+        width = self.columns
+        if self._row_size(cursor.y) != SINGLE:
+            return False
+        if cursor.x >= width:  # a wrap pending: the cursor stands on the last column again
+            cursor.x = width - 1
+            count -= 1
+        top, bottom = self.margins if self.margins is not None else (0, self.lines - 1)
+        if not top <= cursor.y <= bottom:
+            top, bottom = 0, self.lines - 1
+        count %= width * (bottom - top + 1)  # a whole turn of the region comes back where it began
+        x, y = cursor.x - count, cursor.y
+        while x < 0:
+            x += width
+            y = bottom if y == top else y - 1
+        cursor.x, cursor.y = x, y
+        return True
 
     def _origin(self) -> tuple[int, int]:
         """Rows a cursor address may reach: the scrolling region in origin mode, else the screen."""

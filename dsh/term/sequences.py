@@ -133,6 +133,8 @@ ALT_SCREEN_SAVE = 1049
 BRACKETED_PASTE = 2004
 SYNCHRONIZED_OUTPUT = 2026
 
+REVERSE_WRAP = 45  # xterm's reverse wraparound (with DECAWM): BS and CUB at column 1 go up a row
+REVERSE_WRAP_EXTENDED = 1045  # xterm's since patch 383 for what 45 was before: the same here
 ALT_SCREEN_MODES = (ALT_SCREEN_SAVE, ALT_SCREEN_CLEAR, ALT_SCREEN)
 MOUSE_MODES = (X10_MOUSE, MOUSE_NORMAL, MOUSE_BUTTON, MOUSE_ANY)
 # Private modes DECRQM answers for (1 set, 2 reset); others are reported unknown (0).
@@ -160,6 +162,8 @@ REPORTED_PRIVATE_MODES = frozenset(
         ALT_SCREEN_SAVE,
         BRACKETED_PASTE,
         SYNCHRONIZED_OUTPUT,
+        REVERSE_WRAP,
+        REVERSE_WRAP_EXTENDED,
     }
 )
 REPORTED_ANSI_MODES = frozenset({IRM, LNM})
