@@ -225,31 +225,11 @@ def test_a_resume_that_fails_to_start_leaves_the_session_closed_and_resumable(
     again.wait_for("kept-for-later", timeout=15)
 
 
-def test_c_c_while_a_host_does_not_answer_is_one_line_not_a_traceback(
+def test_a_host_that_runs_but_does_not_answer_is_said_within_seconds_and_c_c_is_one_line(
     run: Launch, dsh_home: Path, workdir: Path
 ) -> None:
-    d = run()
-    d.wait_for("PROMPT")
-    sid, pid = _session_id(dsh_home), host_pid(dsh_home)
-    d.send("\x02d")
-    assert d.wait_exit() == 0
-    os.kill(pid, signal.SIGSTOP)
-    try:
-        a = run("attach", sid)
-        time.sleep(0.3)  # in the handshake, before the terminal is raw
-        a.send("\x03")
-        assert a.wait_exit(timeout=8) == 130
-        said = a.text()
-        assert "Traceback" not in said and "KeyboardInterrupt" not in said, said
-        assert "dsh: interrupted" in said, said
-    finally:
-        os.kill(pid, signal.SIGCONT)
-    assert alive(pid)  # the session is untouched
-
-
-def test_a_host_that_runs_but_does_not_answer_is_said_within_seconds(
-    run: Launch, dsh_home: Path, workdir: Path
-) -> None:
+    # C-c is pressed once the wait is said, not after a fixed sleep: a stopped host is given up on by
+    # itself after a second, and under load a sleep's C-c landed after that (exit 1, not 130).
     import socket
 
     from dsh.rundir import bind_private
@@ -270,6 +250,9 @@ def test_a_host_that_runs_but_does_not_answer_is_said_within_seconds(
         assert took < 6.0, f"said after {took:.1f} s"
         a.send("\x03")
         assert a.wait_exit(timeout=8) == 130
+        said = a.text()
+        assert "Traceback" not in said and "KeyboardInterrupt" not in said, said
+        assert "dsh: interrupted" in said, said
     finally:
         for conn in taken:
             conn.close()
