@@ -584,3 +584,16 @@ def test_a_listing_of_every_row_pauses_while_keys_are_typed(world: World, monkey
     assert done.wait(10)
     assert time.monotonic() - started >= 0.7  # it waited for the typing to pause
     keys_typed(0.0)
+
+
+def test_a_look_at_the_disk_waits_while_keys_are_typed(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    from dsh.resume import candidates
+    from dsh.resume.candidates import keys_typed
+    from dsh.resume.loading import follow
+
+    monkeypatch.setattr(candidates, "GIVE_WAY_MAX", 10.0)
+    keys_typed(0.8)
+    started = time.monotonic()
+    assert follow(world.index)[1] == []
+    assert time.monotonic() - started >= 0.7  # it began once the typing paused
+    keys_typed(0.0)

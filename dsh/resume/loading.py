@@ -242,13 +242,17 @@ def follow(index: _IndexLocation, refresh_agents: AgentRefresher | None = None) 
     what they hold made searchable. (whether anything changed, the warnings); safe on a worker thread."""
     own = SessionIndex(index.db_path, index.root, progress=io.StringIO())
     try:
-        with sharing_the_gil():
+        # Each step waits while keys are typed or their search runs (`give_way`): the picker's keys first.
+        with sharing_the_gil(), in_the_background():
+            give_way()
             warnings = own.refresh(sync_search=False)
             changed = own.changed
             if refresh_agents is not None:
+                give_way()
                 agents_changed, agent_warnings = refresh_agents(own)
                 changed = changed or agents_changed
                 warnings += agent_warnings
+            give_way()
             own.sync_search()
     except Exception as exc:  # a broken index must not take the app down from a worker thread
         return False, [f"session index: {exc}"]
