@@ -238,6 +238,7 @@ def test_a_host_that_runs_but_does_not_answer_is_said_within_seconds_and_c_c_is_
     (dsh_home / "run").mkdir(mode=0o700, exist_ok=True)  # DSH_HOME is the test's (the dsh_home fixture)
     listener = bind_private(dsh_home / "run" / f"{sid}.sock")  # a host busy in a loop: accepts, never answers
     listener.listen(4)
+    listener.settimeout(20)  # a dsh that never connects fails the test, never hangs it
     taken: list[socket.socket] = []
     try:
         a = run("attach", sid)
