@@ -3,37 +3,33 @@
 from __future__ import annotations
 
 import asyncio
-import base64
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from prompt_toolkit.clipboard import InMemoryClipboard
 from prompt_toolkit.filters import Condition
-from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.key_binding import DynamicKeyBindings, KeyBindingsBase
 from prompt_toolkit.layout.controls import FormattedTextControl
 
 from dsh.commands.keymap import Keymap, key_display
-from dsh.commands.registry import CommandError, Registry
+from dsh.commands.registry import Registry
 from dsh.home import dsh_home_path
-from dsh.layout.geometry import Layout as PaneLayout
-from dsh.layout.geometry import Rect
 from dsh.session.client_state import ClientState, Mode
 from dsh.session.commands import build_registry
 from dsh.session.keyboard import PANE
 from dsh.session.pane import Pane
 from dsh.session.session import Session
 from dsh.session.view_records import Announcement, EndReason, ViewResult
-from dsh.term.copymode import CopyMode
 from dsh.ui import chrome
 from dsh.ui.application import ViewApplication
 from dsh.ui.clipboard import write_clipboard
 from dsh.ui.completion import RegistryCompleter
+from dsh.ui.copy_actions import CopyActions
 from dsh.ui.cursor_shape import PaneCursorShape
 from dsh.ui.keypad import KeypadMirror
 from dsh.ui.link_input import LinkInput
 from dsh.ui.outer_title import TitleMirror
+from dsh.ui.overlays import Overlays
 from dsh.ui.pane_window import LineWindow, PaneWindow, install_widths
 from dsh.ui.panes_view import PaneSlot
 from dsh.ui.prompt_buffer import PromptBuffer
@@ -55,18 +51,21 @@ if TYPE_CHECKING:
 BELL_GAP = 0.1
 
 
-class _OfState:
-    """A DshApp attribute that is its ClientState's, read (and written) through: the bindings, the chrome
-    and the tests name them on the view."""
+class _Of:
+    """A DshApp attribute that is one of its parts' (`holder`: the ClientState, the copy mode's actions,
+    the overlays), read (and written) through: the bindings, the chrome and the tests name them on the view."""
+
+    def __init__(self, holder: str = "state", name: str | None = None) -> None:
+        self.holder, self.target = holder, name
 
     def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
+        self.name = self.target or name
 
     def __get__(self, app: DshApp | None, owner: type | None = None) -> Any:
-        return self if app is None else getattr(app.state, self.name)
+        return self if app is None else getattr(getattr(app, self.holder), self.name)
 
     def __set__(self, app: DshApp, value: object) -> None:
-        setattr(app.state, self.name, value)
+        setattr(getattr(app, self.holder), self.name, value)
 
 
 class DshApp:
@@ -74,30 +73,58 @@ class DshApp:
     the picker and help overlays, copy mode. The session itself lives on without it."""
 
     # The client's state (session/client_state.py), named on the view too.
-    mode = _OfState()
-    prefix_pending = _OfState()
-    message = _OfState()
-    keyboard = _OfState()
-    result = _OfState()
-    active_pane = _OfState()
-    announce = _OfState()
-    has_keyboard_in = _OfState()
-    pane_wants_secret = _OfState()
-    follow_keyboard = _OfState()
-    enter_pane = _OfState()
-    enter_prompt = _OfState()
-    toggle_prompt_pane = _OfState()
-    return_keyboard = _OfState()
-    hold_keyboard = _OfState()
-    release_keyboard = _OfState()
-    confirm = _OfState()
-    run_command_line = _OfState()
-    run_command = _OfState()
-    switch_to = _OfState()
-    switch_failed = _OfState()
-    detach = _OfState()
-    previous_session = _OfState()
-    read_only = _OfState()
+    mode = _Of()
+    prefix_pending = _Of()
+    message = _Of()
+    keyboard = _Of()
+    result = _Of()
+    active_pane = _Of()
+    announce = _Of()
+    has_keyboard_in = _Of()
+    pane_wants_secret = _Of()
+    follow_keyboard = _Of()
+    enter_pane = _Of()
+    enter_prompt = _Of()
+    toggle_prompt_pane = _Of()
+    return_keyboard = _Of()
+    hold_keyboard = _Of()
+    release_keyboard = _Of()
+    confirm = _Of()
+    run_command_line = _Of()
+    run_command = _Of()
+    switch_to = _Of()
+    switch_failed = _Of()
+    detach = _Of()
+    previous_session = _Of()
+    read_only = _Of()
+    # Copy mode and the paste buffer (ui/copy_actions.py).
+    paste_buffer = _Of("copying")
+    enter_copy_mode = _Of("copying")
+    leave_copy_mode = _Of("copying")
+    copy_to_clipboards = _Of("copying")
+    copy_selection = _Of("copying")
+    copy_text = _Of("copying")
+    paste_clipboard = _Of("copying")
+    copy_search = _Of("copying")
+    copy_search_again = _Of("copying")
+    # The help page and the lists shown in its place (ui/overlays.py).
+    help_lines = _Of("overlays")
+    help_scroll = _Of("overlays")
+    list_overlay = _Of("overlays")
+    _help_fragments = _Of("overlays", "help_fragments")
+    scroll_help = _Of("overlays")
+    show_help = _Of("overlays")
+    open_tree = _Of("overlays")
+    open_agents = _Of("overlays")
+    agents_next = _Of("overlays")
+    open_notifications = _Of("overlays")
+    close_overlay = _Of("overlays")
+    # The prompt line's behaviour (ui/prompt_line.py).
+    ask = _Of("line")
+    end_ask = _Of("line")
+    is_path_line = _Of("line")
+    handle_line = _Of("line")
+    complete_shell_line = _Of("line")
 
     # Made in __init__ by dsh.ui.view_layout.build_layout and dsh.ui.bindings.prepare_modes.
     tabbar: LineWindow
@@ -119,22 +146,17 @@ class DshApp:
         self.state = ClientState(
             session, self, self.registry, on_switch=options.on_switch, send_notification=options.outward
         )
-        # dsh's paste buffer (copy mode, the mouse, `prefix ]`), apart from the prompt line's kill ring
-        # (prompt_toolkit's clipboard: C-u, C-k, C-w, C-y), so clearing the line keeps what was copied.
-        self.paste_buffer = InMemoryClipboard()
+        self.copying = CopyActions(self)
+        self.overlays = Overlays(self)
         self._ended = False
         self._exit_requested = False
         self._first_frame_out = False  # the bindings and the index refresh for /resume wait for it
-        self._last_search: tuple[str, bool] | None = None  # copy mode's last search, and whether forward
 
         warnings = self._read_keymap()
 
         self.picker: Any = None
         self.picker_view: Any = None
         self.resume = ResumeActions(self)
-        self.help_lines: list[str] = []
-        self.list_overlay: Any = None  # /agents or /notifications, shown in help's place (ui/agents_view.py)
-        self.help_scroll = 0
 
         self.line = PromptLine(self)
         self.memory = PromptMemory(
@@ -316,46 +338,7 @@ class DshApp:
         search = self.memory.search
         return search.label if search is not None else self.line.label
 
-    def _body(self) -> Any:
-        if self.mode == Mode.PICKER and self.picker_view is not None:
-            return self.picker_view.container
-        if self.mode == Mode.HELP:
-            return self.help_window
-        return self.panes_view
-
-    def _set_area(self, area: Rect) -> None:
-        self.session.set_client_area(self.state, area)
-
-    def _pane_layout(self, area: Rect) -> PaneLayout:
-        tabs = self.session.tabs
-        if not tabs.tabs:
-            self.too_small = False
-            return PaneLayout()
-        layout = tabs.rects(self.session.view_area(area))
-        self.too_small = layout.too_small
-        return layout
-
-    too_small = False
-
-    def _visible_slots(self) -> list[PaneSlot]:
-        tabs = self.session.tabs
-        if not tabs.tabs:
-            return []
-        return [self.slots[pid] for pid in tabs.active_tab.pane_ids() if pid in self.slots]
-
-    def _help_fragments(self) -> StyleAndTextTuples:
-        if self.list_overlay is not None:
-            from dsh.ui.agents_view import fragments
-
-            return fragments(self, self.list_overlay)
-        return [("", "\n".join(self.help_lines[self.help_scroll :]))]
-
-    def scroll_help(self, delta: int) -> None:
-        """Scroll the help page; the last page is as far as it goes (as in less), never a few lines."""
-        info = self.help_window.render_info
-        height = info.window_height if info is not None else 20
-        self.help_scroll = max(0, min(self.help_scroll + delta, max(0, len(self.help_lines) - height)))
-        self.invalidate()
+    too_small = False  # the panes do not fit the window (set as they are laid out: ui/view_layout.py)
 
     def register_slot(self, pane: Pane) -> None:
         control = TerminalControl(
@@ -400,143 +383,6 @@ class DshApp:
                 self.layout.focus(self.slots[pane.id].body)
             except ValueError:
                 pass
-
-    # -- prompt (its behaviour is PromptLine's) -------------------------------------------------
-    def ask(self, label: str, action: Callable[[str], None], default: str = "") -> None:
-        """Use the prompt line to ask for a value (tab rename, search)."""
-        self.line.ask(label, action, default)
-
-    def end_ask(self) -> None:
-        self.line.end_ask()
-
-    def is_path_line(self, line: str) -> bool:
-        return self.line.is_path_line(line)
-
-    def handle_line(self, line: str, *, remember: bool = True) -> None:
-        self.line.handle_line(line, remember=remember)
-
-    def complete_shell_line(self) -> None:
-        self.line.complete_shell_line()
-
-    # -- help ---------------------------------------------------------------------------------
-    def show_help(self, topic: str | None = None) -> None:
-        lines: list[str] = []
-        if topic in (None, "keys"):
-            from dsh.ui.keyhelp import key_help_lines
-
-            lines += key_help_lines(self.keymap, self.registry, self.escape_key, self.copy_keys)
-            lines.append("")
-        if topic != "keys":
-            lines.append(self.registry.help_text(topic) if topic else self.registry.help_text())
-        self.help_lines = "\n".join(lines).splitlines()
-        self.help_scroll = 0
-        self.mode = Mode.HELP
-        self.layout.focus(self.help_window)
-        self.invalidate()
-
-    # -- /agents, /notifications (dsh.ui.agents_view), /tree (dsh.ui.tree_view) ----------------------
-    def open_tree(self) -> None:
-        from dsh.ui import tree_view
-
-        tree_view.open_tree(self)
-
-    def open_agents(self) -> None:
-        from dsh.ui import agents_view
-
-        agents_view.open_agents(self)
-
-    def agents_next(self) -> None:
-        from dsh.ui import agents_view
-
-        agents_view.go_next(self)
-
-    def open_notifications(self) -> None:
-        from dsh.ui import agents_view
-
-        agents_view.open_notifications(self)
-
-    def close_overlay(self) -> None:
-        self.picker_view = None
-        self.list_overlay = None
-        self.return_keyboard()
-
-    # -- copy mode ------------------------------------------------------------------------------
-    def enter_copy_mode(self) -> None:
-        pane = self.active_pane
-        if pane is None:
-            return
-        self.mode = Mode.COPY
-        pane.terminal.copy = CopyMode(pane.terminal)
-        self._focus_active_body()
-        self.invalidate()
-
-    def leave_copy_mode(self) -> None:
-        for pane in self.session.panes.values():
-            pane.terminal.copy = None
-        pane = self.active_pane
-        if pane is not None:
-            pane.terminal.scroll_to_bottom()
-        self.return_keyboard()
-
-    def copy_to_clipboards(self, text: str) -> None:
-        """Put `text` on dsh's paste buffer and, through OSC 52, the outer terminal's clipboard."""
-        self.paste_buffer.set_text(text)
-        encoded = base64.b64encode(text.encode("utf-8", "replace")).decode("ascii")
-        self.application.output.write_raw(f"\x1b]52;c;{encoded}\x07")
-
-    def copy_selection(self) -> None:
-        """Copy mode's selection (or the cursor's line) to dsh's clipboard and the outer terminal's."""
-        pane = self.active_pane
-        copy = pane.terminal.copy if pane is not None else None
-        if copy is None:
-            return
-        self.copy_text(copy.selected_text(), lines=copy.whole_lines)
-
-    def copy_text(self, text: str, *, lines: bool) -> None:
-        """Copy what copy mode or the mouse selected, and leave copy mode; say what was copied."""
-        self.copy_to_clipboards(text)
-        if self.mode == Mode.COPY:
-            self.leave_copy_mode()
-        else:
-            self.invalidate()
-        if lines:
-            count = text.count("\n") + 1
-            what = f"{count} line{'s' if count != 1 else ''}"
-        else:
-            what = f"{len(text)} character{'s' if len(text) != 1 else ''}"
-        self.announce(f"copied {what} — {key_display(self.keymap.prefix)} ] pastes")
-
-    def paste_clipboard(self) -> None:
-        """Type dsh's clipboard into the active pane (bracketed when the program asked for it)."""
-        pane = self.active_pane
-        text = self.paste_buffer.get_data().text
-        if self.mode == Mode.PROMPT and self.prompt_buffer.text and text:
-            # A half-typed line on the prompt: the paste goes onto it, not behind it into the pane.
-            self.prompt_buffer.insert_text(text)
-            return
-        if pane is None or not pane.running:
-            raise CommandError("no running program in the active pane to paste into")
-        if not text:
-            raise CommandError("the clipboard is empty: select with the mouse, or copy in copy mode (C-b [)")
-        pane.terminal.paste(text)
-
-    def copy_search(self, text: str, *, forward: bool) -> None:
-        """Copy mode's / and ?: the next match after (or before) the cursor, wrapping around."""
-        pane = self.active_pane
-        copy = pane.terminal.copy if pane is not None else None
-        if copy is None or not text:
-            return
-        self._last_search = (text, forward)
-        if not copy.search(text, forward=forward):
-            self.announce(f"not found: {text}")
-        self.invalidate()
-
-    def copy_search_again(self, *, reverse: bool) -> None:
-        """n (the same way as the last search) and N (the other way)."""
-        if self._last_search is not None:
-            text, forward = self._last_search
-            self.copy_search(text, forward=forward != reverse)
-            self._last_search = (text, forward)
 
     # -- sessions and resume ------------------------------------------------------------------------
     def open_picker(self) -> None:

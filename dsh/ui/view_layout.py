@@ -23,14 +23,19 @@ from prompt_toolkit.layout.processors import (
     PasswordProcessor,
 )
 
+from dsh.layout.geometry import Layout as PaneLayout
+from dsh.layout.geometry import Rect
+from dsh.session.client_state import Mode
 from dsh.ui import chrome
 from dsh.ui.pane_window import LineWindow
-from dsh.ui.panes_view import PanesContainer
+from dsh.ui.panes_view import PanesContainer, PaneSlot
 from dsh.ui.prompt_control import PromptControl
 from dsh.ui.split import ViewHSplit
 from dsh.ui.window import ViewWindow
 
 if TYPE_CHECKING:
+    from prompt_toolkit.layout import Container
+
     from dsh.ui.app import DshApp
 
 PROMPT_MAX_ROWS = 6
@@ -41,19 +46,45 @@ CHROME_BOTTOM_ROWS = 2
 def build_layout(app: DshApp) -> None:
     """Make the view's windows and its Layout, set on `app` (tabbar, panes_view, help_window, status,
     message_window, prompt_window, layout)."""
+    session = app.session
+
+    def pane_layout(area: Rect) -> PaneLayout:
+        tabs = session.tabs
+        if not tabs.tabs:
+            app.too_small = False
+            return PaneLayout()
+        layout = tabs.rects(session.view_area(area))
+        app.too_small = layout.too_small
+        return layout
+
+    def visible_slots() -> list[PaneSlot]:
+        tabs = session.tabs
+        if not tabs.tabs:
+            return []
+        return [app.slots[pid] for pid in tabs.active_tab.pane_ids() if pid in app.slots]
+
+    def set_area(area: Rect) -> None:
+        session.set_client_area(app.state, area)
+
+    def body() -> Container:
+        if app.mode == Mode.PICKER and app.picker_view is not None:
+            return app.picker_view.container
+        if app.mode == Mode.HELP:
+            return app.help_window
+        return app.panes_view
+
     app.tabbar = LineWindow(FormattedTextControl(lambda: chrome.tabbar_fragments(app)), height=1, style="class:tabbar")
     app.panes_view = PanesContainer(
-        app._pane_layout,
-        app._visible_slots,
-        on_area=app._set_area,
+        pane_layout,
+        visible_slots,
+        on_area=set_area,
         on_border_drag=app.session.drag_border,
         on_border_drop=app.session.border_dropped,
     )
     app.help_window = ViewWindow(
-        FormattedTextControl(app._help_fragments, focusable=True, show_cursor=False),
+        FormattedTextControl(app.overlays.help_fragments, focusable=True, show_cursor=False),
         style="class:help",
     )
-    body = DynamicContainer(app._body)
     app.status = LineWindow(
         FormattedTextControl(lambda: chrome.status_fragments(app)), height=1, style="class:status", char=" "
     )
@@ -88,7 +119,7 @@ def build_layout(app: DshApp) -> None:
     # Chrome never changes a pane's size: the panes get every row but the tab bar, the status line
     # and one prompt line, always. What grows (a message, a wrapped prompt, history search, the
     # completion menu) floats up over the bottom of the panes from the status line.
-    root = ViewHSplit([app.tabbar, body, ViewWindow(height=CHROME_BOTTOM_ROWS)])
+    root = ViewHSplit([app.tabbar, DynamicContainer(body), ViewWindow(height=CHROME_BOTTOM_ROWS)])
     # Laid out only while there is a menu: a VSplit divides its width a cell at a time, per frame.
     menu = ConditionalContainer(
         VSplit([CompletionsMenu(max_height=8, scroll_offset=1), ViewWindow()]),
