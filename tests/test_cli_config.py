@@ -23,6 +23,7 @@ def test_prints_effective_config_as_toml(dsh_cmd: list[str], dsh_env: dict[str, 
         "escape_key": "c-]",
         "keyboard": "follow",
         "copy_keys": "vi",
+        "set_title": True,
         "window_size": "smallest",
     }
     assert doc["term"]["scrollback"] == 123 and doc["store"]["root"] == "sessions"

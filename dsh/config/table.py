@@ -134,6 +134,7 @@ SCHEMA: tuple[Option | Table, ...] = (
     ),
     Option("ui.keyboard", "follow", _one_of("follow", "pane"), "where keys go: the program reading them, or the pane"),
     Option("ui.copy_keys", "vi", _one_of("vi", "emacs"), "copy mode's keys"),
+    Option("ui.set_title", True, None, "your terminal's title follows the focused pane's (tmux's set-titles)"),
     Option("layout.main_pane_height", "24", _cells_or_percent, "main-horizontal's main pane: rows, or a percentage"),
     Option("layout.main_pane_width", "80", _cells_or_percent, "main-vertical's main pane: columns, or a percentage"),
     Option("attention.hooks", True, None, "an agent dsh starts reports its state through its own hooks"),

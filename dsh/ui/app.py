@@ -297,8 +297,11 @@ class DshApp:
         pane = self.active_pane if self.mode == Mode.PANE else None
         return pane.terminal.screen.cursor_shape if pane is not None else 0
 
-    def _outer_title(self) -> str:
-        """The title for the user's terminal: the focused pane's, as its header shows it."""
+    def _outer_title(self) -> str | None:
+        """The title for the user's terminal: the focused pane's, as its header shows it (None: the
+        terminal keeps its own, `ui.set_title = false`)."""
+        if not self.config.flag("ui.set_title"):
+            return None
         pane = self.active_pane
         return pane.title if pane is not None else self.session.display_title
 

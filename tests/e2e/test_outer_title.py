@@ -35,3 +35,19 @@ def test_the_focused_panes_title_reaches_the_terminal_and_its_own_comes_back(
     assert d.wait_exit() == 0
     raw = bytes(d.raw)
     assert raw.rindex(b"\x1b[23;0t") > raw.rindex(b"\x1b]2;")  # and put back after the last title set
+
+
+def test_with_set_title_off_the_terminal_s_title_is_left_alone(
+    launch: Launch, dsh_env: dict[str, str], tmp_path: Path
+) -> None:
+    work = tmp_path / "proj"
+    work.mkdir()
+    (work / "title.sh").write_text("printf '\\033]2;%s\\007' 'build:''watch'; echo titled\n")
+    d = launch("-o", "ui.set_title=false", cwd=work, env=dsh_env, rows=24, cols=100)
+    d.wait_for("PROMPT")
+    d.type_line("sh title.sh")
+    d.wait_for("\ntitled")
+    d.wait_for("build:watch")  # the pane's header has it
+    d.send("\x02d")
+    assert d.wait_exit() == 0
+    assert b"\x1b]2;" not in bytes(d.raw)
