@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -22,12 +21,12 @@ from dsh.session.session import Session
 from dsh.session.view_records import Announcement, EndReason, ViewResult
 from dsh.ui import chrome
 from dsh.ui.application import ViewApplication
-from dsh.ui.clipboard import write_clipboard
 from dsh.ui.completion import RegistryCompleter
 from dsh.ui.copy_actions import CopyActions
 from dsh.ui.cursor_shape import PaneCursorShape
 from dsh.ui.keypad import KeypadMirror
 from dsh.ui.link_input import LinkInput
+from dsh.ui.outer_terminal import OuterTerminal
 from dsh.ui.outer_title import TitleMirror
 from dsh.ui.overlays import Overlays
 from dsh.ui.pane_window import LineWindow, PaneWindow, install_widths
@@ -46,10 +45,6 @@ if TYPE_CHECKING:
     from dsh.ui.bindings.modes import Modes
     from dsh.ui.panes_view import PanesContainer
     from dsh.ui.window import ViewWindow
-
-# A pane ringing its bell over and over rings the user's terminal at most once in this many seconds.
-BELL_GAP = 0.1
-
 
 class _Of:
     """A DshApp attribute that is one of its parts' (`holder`: the ClientState, the copy mode's actions,
@@ -125,6 +120,10 @@ class DshApp:
     is_path_line = _Of("line")
     handle_line = _Of("line")
     complete_shell_line = _Of("line")
+    # What goes to the client's terminal beside the frames (ui/outer_terminal.py).
+    ring_bell = _Of("outer")
+    _last_bell = _Of("outer")
+    on_clipboard = _Of("outer")
 
     # Made in __init__ by dsh.ui.view_layout.build_layout and dsh.ui.bindings.prepare_modes.
     tabbar: LineWindow
@@ -148,6 +147,7 @@ class DshApp:
         )
         self.copying = CopyActions(self)
         self.overlays = Overlays(self)
+        self.outer = OuterTerminal(self)
         self._ended = False
         self._exit_requested = False
         self._first_frame_out = False  # the bindings and the index refresh for /resume wait for it
@@ -194,15 +194,15 @@ class DshApp:
             max_render_postpone_time=None,
             refresh_interval=None,
             color_depth=(lambda: depth) if depth is not None else None,
-            cursor=PaneCursorShape(self._pane_cursor_shape),
+            cursor=PaneCursorShape(self.outer.cursor_shape),
         )
         # The keypad's mode follows the pane the keys go to; its keys are read as keypad keys there.
-        self.keypad = KeypadMirror(self._pane_keypad)
+        self.keypad = KeypadMirror(self.outer.keypad)
         self.application.before_render += self.keypad.before_render
-        self.outer_title = TitleMirror(self._outer_title)
+        self.outer_title = TitleMirror(self.outer.title)
         self.application.before_render += self.outer_title.before_render
         if isinstance(self.application.input, LinkInput):
-            self.application.input.keypad = self._pane_keypad
+            self.application.input.keypad = self.outer.keypad
         self.application.ttimeoutlen = 0.05
         self.application.timeoutlen = 0.05
         self.loop = session.loop
@@ -214,7 +214,6 @@ class DshApp:
             # One message line: join them, so a second warning does not hide the first.
             self.announce(" | ".join(a.text for a in startup), error=any(a.error for a in startup))
         self._open_picker_on_start = options.open_picker
-        self._last_bell = 0.0
         self._history_in_buffer = asyncio.Event()
 
     # -- small helpers ---------------------------------------------------------------
@@ -291,42 +290,6 @@ class DshApp:
 
     def end(self) -> None:
         self.exit()
-
-    def _pane_cursor_shape(self) -> int:
-        """The DECSCUSR shape of the pane the keys go to; 0 (the terminal's own) on the prompt."""
-        pane = self.active_pane if self.mode == Mode.PANE else None
-        return pane.terminal.screen.cursor_shape if pane is not None else 0
-
-    def _outer_title(self) -> str | None:
-        """The title for the user's terminal: the focused pane's, as its header shows it (None: the
-        terminal keeps its own, `ui.set_title = false`)."""
-        if not self.config.flag("ui.set_title"):
-            return None
-        pane = self.active_pane
-        return pane.title if pane is not None else self.session.display_title
-
-    def _pane_keypad(self) -> bool:
-        """The keys go to a pane whose program asked for application keypad mode (DECKPAM)."""
-        pane = self.active_pane if self.mode == Mode.PANE else None
-        return pane is not None and pane.terminal is not None and pane.terminal.app_keypad
-
-    def ring_bell(self) -> None:
-        """A BEL from a pane on this screen, on to the user's terminal: at once (between frames), and
-        at most one in BELL_GAP seconds (a program printing BELs in a loop rings once, not thousands)."""
-        now = time.monotonic()
-        if now - self._last_bell < BELL_GAP:
-            return
-        self._last_bell = now
-        output = self.application.output
-        output.write_raw("\x07")
-        output.flush()
-
-    def on_clipboard(self, pane_id: str, selections: str, data: str) -> None:
-        """A program's OSC 52 copy, passed on to the client's terminal as tmux's set-clipboard does
-        (`[term] clipboard`: "external" passes it on, "on" also makes it dsh's paste buffer, "off"
-        drops it). It goes as sent, not in tmux's passthrough: an outer tmux takes it by its own
-        set-clipboard (a buffer, and its terminal's clipboard) where passthrough would bypass that."""
-        write_clipboard(self.application, self.session.config, selections, data, buffer=self.paste_buffer)
 
     # -- layout ------------------------------------------------------------------------
     def _build_layout(self) -> None:
