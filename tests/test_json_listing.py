@@ -157,3 +157,29 @@ def test_panes_are_asked_only_of_sessions_with_a_saved_state(tmp_path: Path, mon
     assert rows[logs[0].id]["panes"] == []
     assert next(text for text in got if logs[0].id in text).endswith(',"panes":[]}')  # as stored
     index.close()
+
+
+def test_a_row_gone_while_the_listing_runs_is_left_out(tmp_path: Path, monkeypatch) -> None:
+    """Sessions dropped from the index while a listing's query still yields them (a refresh elsewhere:
+    their logs removed) are left out, never a TypeError from a row that is not there."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    root = tmp_path / "sessions"
+    index = SessionIndex(tmp_path / "q.db", root, progress=io.StringIO())
+    for name in ("a", "b", "c"):
+        log = SessionLog.create(root, f"/srv/{name}")
+        log.append("input", text=f"caf\u00e9 {name}")  # not ASCII: read again by its rowid
+        log.close()
+    index.refresh()
+    where, where_params = index.scope_where(None)
+
+    def listing(conn) -> list[str]:  # type: ignore[no-untyped-def]
+        rows = json_listing(
+            conn, where, where_params, include_archived=True, panes=lambda s, live: None, raw_row=lambda p: None
+        )
+        first = next(rows)
+        conn.execute("DELETE FROM sessions WHERE json_extract(?, '$.id') != id", (first,))
+        return [first, *rows]
+
+    got = index.read(listing)
+    assert len(got) == 1, got
+    index.close()

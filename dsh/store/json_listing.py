@@ -153,9 +153,12 @@ def json_listing(
             if (saved is None or session_id in saved) and (checks is None or holds(checks)) and text.isascii():
                 yield text
                 continue
-        closed, attached, path, size, mtime_ns, title, raw = conn.execute(
+        row = conn.execute(
             "SELECT closed, attached, path, size, mtime_ns, title, raw FROM sessions WHERE rowid = ?", (marks >> 2,)
         ).fetchone()
+        if row is None:
+            continue  # gone since the listing's query began (another process's refresh dropped its log)
+        closed, attached, path, size, mtime_ns, title, raw = row
         had = bool(flags & 2)
         if raw:  # some text was not UTF-8: SQLite holds it as bytes, and cannot quote it
             if had and kept is not None:
@@ -176,7 +179,10 @@ def json_listing(
             kept.drop(path, session_id)
             # The row as stored is wanted now (the query gave the kept text, or none).
             again = f"SELECT {_OBJECT} FROM sessions WHERE rowid = ?2"
-            text = conn.execute(again, [label_home, marks >> 2]).fetchone()[0]
+            stored = conn.execute(again, [label_home, marks >> 2]).fetchone()
+            if stored is None:
+                continue  # gone meanwhile, as above
+            text = stored[0]
         found = panes(session_id, pid is not None)
         if pid is None and found is None and text.isascii():
             yield text

@@ -94,7 +94,7 @@ def test_dsh_home_removed_under_a_running_host_is_made_again_with_all_it_held(
     d.wait_for("before-the-rm", timeout=10)
     wait_saved(dsh_home, b"before-the-rm")
     assert _sessions_json(dsh_cmd, dsh_env, workdir)[0]["id"] == sid  # the index exists, and is removed too
-    shutil.rmtree(dsh_home)  # a user's rm -rf ~/.dsh, a cleaner of /tmp
+    shutil.rmtree(dsh_home, ignore_errors=True)  # rm -rf ~/.dsh (a file the host makes meanwhile may keep a folder)
     screen = _said(d, "was removed under this session: made again (")
     # The log may be found first by an append (said on its own line); the socket only by the look.
     assert "socket" in screen.replace("\n", "").split("was removed under this session", 1)[1], screen

@@ -145,6 +145,6 @@ def test_listings_raced_by_sessions_closing_and_files_changing_never_show_a_trac
     finally:
         for thread in threads:
             thread.join(timeout=60)
-    assert not bad, bad[:3]
+    assert not bad, "\n\n".join(str(item) for item in bad[:3])
     assert not (dsh_home / "log" / "crash.log").exists(), (dsh_home / "log" / "crash.log").read_text()
     assert counts["started"] >= 2 and counts["listed"] >= 3 and counts["in_process"] >= 3, counts  # it raced
