@@ -8,14 +8,12 @@ from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import DynamicKeyBindings, KeyBindingsBase
-from prompt_toolkit.layout.controls import FormattedTextControl
 
 from dsh.commands.keymap import Keymap, key_display
 from dsh.commands.registry import Registry
 from dsh.home import dsh_home_path
 from dsh.session.client_state import ClientState, Mode
 from dsh.session.commands import build_registry
-from dsh.session.keyboard import PANE
 from dsh.session.pane import Pane
 from dsh.session.session import Session
 from dsh.session.view_records import Announcement, EndReason, ViewResult
@@ -29,13 +27,13 @@ from dsh.ui.link_input import LinkInput
 from dsh.ui.outer_terminal import OuterTerminal
 from dsh.ui.outer_title import TitleMirror
 from dsh.ui.overlays import Overlays
-from dsh.ui.pane_window import LineWindow, PaneWindow, install_widths
+from dsh.ui.pane_slots import PaneSlots
+from dsh.ui.pane_window import LineWindow, install_widths
 from dsh.ui.panes_view import PaneSlot
 from dsh.ui.prompt_buffer import PromptBuffer
 from dsh.ui.prompt_line import PromptLine
 from dsh.ui.prompt_memory import HistorySuggest, PromptMemory
 from dsh.ui.resume_actions import ResumeActions
-from dsh.ui.terminal_control import TerminalControl
 from dsh.ui.view_layout import build_layout
 from dsh.ui.view_options import ViewOptions
 
@@ -124,6 +122,13 @@ class DshApp:
     ring_bell = _Of("outer")
     _last_bell = _Of("outer")
     on_clipboard = _Of("outer")
+    # The panes' windows on this view (ui/pane_slots.py; the dict itself is `slots`).
+    register_slot = _Of("pane_slots")
+    panes_changed = _Of("pane_slots")
+    pane_frame_due = _Of("pane_slots")
+    click_pane = _Of("pane_slots")
+    focus = _Of("pane_slots")
+    _focus_active_body = _Of("pane_slots", "focus_active_body")
 
     # Made in __init__ by dsh.ui.view_layout.build_layout and dsh.ui.bindings.prepare_modes.
     tabbar: LineWindow
@@ -141,6 +146,7 @@ class DshApp:
         self.session = session
         self.config = session.config
         self.slots: dict[str, PaneSlot] = {}
+        self.pane_slots = PaneSlots(self)
         self.registry: Registry = build_registry()
         self.state = ClientState(
             session, self, self.registry, on_switch=options.on_switch, send_notification=options.outward
@@ -266,25 +272,6 @@ class DshApp:
     def later(self, delay: float, callback: Callable[[], object]) -> None:
         self.session.loop.call_later(delay, callback)
 
-    def focus(self, target: str) -> None:
-        if target == PANE:
-            self._focus_active_body()
-        elif not self.layout.has_focus(self.prompt_window):
-            self.layout.focus(self.prompt_window)
-
-    def pane_frame_due(self, pane_id: str, redraw: Callable[[], None]) -> bool:
-        slot = self.slots.get(pane_id)
-        return slot is not None and slot.control is not None and slot.control.redraw_when_due(redraw)
-
-    def panes_changed(self) -> None:
-        for pane_id in list(self.slots):
-            if pane_id not in self.session.panes:
-                del self.slots[pane_id]
-        for pane in self.session.panes.values():
-            slot = self.slots.get(pane.id)
-            if slot is None or slot.control.terminal is not pane.terminal:
-                self.register_slot(pane)
-
     def asking(self) -> bool:
         return self.line.pending_action is not None
 
@@ -306,28 +293,7 @@ class DshApp:
 
     too_small = False  # the panes do not fit the window (set as they are laid out: ui/view_layout.py)
 
-    def register_slot(self, pane: Pane) -> None:
-        control = TerminalControl(
-            pane.terminal,
-            on_click=lambda: self.click_pane(pane.id),
-            on_copy=lambda text, lines: self.copy_text(text, lines=lines),
-            refresh_interval=lambda: 0.0 if pane.id == self.session.tabs.active_pane else self.state.background_pace(),
-        )
-        body = PaneWindow(control, wrap_lines=False)
-        header = LineWindow(FormattedTextControl(chrome.pane_header(self, pane.id)), height=1)
-        self.slots[pane.id] = PaneSlot(pane.id, header, body, control)
-
     # -- panes ---------------------------------------------------------------------------
-    def click_pane(self, pane_id: str) -> None:
-        if pane_id not in self.session.panes:
-            return
-        if self.mode == Mode.COPY:
-            self.leave_copy_mode()  # a click on another pane ends copy mode where it was
-        if pane_id == self.session.tabs.active_pane:
-            self.enter_pane()  # a click into the pane in focus: the user's choice, as the escape key
-            return
-        self.session.focus_pane(pane_id)  # a focus move: the keyboard follows the rule there
-
     def start_tombstone(self, pane: Pane) -> None:
         """Start a restored (or ended) pane the user chose; the keyboard follows what it runs."""
         self.session.start_tombstone(pane)
@@ -340,15 +306,6 @@ class DshApp:
         command = pane.rerun_line
         if command is not None and self.session.rerun_command(pane):
             self.announce(f"{pane.id}: ran again in {pane.cwd}: {command}")
-
-    # -- keyboard focus: prompt <-> pane -------------------------------------------------
-    def _focus_active_body(self) -> None:
-        pane = self.active_pane
-        if pane is not None and pane.id in self.slots:
-            try:
-                self.layout.focus(self.slots[pane.id].body)
-            except ValueError:
-                pass
 
     # -- sessions and resume ------------------------------------------------------------------------
     def open_picker(self) -> None:
