@@ -192,7 +192,11 @@ def main(words: list[str]) -> int:
         options, rest, extra = parse(verb, args)
         return _VERBS[verb](options, rest, extra)
     except UsageError as exc:
-        return _fail(str(exc), USAGE_ERROR)
+        from dsh.cli.output import fail
+
+        # dsh's own text: its usage on a line of its own (say() would show the newline as \n).
+        first, *usage = str(exc).split("\n")
+        return fail(first, USAGE_ERROR, tuple(usage))
     except ControlError as exc:
         if verb in QUIET:
             # A hook's report: nothing reachable, or refused, is never the agent's problem (Claude Code

@@ -217,3 +217,12 @@ def test_two_hundred_calls_beside_an_attached_client_and_a_flood(
     events = [json.loads(line) for line in log.read_text().splitlines()]
     kinds = [(e.get("type"), e.get("pane_id")) for e in events]
     assert ("pane_opened", "p2") in kinds and ("pane_closed", "p2") in kinds
+
+
+def test_a_verb_s_usage_comes_on_a_line_of_its_own(dsh_cmd: list[str], dsh_env: dict[str, str], tmp_path: Path) -> None:
+    done = subprocess.run([*dsh_cmd, "new", "-d", "-o", "x"], env=dsh_env, cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [
+        "dsh: dsh new: unknown option -o",
+        "usage: dsh new -d [-c DIR] [--name NAME] [-x COLS -y ROWS] [-- CMD...]",
+    ], done.stderr
