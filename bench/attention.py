@@ -1,6 +1,8 @@
 """Agent attention's costs: `dsh report --hook` as a whole process (what every agent turn pays), a
-hook's report to the glyph on the attached screen (the host's side), and /agents over 50 sessions x 4
-agent panes; each beside a reference measured in the same run, with the machine's load.
+hook's report to the glyph on the attached screen (the host's side, and end to end: from the report
+process's start to the state drawn on an attached client's terminal, read back through a PTY), and
+/agents over 50 sessions x 4 agent panes; each beside a reference measured in the same run, with the
+machine's load.
 
     .venv/bin/python bench/attention.py [--runs 30]
 """
@@ -65,6 +67,78 @@ def whole_process(runs: int) -> None:
     show("python -c pass (reference)", reference)
     show("dsh report --hook claude, whole process", report, reference)
     print(f"  the pane's state after it: {seen[0]['state'] if seen and seen[0] else None}")
+
+
+def end_to_end(runs: int) -> None:
+    """`dsh report --hook claude` started -> the pane's header on an attached client's screen shows the
+    new state (a PTY read into pyte), alternating working and needs-you; beside `python -c pass`."""
+    import threading
+
+    import ptyprocess
+    import pyte
+
+    home = tempfile.mkdtemp(prefix="dsh-bench-attention-")
+    env = {**os.environ, "DSH_HOME": home, "SHELL": "/bin/sh", "TERM": "xterm-256color"}
+    env.pop("XDG_RUNTIME_DIR", None)
+    dsh = [sys.executable, "-m", "dsh"]
+    made = subprocess.run([*dsh, "new", "-d", "--json"], env=env, capture_output=True, text=True, timeout=60, cwd=home)
+    session = json.loads(made.stdout)["session"]
+    listed = json.loads(
+        subprocess.run([*dsh, "list", "--all", "--json"], env=env, capture_output=True, text=True).stdout
+    )
+    pane = next(p["id"] for s in listed for t in s["tabs"] for p in t["panes"])
+    os.environ["DSH_HOME"] = home
+    from dsh.rundir import socket_path
+
+    hook_env = {**env, "DSH_SESSION_ID": session, "DSH_PANE_ID": pane, "DSH_SOCKET": str(socket_path(session))}
+    screen = pyte.Screen(120, 30)
+    stream = pyte.ByteStream(screen)
+    lock = threading.Lock()
+    client = ptyprocess.PtyProcess.spawn([*dsh, "attach", session], env=env, dimensions=(30, 120))
+
+    def read() -> None:
+        while True:
+            try:
+                data = client.read(65536)
+            except EOFError:
+                return
+            with lock:
+                stream.feed(data)
+
+    threading.Thread(target=read, daemon=True).start()
+
+    def header() -> str:
+        with lock:
+            return next((line for line in screen.display if f" {pane} " in line), "")
+
+    def wait(label: str, limit: float = 10.0) -> None:
+        deadline = time.monotonic() + limit
+        while label not in header():
+            if time.monotonic() > deadline:
+                raise SystemExit(f"the header never said {label!r}: {header()!r}")
+            time.sleep(0.0005)
+
+    wait(pane)
+    events = (("UserPromptSubmit", "working"), ("PermissionRequest", "needs you"))
+    drawn, reference = [], []
+    for i in range(runs):
+        event, label = events[i % 2]
+        payload = json.dumps(
+            {"session_id": "x", "hook_event_name": event, "prompt": f"p{i}", "tool_name": "Bash",
+             "tool_input": {"command": f"c{i}"}}
+        ).encode()  # fmt: skip
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], input=payload, env=hook_env, check=True)
+        reference.append((time.perf_counter() - start) * 1000)
+        start = time.perf_counter()
+        subprocess.Popen([*dsh, "report", "--hook", "claude"], stdin=subprocess.PIPE, env=hook_env).communicate(payload)
+        wait(label)
+        drawn.append((time.perf_counter() - start) * 1000)
+    client.write(b"\x02d")
+    client.wait()
+    subprocess.run([*dsh, "stop", session], env=env, capture_output=True, timeout=30)
+    show("python -c pass (reference)", reference)
+    show("report started -> state on the attached screen", drawn, reference)
 
 
 def host_side(runs: int) -> None:
@@ -164,11 +238,10 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=30)
     args = parser.parse_args()
-    print(
-        "load average " + " ".join(f"{x:.1f}" for x in os.getloadavg()) + f", {os.cpu_count()} cores"
-    )
+    print("load average " + " ".join(f"{x:.1f}" for x in os.getloadavg()) + f", {os.cpu_count()} cores")
     sys.path.insert(0, str(ROOT))
     whole_process(args.runs)
+    end_to_end(args.runs)
     host_side(args.runs)
     agents_list(args.runs)
     print(f"load average after {os.getloadavg()[0]:.1f}")
