@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import threading
 import time
 from collections.abc import Sequence
@@ -26,6 +27,15 @@ class _ReplyingScreen(pyte.Screen):
         self._reply(data)
 
 
+def _as_from_a_terminal() -> None:
+    """In the child before exec: the signals a program started from a person's terminal has. An xdist
+    worker can have SIGINT ignored (a test ignoring it meanwhile, pytest's own handling), and an ignored
+    signal survives exec: a client's C-c then did nothing in a CI run (the tty echoed ^C, no SIGINT)."""
+    for sig in (signal.SIGINT, signal.SIGQUIT, signal.SIGTERM, signal.SIGHUP, signal.SIGTSTP, signal.SIGPIPE):
+        signal.signal(sig, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())
+
+
 class PtyDriver:
     """One child in a PTY, its output fed to a pyte screen by a reader thread."""
 
@@ -41,7 +51,11 @@ class PtyDriver:
         full_env = dict(env if env is not None else os.environ)
         full_env.setdefault("TERM", "xterm-256color")
         self.proc = ptyprocess.PtyProcess.spawn(
-            list(argv), env=full_env, cwd=str(cwd) if cwd else None, dimensions=(rows, cols)
+            list(argv),
+            env=full_env,
+            cwd=str(cwd) if cwd else None,
+            dimensions=(rows, cols),
+            preexec_fn=_as_from_a_terminal,
         )
         self._lock = threading.Lock()
         self.screen = _ReplyingScreen(cols, rows, self._write_reply)
