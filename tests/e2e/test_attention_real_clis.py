@@ -198,19 +198,33 @@ def test_real_opencode_loads_dsh_s_plugin_and_its_turn_reaches_the_pane_s_host(
     env = {**dsh_env, "HOME": str(home), "PATH": f"{opencode.parent}{os.pathsep}{dsh_env['PATH']}"}
     env["OPENCODE_DISABLE_AUTOUPDATE"] = "1"
     env.pop("OPENCODE_CONFIG", None)
-    made = json.loads(dsh(dsh_cmd, "new", "-d", "--json", "--", "opencode", "run", "say hi", env=env, cwd=work))
-    session_id = made["session"]
-    try:
-        # A first run in a fresh HOME makes opencode's database and looks for its models' list: 25 s at
-        # load 5, 42 s at load 8 on two cores; the wait ends as soon as the state comes.
-        deadline = time.monotonic() + 180
-        rows: list[dict] = []
-        while time.monotonic() < deadline:
-            rows = json.loads(dsh(dsh_cmd, "agents", "--json", env=env, cwd=work))
-            if any(r["state"] in ("working", "done") for r in rows):
-                break
-            time.sleep(0.5)
-        assert [(r["session"], r["kind"]) for r in rows] == [(session_id, "opencode")], rows
-        assert rows[0]["state"] in ("working", "done"), rows
-    finally:
-        subprocess.run([*dsh_cmd, "stop", session_id], env=env, capture_output=True, timeout=30)
+    # A first run in a fresh HOME makes opencode's database and looks for its models' list: 25 s at load
+    # 5, 42 s at load 8 on two cores; the wait ends as soon as the state comes. Once in a CI run the
+    # first opencode exited with status 1 before its turn (not seen again by hand); a second run, with
+    # the HOME it made, is then asked the same: only the plugin can make either working.
+    seen: list[str] = []
+    for _attempt in range(2):
+        made = json.loads(dsh(dsh_cmd, "new", "-d", "--json", "--", "opencode", "run", "say hi", env=env, cwd=work))
+        session_id = made["session"]
+        try:
+            deadline = time.monotonic() + 180
+            rows: list[dict] = []
+            while time.monotonic() < deadline:
+                rows = [
+                    r
+                    for r in json.loads(dsh(dsh_cmd, "agents", "--json", env=env, cwd=work))
+                    if r["session"] == session_id
+                ]
+                if any(r["state"] in ("working", "done", "exited") for r in rows):
+                    break
+                time.sleep(0.2)
+            assert [r["kind"] for r in rows] == ["opencode"], rows
+            if rows[0]["state"] in ("working", "done"):
+                return
+            shown = subprocess.run(
+                [*dsh_cmd, "capture", "-t", f"{session_id}:{rows[0]['pane']}"], env=env, capture_output=True, text=True
+            )
+            seen.append(f"{rows[0]['state']}: {shown.stdout.strip()[-600:]}")
+        finally:
+            subprocess.run([*dsh_cmd, "stop", session_id], env=env, capture_output=True, timeout=30)
+    raise AssertionError(f"opencode never reported working through dsh's plugin: {seen}")
