@@ -10,16 +10,13 @@ import pytest
 
 from tests.e2e.conftest import Launch
 from tests.e2e.machines_fixture import Box
+from tests.e2e.ptydriver import PtyDriver
 
 pytestmark = pytest.mark.slow
 
 
-def test_enter_on_another_machine_s_session_goes_there_and_back(
-    box: Box, launch: Launch, dsh_env: dict[str, str], tmp_path: Path
-) -> None:
-    there = tmp_path / "there-project"
-    there.mkdir()
-    box.make_sessions(there, "deploy the api")
+def machines_scope(launch: Launch, dsh_env: dict[str, str], tmp_path: Path) -> PtyDriver:
+    """dsh started here with a line of its own on screen, /resume open on its machines scope (C-o)."""
     here = tmp_path / "here"
     here.mkdir()
     d = launch(cwd=here, env=dsh_env, rows=30, cols=140)
@@ -28,7 +25,17 @@ def test_enter_on_another_machine_s_session_goes_there_and_back(
     d.wait_for("local-marker")
     d.type_line("/resume")
     d.wait_for("This workspace")
-    d.send("\x0f")  # C-o: the machines scope
+    d.send("\x0f")  # C-o
+    return d
+
+
+def test_enter_on_another_machine_s_session_goes_there_and_back(
+    box: Box, launch: Launch, dsh_env: dict[str, str], tmp_path: Path
+) -> None:
+    there = tmp_path / "there-project"
+    there.mkdir()
+    box.make_sessions(there, "deploy the api")
+    d = machines_scope(launch, dsh_env, tmp_path)
     d.wait_for("deploy the api", timeout=30)
     screen = d.wait_for("gone does not answer", timeout=30)  # the machine that is down: one line
     assert "Machines ·" in screen and "box:" in screen
@@ -61,15 +68,7 @@ def test_enter_on_another_machine_s_agent_conversation_opens_it_there_in_its_dir
     )
     assert made.returncode == 0, made.stderr
     thread = made.stdout.split("fake-codex session ")[1].split()[0]
-    here = tmp_path / "here"
-    here.mkdir()
-    d = launch(cwd=here, env=dsh_env, rows=30, cols=140)
-    d.wait_for("PROMPT")
-    d.type_line("echo local-marker")
-    d.wait_for("local-marker")
-    d.type_line("/resume")
-    d.wait_for("This workspace")
-    d.send("\x0f")  # C-o: the machines scope
+    d = machines_scope(launch, dsh_env, tmp_path)
     d.wait_for("migrate the billing tables", timeout=30)
     d.send("billing")
     d.wait_until(lambda s: "box:" in s and "migrate the billing tables" in s, what="the conversation row")
