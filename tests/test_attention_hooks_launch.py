@@ -4,8 +4,11 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 
+from dsh.agents import hook_launch
 from dsh.agents.hook_launch import MARK, claude_argv, codex_argv, opencode_env, with_hooks
 
 
@@ -94,3 +97,18 @@ def test_an_agent_always_starts_whatever_goes_wrong(tmp_path: Path) -> None:
     argv, env = with_hooks("claude", ["claude"], cwd=str(tmp_path), env={"HOME": str(tmp_path)}, folder=blocker / "x")
     assert argv == ["claude"] and env == {"HOME": str(tmp_path)}
     assert with_hooks("cursor-agent", ["cursor-agent"], cwd="/", env={}, folder=tmp_path) == (["cursor-agent"], {})
+
+
+def test_a_hook_run_in_a_checkout_of_dsh_runs_the_installed_dsh(tmp_path: Path) -> None:
+    # The hook runs in the agent's folder; a `dsh/` there (someone working on dsh itself, or an older
+    # checkout) must not be the package `python -m dsh` finds first.
+    shadow = tmp_path / "dsh"
+    shadow.mkdir()
+    (shadow / "__init__.py").write_text("")
+    (shadow / "__main__.py").write_text("open('ran-the-shadow', 'w').close()\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DSH_")}
+    done = subprocess.run(
+        hook_launch.report_command("claude"), cwd=tmp_path, input=b"{}", env=env, capture_output=True, timeout=30
+    )
+    assert not (tmp_path / "ran-the-shadow").exists()
+    assert b"Traceback" not in done.stderr, done.stderr

@@ -44,8 +44,10 @@ MARK = "dsh-hook"  # in every command dsh writes, so `dsh integration` finds its
 
 
 def report_command(kind: str) -> list[str]:
-    """The argv a hook runs: this dsh's `report --hook KIND` (the same interpreter and package)."""
-    return [sys.executable, "-m", "dsh", "report", "--hook", kind]
+    """The argv a hook runs: this dsh's `report --hook KIND` (the same interpreter and package). `-P`:
+    the hook runs in the agent's folder, and a `dsh/` there (a checkout of dsh itself) must not stand
+    in for the installed package."""
+    return [sys.executable, "-P", "-m", "dsh", "report", "--hook", kind]
 
 
 def shell_command(kind: str) -> str:
