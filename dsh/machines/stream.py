@@ -172,6 +172,7 @@ class _ListingProtocol(asyncio.SubprocessProtocol):
         self.ended: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._partial = bytearray()
         self._last = time.monotonic()
+        self._shown = False
         self._transport: asyncio.SubprocessTransport | None = None
         self._exited = False
         self._stdout_open = True
@@ -198,13 +199,16 @@ class _ListingProtocol(asyncio.SubprocessProtocol):
             with contextlib.suppress(ProcessLookupError):
                 self._transport.kill()
         now = time.monotonic()
-        if now - self._last >= BATCH_SECONDS:
+        # The first rows are shown the moment they come (the picker is waiting on them); later ones in
+        # batches.
+        if not self._shown or now - self._last >= BATCH_SECONDS:
             self._last = now
             self.flush()
 
     def flush(self) -> None:
         rows = self.reader.take()
         if rows:
+            self._shown = True
             self.on_rows(self.machine, rows)
 
     def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
