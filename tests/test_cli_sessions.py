@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from dsh.cli.sessions import write_json_rows
+from dsh.cli.json_rows import JsonRowsOut
 from dsh.store.log import SessionLog
 from dsh.store.summary import JSON_KEYS
 from dsh.store.table import age, write_table
@@ -211,11 +211,38 @@ def test_deleted_current_directory(dsh_cmd: list[str], dsh_env: dict[str, str], 
     assert "Traceback" not in got.stderr
 
 
-@pytest.mark.parametrize("count", [0, 1, 2, 3, 4, 5, 7])
+@pytest.mark.parametrize("count", [0, 1, 2, 3, 4, 5, 7, 12])
 def test_json_rows_are_written_in_batches_as_one_array(count: int) -> None:
     rows = [json.dumps({"id": f"s{i}", "n": i}) for i in range(count)]
     out = io.StringIO()
-    write_json_rows(out, rows, batch=2)
+    json_out = JsonRowsOut(out, first=3, batch=2)
+    for row in rows:
+        json_out.add(row)
+    json_out.close()
     body = ",\n".join(rows)
     assert out.getvalue() == (f"[\n{body}\n]\n" if rows else "[]\n")
     assert json.loads(out.getvalue()) == [json.loads(row) for row in rows]
+
+
+class _Flushes(io.StringIO):
+    def __init__(self) -> None:
+        super().__init__()
+        self.flushed: list[str] = []
+
+    def flush(self) -> None:
+        self.flushed.append(self.getvalue())
+
+
+def test_the_newest_rows_leave_before_the_listing_ends() -> None:
+    # Another machine's picker shows rows as they come through ssh: the first screen of them is
+    # written and flushed at once, not held until the last of 10,000 is made.
+    out = _Flushes()
+    json_out = JsonRowsOut(out, first=3, batch=100)
+    for i in range(3):
+        json_out.add(json.dumps({"id": f"s{i}"}))
+    assert out.flushed and out.flushed[-1] == '[\n{"id": "s0"},\n{"id": "s1"},\n{"id": "s2"}'
+    for i in range(3, 50):
+        json_out.add(json.dumps({"id": f"s{i}"}))
+    assert out.getvalue() == out.flushed[-1]  # the rest waits for its batch
+    json_out.close()
+    assert [row["id"] for row in json.loads(out.getvalue())] == [f"s{i}" for i in range(50)]

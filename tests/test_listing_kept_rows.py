@@ -7,6 +7,7 @@ import asyncio
 import json
 import os
 import shutil
+import sqlite3
 import time
 import uuid
 from pathlib import Path
@@ -356,3 +357,62 @@ def test_a_kept_row_shows_todays_title_and_label(
     assert _listing() == moved
     _forget_kept_rows()
     assert _listing() == moved
+
+
+class _Damaged:
+    """A connection whose first full listing query fails after two rows, as a damaged page would."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.failed = False
+
+    def execute(self, sql: str, params: object = ()) -> object:
+        cursor = self.conn.execute(sql, params)  # type: ignore[arg-type]  # as json_listing passes them
+        if self.failed or "ORDER BY" not in sql:
+            return cursor
+        self.failed = True
+
+        def rows():  # type: ignore[no-untyped-def]  # the cursor's rows, then the damage
+            for n, row in enumerate(cursor):
+                if n == 2:
+                    raise sqlite3.DatabaseError("database disk image is malformed")
+                yield row
+
+        return rows()
+
+
+def test_a_streamed_listing_sends_the_same_rows_in_order_and_none_twice_on_a_retry(
+    dsh_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for n in range(5):
+        _session(dsh_home, tmp_path, title=f"s{n}")
+        time.sleep(0.002)  # distinct update times: newest first is one order
+    listed = _listing()
+    assert len(listed) == 5
+    store = Store(load_config())
+    try:
+        store.summaries(cwd=None)
+        sent: list[str] = []
+        assert listing_json(store, None, include_archived=False, sink=sent.append) == []
+        assert sent == listed
+        # The index's read retries once after it finds the index damaged (store/index.py _retrying); the
+        # listing then starts again from the top, and what was already sent is not sent again. (The
+        # index is kept here, so the retry reads the same rows as the first try.)
+        monkeypatch.setattr(store.index, "_recover", lambda exc: None)
+        real_connect = store.index._connect
+        damaged: list[_Damaged] = []
+
+        def connect():  # type: ignore[no-untyped-def]  # the first connection asked for is damaged
+            conn = real_connect()
+            if damaged:
+                return conn
+            damaged.append(_Damaged(conn))
+            return damaged[0]
+
+        monkeypatch.setattr(store.index, "_connect", connect)
+        sent = []
+        listing_json(store, None, include_archived=False, sink=sent.append)
+        assert damaged[0].failed
+        assert sent == listed
+    finally:
+        store.close()

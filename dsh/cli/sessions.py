@@ -6,12 +6,14 @@ import json
 import os
 import sys
 import time
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING
 
+from dsh.cli.json_rows import JsonRowsOut
 from dsh.cli.options import add_option_flag, option_flags
 
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable
 
     from dsh.cli.live_agents import LiveAgents
     from dsh.resume.candidates import Candidate
@@ -70,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
             return fail(f"cannot tell the current directory ({exc.strerror}); try --all")
     notes: list[str] = []
     rows: list[Summary] = []
-    json_rows: list[str] = []
+    json_out: JsonRowsOut | None = None
     agent_lines: dict[str, str] = {}
     store.index.map_reads()  # a listing reads every row, and ends: see map_reads
     # The live sessions' hosts are asked for their agents now, and answer while the index is read.
@@ -87,7 +89,12 @@ def run(args: argparse.Namespace) -> int:
         if args.agents:
             agent_rows, holders = agent_listing(store, cwd)
         elif args.json:
-            json_rows = listing_json(store, cwd, include_archived=args.archived, live=live)
+            json_out = JsonRowsOut(sys.stdout)
+            try:
+                listing_json(store, cwd, include_archived=args.archived, live=live, sink=json_out.add)
+            except BrokenPipeError:
+                _reader_left()
+                return 0
         else:
             rows = store.index.summaries(cwd=cwd, include_archived=args.archived)
             if live is not None:
@@ -107,19 +114,23 @@ def run(args: argparse.Namespace) -> int:
     for warning in [*config.warnings, *store.warnings]:
         say(f"dsh: warning: {warning}")
     try:
-        if args.json:
+        if json_out is not None:
             # One summary a line, ASCII with JSON escapes (C1 controls and the like never reach a terminal raw).
-            write_json_rows(sys.stdout, json_rows)
+            json_out.close()
         elif rows:
             write_table(sys.stdout, rows, with_workspace=args.all, agents=agent_lines)
         else:
             _say_empty(cwd)
         sys.stdout.flush()
     except BrokenPipeError:
-        # `dsh sessions | head`: the reader left; that is not an error.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        _reader_left()
     return 0
+
+
+def _reader_left() -> None:
+    # `dsh sessions | head`: the reader left; that is not an error, and the exit's flush must not say so.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
 
 
 def live_agents() -> LiveAgents | None:
@@ -132,18 +143,6 @@ def live_agents() -> LiveAgents | None:
     from dsh.cli.live_agents import LiveAgents
 
     return LiveAgents(paths)
-
-
-def write_json_rows(out: TextIO, rows: list[str], batch: int = 2000) -> None:
-    """`[`, the rows one a line with commas, `]`: a batch of rows at a time, as 100,000 rows joined into
-    one text (and that copied again into the array's) cost a tenth of the listing."""
-    if not rows:
-        out.write("[]\n")
-        return
-    out.write("[\n")
-    for start in range(0, len(rows), batch):
-        out.write(",\n".join(rows[start : start + batch]))
-        out.write(",\n" if start + batch < len(rows) else "\n]\n")
 
 
 def session_agent_keys(store: Store) -> set[str] | None:
@@ -266,10 +265,18 @@ def write_agents(
     return 0
 
 
-def listing_json(store: Store, cwd: str | None, *, include_archived: bool, live: LiveAgents | None = None) -> list[str]:
+def listing_json(
+    store: Store,
+    cwd: str | None,
+    *,
+    include_archived: bool,
+    live: LiveAgents | None = None,
+    sink: Callable[[str], None] | None = None,
+) -> list[str]:
     """The summaries as JSON objects (SQLite writes them; see dsh.store.json_listing), each with its panes'
     restore states (LIVE, RESTORED, RESUMABLE, EXITED) from its snapshot, and a live session's
-    `agent_states` as its host answered (null when it did not in time)."""
+    `agent_states` as its host answered (null when it did not in time). With `sink`, each object goes
+    to it as it is made (newest first) and none is returned."""
     import sqlite3
 
     from dsh.persist.listing import CachedPaneStates, sessions_with_state
@@ -290,22 +297,33 @@ def listing_json(store: Store, cwd: str | None, *, include_archived: bool, live:
         found = index.read(lambda conn: summary_at(conn, path))
         return found.to_json() if found is not None else None
 
-    try:
-        rows = index.read(
-            lambda conn: list(
-                json_listing(
-                    conn,
-                    where,
-                    params,
-                    include_archived=include_archived,
-                    panes=panes,
-                    raw_row=raw_row,
-                    saved=saved,
-                    kept=states,
-                    live=None if live is None else live.add_states,
-                )
-            )
+    written = 0
+
+    def listed(conn: sqlite3.Connection) -> list[str]:
+        nonlocal written
+        made = json_listing(
+            conn,
+            where,
+            params,
+            include_archived=include_archived,
+            panes=panes,
+            raw_row=raw_row,
+            saved=saved,
+            kept=states,
+            live=None if live is None else live.add_states,
         )
+        if sink is None:
+            return list(made)
+        # Read again after a damaged index was rebuilt, the listing starts from the top: the rows already
+        # sent are not sent twice.
+        for n, text in enumerate(made):
+            if n >= written:
+                sink(text)
+                written += 1
+        return []
+
+    try:
+        rows = index.read(listed)
     except sqlite3.Error as exc:
         store.warnings.append(f"session index cannot be read: {exc}")
         return []
