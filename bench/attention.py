@@ -4,7 +4,7 @@ process's start to the state drawn on an attached client's terminal, read back t
 /agents over 50 sessions x 4 agent panes; each beside a reference measured in the same run, with the
 machine's load.
 
-    .venv/bin/python bench/attention.py [--runs 30]
+    .venv/bin/python bench/attention.py [--runs 30] [--python /path/to/a/regular/install/bin/python]
 """
 
 from __future__ import annotations
@@ -35,41 +35,62 @@ def show(name: str, values: list[float], reference: list[float] | None = None) -
     print(line)
 
 
-def whole_process(runs: int) -> None:
-    """`dsh report --hook claude` into a live detached session's pane, against `python -c pass`."""
-    home = tempfile.mkdtemp(prefix="dsh-bench-attention-")
-    env = {**os.environ, "DSH_HOME": home, "SHELL": "/bin/sh"}
-    dsh = [sys.executable, "-m", "dsh"]
-    made = subprocess.run([*dsh, "new", "-d", "--json"], env=env, capture_output=True, text=True, timeout=60, cwd=home)
-    session = json.loads(made.stdout)["session"]
-    listed = json.loads(
-        subprocess.run([*dsh, "list", "--all", "--json"], env=env, capture_output=True, text=True).stdout
-    )
-    pane = next(p["id"] for s in listed for t in s["tabs"] for p in t["panes"])
-    os.environ["DSH_HOME"] = home  # socket_path below is this home's
-    from dsh.rundir import socket_path
+class LivePane:
+    """A detached session of the dsh under test in a fresh DSH_HOME, its pane, and the environment a
+    hook started in that pane has (what both whole-process measures need); `stop()` ends it."""
 
-    hook_env = {**env, "DSH_SESSION_ID": session, "DSH_PANE_ID": pane, "DSH_SOCKET": str(socket_path(session))}
+    def __init__(self, python: str) -> None:
+        self.home = tempfile.mkdtemp(prefix="dsh-bench-attention-")
+        self.env = {**os.environ, "DSH_HOME": self.home, "SHELL": "/bin/sh", "TERM": "xterm-256color"}
+        self.env.pop("XDG_RUNTIME_DIR", None)
+        # -P: run from the bench's folder, the repo's dsh/ must not stand in for the install measured.
+        self.dsh = [python, "-P", "-m", "dsh"]
+        made = subprocess.run(
+            [*self.dsh, "new", "-d", "--json"], env=self.env, capture_output=True, text=True, timeout=60, cwd=self.home
+        )
+        self.session = json.loads(made.stdout)["session"]
+        self.pane = next(p["id"] for s in self.listed() for t in s["tabs"] for p in t["panes"])
+        os.environ["DSH_HOME"] = self.home  # socket_path below is this home's
+        from dsh.rundir import socket_path
+
+        self.hook_env = {
+            **self.env,
+            "DSH_SESSION_ID": self.session,
+            "DSH_PANE_ID": self.pane,
+            "DSH_SOCKET": str(socket_path(self.session)),
+        }
+
+    def listed(self) -> list[dict]:
+        done = subprocess.run([*self.dsh, "list", "--all", "--json"], env=self.env, capture_output=True, text=True)
+        return json.loads(done.stdout)
+
+    def report(self) -> list[str]:
+        return [*self.dsh, "report", "--hook", "claude"]
+
+    def stop(self) -> None:
+        subprocess.run([*self.dsh, "stop", self.session], env=self.env, capture_output=True, timeout=30)
+
+
+def whole_process(runs: int, python: str) -> None:
+    """`dsh report --hook claude` into a live detached session's pane, against `python -c pass`."""
+    live = LivePane(python)
     payload = json.dumps({"session_id": "x", "hook_event_name": "UserPromptSubmit", "prompt": "bench"}).encode()
     report, reference = [], []
     for _ in range(runs):
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "pass"], input=payload, env=hook_env, check=True)
+        subprocess.run([python, "-c", "pass"], input=payload, env=live.hook_env, check=True)
         reference.append((time.perf_counter() - start) * 1000)
         start = time.perf_counter()
-        subprocess.run([*dsh, "report", "--hook", "claude"], input=payload, env=hook_env, check=True)
+        subprocess.run(live.report(), input=payload, env=live.hook_env, check=True)
         report.append((time.perf_counter() - start) * 1000)
-    state = json.loads(
-        subprocess.run([*dsh, "list", "--all", "--json"], env=env, capture_output=True, text=True).stdout
-    )
-    seen = [p.get("agent_state") for s in state for t in s["tabs"] for p in t["panes"]]
-    subprocess.run([*dsh, "stop", session], env=env, capture_output=True, timeout=30)
+    seen = [p.get("agent_state") for s in live.listed() for t in s["tabs"] for p in t["panes"]]
+    live.stop()
     show("python -c pass (reference)", reference)
     show("dsh report --hook claude, whole process", report, reference)
     print(f"  the pane's state after it: {seen[0]['state'] if seen and seen[0] else None}")
 
 
-def end_to_end(runs: int) -> None:
+def end_to_end(runs: int, python: str) -> None:
     """`dsh report --hook claude` started -> the pane's header on an attached client's screen shows the
     new state (a PTY read into pyte), alternating working and needs-you; beside `python -c pass`."""
     import threading
@@ -77,24 +98,12 @@ def end_to_end(runs: int) -> None:
     import ptyprocess
     import pyte
 
-    home = tempfile.mkdtemp(prefix="dsh-bench-attention-")
-    env = {**os.environ, "DSH_HOME": home, "SHELL": "/bin/sh", "TERM": "xterm-256color"}
-    env.pop("XDG_RUNTIME_DIR", None)
-    dsh = [sys.executable, "-m", "dsh"]
-    made = subprocess.run([*dsh, "new", "-d", "--json"], env=env, capture_output=True, text=True, timeout=60, cwd=home)
-    session = json.loads(made.stdout)["session"]
-    listed = json.loads(
-        subprocess.run([*dsh, "list", "--all", "--json"], env=env, capture_output=True, text=True).stdout
-    )
-    pane = next(p["id"] for s in listed for t in s["tabs"] for p in t["panes"])
-    os.environ["DSH_HOME"] = home
-    from dsh.rundir import socket_path
-
-    hook_env = {**env, "DSH_SESSION_ID": session, "DSH_PANE_ID": pane, "DSH_SOCKET": str(socket_path(session))}
+    live = LivePane(python)
+    pane = live.pane
     screen = pyte.Screen(120, 30)
     stream = pyte.ByteStream(screen)
     lock = threading.Lock()
-    client = ptyprocess.PtyProcess.spawn([*dsh, "attach", session], env=env, dimensions=(30, 120))
+    client = ptyprocess.PtyProcess.spawn([*live.dsh, "attach", live.session], env=live.env, dimensions=(30, 120))
 
     def read() -> None:
         while True:
@@ -128,15 +137,15 @@ def end_to_end(runs: int) -> None:
              "tool_input": {"command": f"c{i}"}}
         ).encode()  # fmt: skip
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "pass"], input=payload, env=hook_env, check=True)
+        subprocess.run([python, "-c", "pass"], input=payload, env=live.hook_env, check=True)
         reference.append((time.perf_counter() - start) * 1000)
         start = time.perf_counter()
-        subprocess.Popen([*dsh, "report", "--hook", "claude"], stdin=subprocess.PIPE, env=hook_env).communicate(payload)
+        subprocess.Popen(live.report(), stdin=subprocess.PIPE, env=live.hook_env).communicate(payload)
         wait(label)
         drawn.append((time.perf_counter() - start) * 1000)
     client.write(b"\x02d")
     client.wait()
-    subprocess.run([*dsh, "stop", session], env=env, capture_output=True, timeout=30)
+    live.stop()
     show("python -c pass (reference)", reference)
     show("report started -> state on the attached screen", drawn, reference)
 
@@ -237,11 +246,15 @@ def agents_list(runs: int) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument(
+        "--python", default=sys.executable, help="the interpreter whose dsh is measured (a regular install's)"
+    )
     args = parser.parse_args()
     print("load average " + " ".join(f"{x:.1f}" for x in os.getloadavg()) + f", {os.cpu_count()} cores")
     sys.path.insert(0, str(ROOT))
-    whole_process(args.runs)
-    end_to_end(args.runs)
+    print(f"dsh measured: {args.python} -m dsh")
+    whole_process(args.runs, args.python)
+    end_to_end(args.runs, args.python)
     host_side(args.runs)
     agents_list(args.runs)
     print(f"load average after {os.getloadavg()[0]:.1f}")
