@@ -91,6 +91,34 @@ def _open_files(proc: str, pid: int) -> tuple[str, ...]:
     return tuple(out)
 
 
+# pid -> (its start in clock ticks, whether it runs in a dsh pane). A process's environment is fixed at
+# its exec, so once read it holds for as long as that process lives; the start time tells a reused pid.
+_IN_DSH: dict[int, tuple[int, bool]] = {}
+_IN_DSH_MAX = 4096
+
+
+def in_dsh_pane(pid: int, *, proc: str = "/proc") -> bool:
+    """Whether the process runs in a dsh pane (its environment names one); one that cannot be read
+    counts as not. /agents asks this of every Claude Code session record on each open, so a process
+    already read is known again from its start time alone, not its whole environment."""
+    stat = _read(f"{proc}/{pid}/stat")
+    start = parse_stat_start(stat) if stat is not None else None
+    if start is None:
+        _IN_DSH.pop(pid, None)
+        return False
+    known = _IN_DSH.get(pid)
+    if known is not None and known[0] == start:
+        return known[1]
+    raw = _read(f"{proc}/{pid}/environ")
+    if raw is None:
+        return False  # another user's process, or gone: asked again next time
+    inside = b"\0DSH_PANE_ID=" in b"\0" + raw
+    if len(_IN_DSH) >= _IN_DSH_MAX:
+        _IN_DSH.clear()
+    _IN_DSH[pid] = (start, inside)
+    return inside
+
+
 def read_process(pid: int, *, proc: str = "/proc", with_files: bool = True) -> ProcessFacts | None:
     """What /proc/PID says now, or None when the process is gone."""
     base = f"{proc}/{pid}"

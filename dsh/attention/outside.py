@@ -12,6 +12,7 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
+from dsh.agents.process import in_dsh_pane
 from dsh.attention.model import one_line
 from dsh.attention.rows import AgentRow
 from dsh.attention.states import BLOCKED, DONE, IDLE, WORKING
@@ -26,15 +27,6 @@ _agents_cache: tuple[float, list[AgentRow]] = (0.0, [])
 def claude_home(env: Mapping[str, str]) -> Path:
     override = env.get("CLAUDE_CONFIG_DIR")
     return Path(override) if override else Path(env.get("HOME") or os.path.expanduser("~")) / ".claude"
-
-
-def _in_dsh(pid: int) -> bool:
-    """Whether a process runs in a dsh pane (its environment names one); unreadable counts as not."""
-    try:
-        with open(f"/proc/{pid}/environ", "rb") as handle:
-            return b"\0DSH_PANE_ID=" in b"\0" + handle.read(1 << 20)
-    except OSError:
-        return False
 
 
 def _alive(pid: int) -> bool:
@@ -70,7 +62,7 @@ def session_records(env: Mapping[str, str]) -> list[AgentRow]:
         if not name.endswith(".json") or not name[:-5].isdigit():
             continue
         pid = int(name[:-5])
-        if not _alive(pid) or _in_dsh(pid):
+        if not _alive(pid) or in_dsh_pane(pid):
             continue
         try:
             from dsh.safefile import open_foreign

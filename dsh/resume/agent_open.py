@@ -121,7 +121,7 @@ def held_elsewhere(index: SessionIndex, kind: str, session_id: str) -> str | Non
     writers on one transcript corrupt it, a top complaint about the agents' own resume)."""
     import sqlite3
 
-    from dsh.agents.process import running_with
+    from dsh.agents.process import in_dsh_pane, running_with
     from dsh.resume.agent_rows import open_agent_sessions
 
     try:
@@ -131,7 +131,7 @@ def held_elsewhere(index: SessionIndex, kind: str, session_id: str) -> str | Non
     holder = holders.get(f"{kind}:{session_id}")
     if holder is not None:
         return str(holder)
-    outside = [(pid, tty) for pid, tty in running_with(session_id, (kind,)) if not _in_dsh(pid)]
+    outside = [(pid, tty) for pid, tty in running_with(session_id, (kind,)) if not in_dsh_pane(pid)]
     if outside:
         pid, tty = outside[0]
         raise PreflightError(
@@ -163,14 +163,6 @@ def go_to_holder(session_id: str, kind: str, agent_id: str) -> str | None:
     if pane is not None:
         focus_in_host(session_id, pane)
     return pane
-
-
-def _in_dsh(pid: int) -> bool:
-    """Whether the process runs in a dsh pane (its environment names the session)."""
-    from dsh.agents.process import read_process
-
-    facts = read_process(pid, with_files=False)
-    return facts is not None and "DSH_SESSION_ID" in facts.env
 
 
 def _reach(tty: str | None) -> str | None:
