@@ -357,7 +357,7 @@ def _made_again(found: FileCheck, home_gone: bool, socket: Path) -> str:
     if found.made == ["log"] and len(found.lines) == 1:
         return found.lines[0]
     if found.made == ["snapshot"]:
-        return "this session's snapshot was removed: written again"
+        return "; ".join(found.lines) if found.lines else "this session's snapshot was removed: written again"
     return f"this session's files were removed: made again ({', '.join(found.made)})"
 
 

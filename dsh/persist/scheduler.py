@@ -7,14 +7,16 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Mapping
+from typing import TypeVar
 
 from dsh.ownlog import log_line
 from dsh.persist.records import Snapshot
 from dsh.persist.snapshot import write_snapshot
 
 Build = Callable[[], tuple[Snapshot, dict[str, bytes]]]
-Write = Callable[[Snapshot, Mapping[str, bytes]], None]
+Write = Callable[[Snapshot, Mapping[str, bytes]], object]  # what it returns is not used
 Runner = Callable[[Callable[[], None]], None]
+T = TypeVar("T")
 
 
 class SerialWorker:
@@ -161,6 +163,16 @@ class SnapshotScheduler:
             self.last_error = None
             with self._lock:
                 self._written = max(self._written, seq)
+
+    def when_idle(self, look: Callable[[], T]) -> T | None:
+        """`look`'s answer, run while no write is under way (so it never sees one half done); None, and
+        not run, while one is: the caller looks again later."""
+        if not self._write_lock.acquire(blocking=False):
+            return None
+        try:
+            return look()
+        finally:
+            self._write_lock.release()
 
     def close(self) -> None:
         """Stop the background worker after it finishes what is queued; call flush() first to save."""

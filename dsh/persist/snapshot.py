@@ -27,7 +27,7 @@ from dsh.persist.records import (
     validate_id,
     version_message,
 )
-from dsh.safefile import atomic_write, fsync_dir, open_read
+from dsh.safefile import atomic_write, fsync_dir, open_read, read_bytes
 from dsh.text import sanitize
 from dsh.values import Value
 
@@ -38,12 +38,14 @@ __all__ = [
     "TAIL_BYTES",
     "AgentInfo",
     "LoadedSnapshot",
+    "Mark",
     "Notification",
     "PaneRecord",
     "Snapshot",
     "SnapshotError",
     "SnapshotVersionError",
     "TabRecord",
+    "file_mark",
     "load_snapshot",
     "log_line",
     "now_iso",
@@ -54,6 +56,9 @@ __all__ = [
 ]
 
 SNAPSHOT_FILE = "snapshot.json"
+# The snapshot before the last one its host wrote, kept (a hard link) when nobody else touched it: what a
+# damaged snapshot.json falls back to.
+PREVIOUS_FILE = "snapshot.json.prev"
 HISTORY_DIR = "history"
 TAIL_SUFFIX = ".tail"
 TAIL_BYTES = 64 * 1024
@@ -62,6 +67,29 @@ MAX_SNAPSHOT_BYTES = 32 * 1024 * 1024
 _TMP_PREFIX = ".tmp-"
 # A temp file older than this was left by a writer that died mid-write.
 _STALE_TMP_SECONDS = 60.0
+
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    # Which file a path holds, and as whose write: (device, inode, size, mtime in ns).
+    Mark: TypeAlias = tuple[int, int, int, int]
+else:
+    Mark = tuple
+
+
+def file_mark(path: Path) -> Mark | None:
+    """The Mark of what is at `path` now (a link is not followed), or None when nothing is."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    return _mark_of(info)
+
+
+def _mark_of(info: os.stat_result) -> Mark:
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
 
 
 # --- paths --------------------------------------------------------------------------------------------------
@@ -108,8 +136,10 @@ def _remove_stale(folder: Path, keep_tails: set[str] | None) -> None:
                 os.unlink(entry.path)
 
 
-def write_snapshot(snapshot: Snapshot, tails: Mapping[str, bytes]) -> None:
+def write_snapshot(snapshot: Snapshot, tails: Mapping[str, bytes], *, keep_if: Mark | None = None) -> Mark | None:
     """Write `snapshot.json` and each pane's tail atomically; remove tails of panes no longer present.
+    The Mark of the file written is returned; with `keep_if`, the file it replaces is first kept as
+    `snapshot.json.prev` when it is still that one (this writer's last, untouched since).
 
     Tails go first, so a snapshot on disk never names a pane whose tail is older than itself.
     Raises SnapshotError for a tail of an unknown or invalid pane id, OSError when the disk refuses.
@@ -130,22 +160,51 @@ def write_snapshot(snapshot: Snapshot, tails: Mapping[str, bytes]) -> None:
             atomic_write(path, chunk, tmp_prefix=_TMP_PREFIX, sync_dir=False)
     fsync_dir(history)
     payload = json.dumps(snapshot.to_dict(), ensure_ascii=True, indent=1).encode("ascii") + b"\n"
-    atomic_write(folder / SNAPSHOT_FILE, payload, tmp_prefix=_TMP_PREFIX)
+    path = folder / SNAPSHOT_FILE
+    # The file replaced is given a second name before, and takes the copy's name only after: the copy
+    # and snapshot.json are never one file (a truncation in place of one would cut both short).
+    keeping = _second_name(path) if keep_if is not None and file_mark(path) == keep_if else None
+    try:
+        atomic_write(path, payload, tmp_prefix=_TMP_PREFIX)
+        if keeping is not None:
+            with contextlib.suppress(OSError):  # the snapshot is written: only the copy is not kept
+                os.replace(keeping, path.with_name(PREVIOUS_FILE))
+    finally:
+        if keeping is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(keeping)  # the write failed: the copy stays the one before
     _remove_stale(history, {pane_id + TAIL_SUFFIX for pane_id in pane_ids})
     _remove_stale(folder, None)
+    return file_mark(path)
+
+
+def _second_name(path: Path) -> Path | None:
+    """A temporary hard link to the snapshot about to be replaced (no copy), or None when the file
+    system has none (the snapshot is still written, with no copy before it kept)."""
+    tmp = path.with_name(f"{_TMP_PREFIX}{PREVIOUS_FILE}.{os.getpid()}")
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(tmp)
+    try:
+        os.link(path, tmp, follow_symlinks=False)
+    except OSError as exc:
+        log_line(f"snapshot {path}: the previous copy could not be kept: {exc}")
+        return None
+    return tmp
 
 
 # --- loading ------------------------------------------------------------------------------------------------
 
 
-class LoadedSnapshot(Value, fields=("snapshot", "tails", "error", "backup", "notes")):
-    """The result of loading: a snapshot or None, the tails, and what the user must be told."""
+class LoadedSnapshot(Value, fields=("snapshot", "tails", "error", "backup", "notes", "mark")):
+    """The result of loading: a snapshot or None, the tails, what the user must be told, and the Mark of
+    the file the snapshot was read from (its host's writer keeps it as the last good copy)."""
 
     snapshot: Snapshot | None
     tails: dict[str, bytes]
     error: str | None
     backup: Path | None
     notes: list[str]
+    mark: Mark | None
 
     def __init__(
         self,
@@ -154,12 +213,14 @@ class LoadedSnapshot(Value, fields=("snapshot", "tails", "error", "backup", "not
         error: str | None = None,
         backup: Path | None = None,
         notes: list[str] | None = None,
+        mark: Mark | None = None,
     ) -> None:
         self.snapshot = snapshot
         self.tails = {} if tails is None else tails
         self.error = error
         self.backup = backup
         self.notes = [] if notes is None else notes
+        self.mark = mark
 
 
 def _backup_corrupt(path: Path) -> Path:
@@ -216,24 +277,17 @@ def _load_tails(session_id: str, snapshot: Snapshot, notes: list[str]) -> dict[s
 def load_snapshot(session_id: str) -> LoadedSnapshot:
     """Load a session's snapshot and tails.
 
-    Missing: `snapshot=None, error=None`. Corrupt: the file is moved to `snapshot.json.corrupt-<ts>`,
-    logged, and `error` says so. Newer format: SnapshotVersionError, nothing touched.
+    Missing: `snapshot=None, error=None`. Corrupt (truncated, replaced by another file, another
+    session's): the file is moved to `snapshot.json.corrupt-<ts>`, logged, and the copy saved before it
+    (`snapshot.json.prev`) is restored when it is sound; `error` says which. Newer format:
+    SnapshotVersionError, nothing touched.
     """
     folder = state_dir(session_id)
     path = folder / SNAPSHOT_FILE
     try:
-        with open_read(path) as handle:
-            raw = handle.read(MAX_SNAPSHOT_BYTES + 1)
+        snapshot, mark = _read(session_id, path)
     except FileNotFoundError:
         return LoadedSnapshot(snapshot=None)
-    except OSError as exc:
-        return _corrupt(session_id, path, f"cannot be read ({exc.strerror or exc})")
-    try:
-        if len(raw) > MAX_SNAPSHOT_BYTES:
-            raise SnapshotError(f"larger than {MAX_SNAPSHOT_BYTES // (1024 * 1024)} MiB")
-        snapshot = _parse(raw)
-        if snapshot.session_id != session_id:
-            raise SnapshotError(f"it belongs to session {sanitize(snapshot.session_id)}")
     except SnapshotVersionError as exc:
         log_line(f"snapshot {path}: refused: {exc}")
         raise SnapshotVersionError(f"cannot restore session {session_id}: {exc}") from None
@@ -241,7 +295,26 @@ def load_snapshot(session_id: str) -> LoadedSnapshot:
         return _corrupt(session_id, path, str(exc))
     notes: list[str] = []
     tails = _load_tails(session_id, snapshot, notes)
-    return LoadedSnapshot(snapshot=snapshot, tails=tails, notes=notes)
+    return LoadedSnapshot(snapshot=snapshot, tails=tails, notes=notes, mark=mark)
+
+
+def _read(session_id: str, path: Path) -> tuple[Snapshot, Mark]:
+    """The snapshot at `path`, checked to be this session's; FileNotFoundError, SnapshotError (damaged),
+    SnapshotVersionError (newer)."""
+    try:
+        with open_read(path) as handle:
+            mark = _mark_of(os.fstat(handle.fileno()))
+            raw = handle.read(MAX_SNAPSHOT_BYTES + 1)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise SnapshotError(f"cannot be read ({exc.strerror or exc})") from None
+    if len(raw) > MAX_SNAPSHOT_BYTES:
+        raise SnapshotError(f"larger than {MAX_SNAPSHOT_BYTES // (1024 * 1024)} MiB")
+    snapshot = _parse(raw)
+    if snapshot.session_id != session_id:
+        raise SnapshotError(f"it belongs to session {sanitize(snapshot.session_id)}")
+    return snapshot, mark
 
 
 def _corrupt(session_id: str, path: Path, reason: str) -> LoadedSnapshot:
@@ -253,9 +326,36 @@ def _corrupt(session_id: str, path: Path, reason: str) -> LoadedSnapshot:
         moved = f"it could not be moved aside ({exc.strerror or exc}) and will be overwritten"
     else:
         moved = f"it was moved to {backup}"
+    log_line(f"snapshot {path}: corrupt: {reason}; backup: {backup}")
+    earlier = _previous(session_id, path) if backup is not None else None
+    if earlier is not None and backup is not None:
+        snapshot, mark = earlier
+        # What was done first: the message line shows a few rows of it at most.
+        message = (
+            f"The saved layout of session {session_id} was damaged: restored the one saved before it "
+            f"({sanitize(snapshot.saved_at, 40)}); the damaged file is kept beside it as {backup.name} ({reason})"
+        )
+        notes: list[str] = []
+        tails = _load_tails(session_id, snapshot, notes)
+        return LoadedSnapshot(snapshot=snapshot, tails=tails, error=message, backup=backup, notes=notes, mark=mark)
     message = (
         f"The saved layout of session {session_id} is damaged ({reason}); {moved}. "
         "This session starts with an empty layout."
     )
-    log_line(f"snapshot {path}: corrupt: {reason}; backup: {backup}")
     return LoadedSnapshot(snapshot=None, error=message, backup=backup)
+
+
+def _previous(session_id: str, path: Path) -> tuple[Snapshot, Mark] | None:
+    """The copy saved before a damaged snapshot, put back in its place (a host that dies before its
+    first write leaves it found there); None when there is none, or it is no better."""
+    previous = path.with_name(PREVIOUS_FILE)
+    try:
+        _read(session_id, previous)
+        # A copy, not a link: the two must never be one file (see write_snapshot).
+        atomic_write(path, read_bytes(previous, MAX_SNAPSHOT_BYTES), tmp_prefix=_TMP_PREFIX)
+        return _read(session_id, path)
+    except FileNotFoundError:
+        return None
+    except (SnapshotError, OSError) as exc:  # a newer version's (SnapshotVersionError) is not taken either
+        log_line(f"snapshot {previous}: not restored: {exc}")
+        return None

@@ -64,3 +64,16 @@ def _check_snapshot(session: Session, found: FileCheck) -> None:
     if gone:
         session.scheduler.structural_change()  # written at once, off the loop; a failure shows in the status line
         found.made.append("snapshot")
+        return
+    lines = session.snapshot_file.take_notices()  # found by a write since the last look, and written over
+    try:
+        line = session.scheduler.when_idle(session.snapshot_file.look)  # a write under way: the next look
+    except OSError as exc:
+        found.errors.append(f"this session's snapshot was changed by another hand and cannot be moved aside: {exc}")
+        return
+    if line is not None:
+        session.scheduler.structural_change()
+        lines.append(line)
+    if lines:
+        found.made.append("snapshot")
+        found.lines.extend(lines)

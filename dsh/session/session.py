@@ -12,6 +12,7 @@ from dsh.layout.geometry import Rect
 from dsh.layout.tabs import TabSet
 from dsh.persist.scheduler import SnapshotScheduler
 from dsh.persist.snapshot import LoadedSnapshot, Notification
+from dsh.persist.snapshot_file import SnapshotFile
 from dsh.session import agent_titles, attached, lifetime, pane_programs, saving, spawning, structure
 from dsh.session.attention import SessionAttention
 from dsh.session.lifetime import KILL_GRACE_SECONDS
@@ -122,8 +123,11 @@ class Session:
         self.ended: asyncio.Future[None] | None = None
         self.loop: asyncio.AbstractEventLoop = asyncio.get_event_loop()
         widths.configure(config.text("term.emoji_width"))  # before any pane draws
+        # What the host wrote last, so that another hand's change to the file is noticed (file_watch).
+        self.snapshot_file = SnapshotFile(log.id, loaded.mark if loaded is not None else None)
         self.scheduler = SnapshotScheduler(
             lambda: saving.build_snapshot(self),
+            write=self.snapshot_file.write,
             interval=config.number("snapshot.debounce_seconds"),
             # From the writer thread: the view's status line shows (or stops showing) scheduler.failure.
             on_error=lambda _exc: self.loop.call_soon_threadsafe(lambda: self.observer.on_changed()),

@@ -259,3 +259,68 @@ def test_a_host_that_runs_but_does_not_answer_is_said_within_seconds_and_c_c_is_
         for conn in taken:
             conn.close()
         listener.close()
+
+
+def _snapshot_panes(path: Path) -> list[str] | None:
+    """The pane ids of the snapshot at `path`, None while it is not a whole snapshot."""
+    import json
+
+    try:
+        return [p["id"] for p in json.loads(path.read_bytes())["panes"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _two_panes_saved(d: PtyDriver, dsh_home: Path, sid: str) -> Path:
+    d.send("\x02%")  # a split: the snapshot then holds two panes
+    d.wait_for("▶ p2")
+    path = dsh_home / "state" / sid / "snapshot.json"
+    d.wait_until(lambda _s: _snapshot_panes(path) == ["p1", "p2"], what="two panes in the snapshot")
+    return path
+
+
+def test_a_snapshot_cut_short_or_replaced_under_the_host_is_said_and_written_again(
+    run: Launch, dsh_home: Path
+) -> None:
+    d = run()
+    d.wait_for("PROMPT")
+    sid = _session_id(dsh_home)
+    path = _two_panes_saved(d, dsh_home, sid)
+    os.truncate(path, 40)  # a disk that lost the end, a `truncate -s` by hand
+    _said(d, "this session's snapshot was cut short (")  # by the 2 s look, or by a write of the host's
+    d.wait_until(lambda _s: _snapshot_panes(path) == ["p1", "p2"], what="the snapshot written again whole")
+    assert not list(path.parent.glob("snapshot.json.replaced-*"))  # a piece of the host's own: not kept
+    other = path.with_name("other")
+    other.write_bytes(b"a file an editor saved over it\n")
+    os.rename(other, path)
+    screen = _said(d, "this session's snapshot was replaced by another file: kept beside it as snapshot.json.replaced-")
+    (aside,) = path.parent.glob("snapshot.json.replaced-*")
+    assert aside.read_bytes() == b"a file an editor saved over it\n"
+    assert aside.name in screen.replace("\n", "")
+    d.wait_until(lambda _s: _snapshot_panes(path) == ["p1", "p2"], what="the snapshot written again whole")
+    d.type_line("echo still-here")
+    d.wait_for("still-here")
+
+
+def test_a_snapshot_cut_short_before_a_resume_restores_the_one_saved_before_it(
+    run: Launch, dsh_home: Path
+) -> None:
+    from tests.e2e.hosts import kill_host
+
+    d = run()
+    d.wait_for("PROMPT")
+    sid = _session_id(dsh_home)
+    path = _two_panes_saved(d, dsh_home, sid)
+    previous = path.with_name("snapshot.json.prev")
+    d.type_line("echo one-more-write")  # output: a later write, which keeps the two-pane one as the copy
+    d.wait_until(lambda _s: _snapshot_panes(previous) == ["p1", "p2"], what="the copy before the last write")
+    kill_host(dsh_home)
+    d.wait_exit()
+    whole = path.read_bytes()
+    path.write_bytes(whole[: len(whole) // 3])
+    r = run("--resume=" + sid)
+    _said(r, "was damaged: restored the one saved before it")
+    r.wait_for("p2")  # both panes are back
+    assert "p1" in r.text()
+    (aside,) = path.parent.glob("snapshot.json.corrupt-*")
+    assert aside.read_bytes() == whole[: len(whole) // 3]

@@ -297,6 +297,8 @@ def test_corrupt_snapshot_is_backed_up_and_reported(run, dsh_env, dsh_home: Path
     session_id = only_session_id(dsh_home)
     snapshot = dsh_home / "state" / session_id / "snapshot.json"
     snapshot.write_text('{"version": 1, "tabs": [')
+    # With no good copy before it (tests/e2e/test_hostile_faults.py restores from one).
+    snapshot.with_name("snapshot.json.prev").unlink(missing_ok=True)
     r = run(f"--resume={session_id}", cwd=tmp_path, env=dsh_env)
     screen = r.wait_for("corrupt")
     assert "PROMPT" in screen and "LIVE" in screen  # started empty, with a fresh shell
