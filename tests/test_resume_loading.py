@@ -314,6 +314,83 @@ def test_load_then_refresh_delivers_again_only_when_the_logs_changed(world: Worl
     assert [len(d.rows) for d in delivered] == [16]  # nothing changed: one delivery
 
 
+def test_the_look_after_the_first_listing_reads_only_the_rows_that_changed(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The current session's own log is always new or grown after the open: that one row is read again,
+    not every row (2-4 s of a worker at 100,000 sessions, right after the first listing)."""
+    from dsh.resume import loading
+
+    listings: list[int] = []
+    every_row = loading.load_rest
+
+    def counted(*args: object, **kw: object) -> AllRows:
+        listings.append(1)
+        return every_row(*args, **kw)  # type: ignore[arg-type]  # (the same arguments, passed on)
+
+    monkeypatch.setattr(loading, "load_rest", counted)
+    world.current.set_title("renamed while the picker opens")
+    delivered: list[AllRows] = []
+    loading.load_rest_and_refresh(
+        world.index, cwd=HERE, current_session_id=world.current.id, own_pid=12345, deliver=delivered.append
+    )
+    assert len(listings) == 1 and len(delivered) == 2
+    assert [c.title for c in delivered[1].rows if c.id == world.current.id] == ["renamed while the picker opens"]
+    assert_same_rows(delivered[1], world.rest())
+
+
+def assert_same_rows(got: AllRows, want: AllRows) -> None:
+    """Two listings of every row hold the same rows, in the same order, in both scopes, and search alike."""
+    assert got.rows == want.rows
+    assert got.here == want.here
+    assert got.index is not None and want.index is not None and got.index.texts == want.index.texts
+    assert got.error == want.error
+
+
+def test_an_update_of_the_listing_is_what_listing_every_row_again_gives(world: World) -> None:
+    """Renamed, new, archived and deleted logs: the rows read again, merged into the listing, are the
+    listing made from scratch (order, scopes, searched texts)."""
+    from dsh.resume.loading import follow, update_rest
+
+    listed = world.rest()
+    world.others[2].path.parent.mkdir(exist_ok=True)
+    append_event(world.others[2].path, "title", title="a new name")
+    append_event(world.others[5].path, "archive", archived=True)
+    append_event(world.archived.path, "archive", archived=False)  # back in the listing
+    world.others[7].path.unlink()
+    newer = make(world.root, "/home/u/other1", "brand new")
+    followed = follow(world.index)
+    assert followed.changed and len(followed.paths or ()) == 5
+    got = update_rest(world.index, listed, followed, cwd=HERE, current_session_id=world.current.id, own_pid=12345)
+    assert got.rows[0].id == newer.id
+    assert_same_rows(got, world.rest())
+    assert not any(gc_tracked(c) for c in got.rows)
+
+
+def gc_tracked(c: Candidate) -> bool:
+    import gc
+
+    return gc.is_tracked(c)
+
+
+def test_an_update_with_agents_reads_the_conversations_again_when_they_changed(root: Path, index: SessionIndex) -> None:
+    from dsh.resume.loading import Followed, update_rest
+
+    make(root, "/w/a", "make")
+    index.refresh()
+    add_conversations(index, 3)
+    listed = load_rest(index, cwd="/w/here", current_session_id=None, own_pid=os.getpid(), agents=True)
+    add_conversations(index, 5)  # two more, as a refresh of the agents' stores found them
+    followed = Followed(True, [], [], agents=True)
+    got = update_rest(index, listed, followed, cwd="/w/here", current_session_id=None, own_pid=1, agents=True)
+    assert_same_rows(got, load_rest(index, cwd="/w/here", current_session_id=None, own_pid=1, agents=True))
+    assert sum(c.is_agent for c in got.rows) == 5
+    # The changes unknown (a rebuilt index): every row again.
+    unknown = Followed(True, [], None)
+    again = update_rest(index, listed, unknown, cwd="/w/here", current_session_id=None, own_pid=1, agents=True)
+    assert sum(c.is_agent for c in again.rows) == 5
+
+
 def test_gc_pause_always_ends_with_the_gc_as_it_was() -> None:
     import gc
 
@@ -329,6 +406,31 @@ def test_gc_pause_always_ends_with_the_gc_as_it_was() -> None:
     with pytest.raises(RuntimeError), gc_paused():
         raise RuntimeError("a failed load")
     assert gc.isenabled()
+
+
+def test_gc_pauses_in_two_threads_end_when_the_last_one_does() -> None:
+    """A search's pause that began before a listing's and ends while the listing goes on leaves the
+    collector off until the listing's pause ends too."""
+    import gc
+
+    from dsh.resume.candidates import gc_paused
+
+    listing_in, search_done, listing_out = threading.Event(), threading.Event(), threading.Event()
+    seen: list[bool] = []
+
+    def listing() -> None:
+        with gc_paused():
+            listing_in.set()
+            assert search_done.wait(5)
+            seen.append(gc.isenabled())
+        listing_out.set()
+
+    with gc_paused():  # the search
+        threading.Thread(target=listing, daemon=True).start()
+        assert listing_in.wait(5)
+    search_done.set()
+    assert listing_out.wait(5)
+    assert seen == [False] and gc.isenabled()
 
 
 def test_rows_already_newest_first_keep_their_tie_order_and_others_are_sorted() -> None:
@@ -358,10 +460,10 @@ def test_following_the_disk_makes_a_new_line_searchable_and_says_so(root: Path, 
     log = SessionLog.create(root, "/w/app")
     log.append("input", text="make build")
     index.refresh()
-    assert follow(index) == (False, [])  # nothing changed: nothing to search again
+    assert follow(index)[:2] == (False, [])  # nothing changed: nothing to search again
     log.append("input", text="deploy the ocelot service")
-    changed, warnings = follow(index)
-    assert changed and warnings == []
+    changed, warnings, paths, agents = follow(index)
+    assert changed and warnings == [] and paths == [str(log.path)] and not agents
     found = index.read(lambda conn: textsearch.search(conn, "ocelot"))
     assert [hit.owner for hit in found] == [f"s:{log.id}"]
     log.close()
@@ -522,6 +624,9 @@ def test_every_row_listed_is_out_of_the_cyclic_collector(world: World) -> None:
     rows = load_rest(world.index, cwd="/w/app", current_session_id=None, own_pid=os.getpid())
     assert rows.rows and not any(gc.is_tracked(c) for c in rows.rows)
     assert not any(gc.is_tracked(c.preview) for c in rows.rows)
+    # and the lists that hold them and their searched texts, which a collection would walk item by item
+    assert rows.index is not None
+    assert not any(gc.is_tracked(items) for items in (rows.rows, rows.here, *rows.index.lists()))
     title = rows.rows[0].title
     model = PickerModel([], current_cwd="/w/app", now=0.0, all_count=0)
     model.add_all(rows)

@@ -3,10 +3,12 @@ row (dsh sessions and agent conversations) off the loop; the agents' stores read
 
 from __future__ import annotations
 
+import heapq
 import io
 import os
 import sqlite3
 from collections.abc import Callable, Collection, Mapping, Sequence
+from operator import attrgetter
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from dsh.resume.agent_rows import (
@@ -24,11 +26,13 @@ from dsh.resume.candidates import (
     in_the_background,
     sharing_the_gil,
     untrack,
+    untrack_lists,
 )
-from dsh.resume.picker import AllRows, PickerModel, prepare_all, search_texts
+from dsh.resume.picker import AllRows, PickerModel, newest_first, prepare_all, search_texts
 from dsh.resume.search import FuzzyIndex
 from dsh.store import agent_table
 from dsh.store.index import SessionIndex, like_subsequence, release
+from dsh.store.log import LOG_SUFFIX
 from dsh.store.workspace import workspace_partition
 
 if TYPE_CHECKING:
@@ -124,7 +128,14 @@ def load_rest(
         candidates += agent_rows
         untrack(candidates)  # before the collector is on again: it would walk every row
         error = problems[-1] if problems and not candidates else None
-        return prepare_all(candidates, current_cwd=cwd, current_workspace=workspace_partition(cwd), error=error)
+        listed = prepare_all(candidates, current_cwd=cwd, current_workspace=workspace_partition(cwd), error=error)
+        untrack_listing(listed)
+        return listed
+
+
+def untrack_listing(listed: AllRows) -> None:
+    """A listing's lists out of the cyclic collector too (`untrack_lists`): never given a tracked object."""
+    untrack_lists(listed.rows, listed.here, *(listed.index.lists() if listed.index is not None else ()))
 
 
 def load_archived(index: _IndexLocation, *, cwd: str, current_session_id: str | None, own_pid: int) -> list[Candidate]:
@@ -157,11 +168,85 @@ def load_rest_and_refresh(
     (`loop.call_soon_threadsafe(view.add_all, rows)`).
     """
     agents = refresh_agents is not None
-    deliver(load_rest(index, cwd=cwd, current_session_id=current_session_id, own_pid=own_pid, agents=agents))
-    changed, warnings = follow(index, refresh_agents)  # what was typed becomes searchable too
-    if changed:
-        deliver(load_rest(index, cwd=cwd, current_session_id=current_session_id, own_pid=own_pid, agents=agents))
-    return warnings
+    rows = load_rest(index, cwd=cwd, current_session_id=current_session_id, own_pid=own_pid, agents=agents)
+    deliver(rows)
+    followed = follow(index, refresh_agents)  # what was typed becomes searchable too
+    if followed.changed:
+        again = update_rest(
+            index, rows, followed, cwd=cwd, current_session_id=current_session_id, own_pid=own_pid, agents=agents
+        )
+        deliver(again)
+    return followed.warnings
+
+
+# A refresh that changed more logs than this lists every row again rather than read those rows alone.
+UPDATE_MAX = 2000
+
+
+def update_rest(
+    index: _IndexLocation,
+    listed: AllRows,
+    followed: Followed,
+    *,
+    cwd: str,
+    current_session_id: str | None,
+    own_pid: int,
+    agents: bool = False,
+) -> AllRows:
+    """`listed` (every row, from `load_rest` with the same `agents`) with what `followed` changed: only the
+    sessions whose logs changed are read again, and the agent conversations when their stores (or the
+    panes that hold them) changed; safe on a worker thread.
+
+    Every row again cost 2-4 s of a worker at 100,000 sessions, with the GIL shared with the loop, and an
+    open picker always had a change right after its first listing: the current session's own log, new
+    or grown since the index was last refreshed. Falls back to `load_rest` when the changes are unknown,
+    many, or `listed` could not be made."""
+    paths = followed.paths
+    if paths is None or lists_every_row(followed) or listed.error is not None:
+        return load_rest(index, cwd=cwd, current_session_id=current_session_id, own_pid=own_pid, agents=agents)
+    with gc_paused(), sharing_the_gil(), in_the_background():
+        ids = {_session_id(path) for path in paths}
+        own = SessionIndex(index.db_path, index.root, progress=io.StringIO())
+        try:
+            fresh = Candidate.from_summaries(
+                own.summaries_of(sorted(ids)), current_session_id=current_session_id, own_pid=own_pid
+            )
+            old = [c for c in listed.rows if not c.is_agent and c.id in ids]
+            # The conversations a dsh pane holds are that session's row, not rows of their own: a session
+            # that holds one, before or after, may show or hide a conversation.
+            again = agents and (followed.agents or any(c.agents for c in (*old, *fresh)))
+            agent_rows: list[Candidate] = []
+            problems: list[str] = []
+            if again:
+                agent_rows, problems = read_agent_candidates(own)
+            problems += own.warnings()
+        except Exception as exc:  # as load_rest: the listing says why, never takes the app down
+            return AllRows([], [], None, f"session index: {exc}")
+        finally:
+            own.close()
+        if problems:
+            return load_rest(index, cwd=cwd, current_session_id=current_session_id, own_pid=own_pid, agents=agents)
+        kept = [c for c in listed.rows if not (c.id in ids and not c.is_agent) and not (again and c.is_agent)]
+        untrack(fresh)
+        untrack(agent_rows)
+        new = newest_first([*fresh, *agent_rows])
+        # Both in the listing's order already: merged in one pass, not sorted again. Ties go as the index
+        # orders them: by the log's mtime, newest first, and a log read again was just written.
+        merged = list(heapq.merge(new, kept, key=attrgetter("updated_at"), reverse=True))
+        updated = prepare_all(merged, current_cwd=cwd, current_workspace=workspace_partition(cwd))
+        untrack_listing(updated)
+        return updated
+
+
+def lists_every_row(followed: Followed) -> bool:
+    """Whether `update_rest` reads every row again for what `followed` found (not which rows changed)."""
+    return followed.paths is None or len(followed.paths) > UPDATE_MAX
+
+
+def _session_id(path: str) -> str:
+    """The session id a log's path names (its file name less `.jsonl`)."""
+    name = os.path.basename(path)
+    return name[: -len(LOG_SUFFIX)] if name.endswith(LOG_SUFFIX) else name
 
 
 # Rows a search while every row loads brings at most (the newest that may match), of sessions and of
@@ -237,16 +322,27 @@ def matching_rows(rows: list[Candidate], query: str) -> list[Candidate]:
     return [rows[i] for i in sorted(ranking.rows())]
 
 
-def follow(index: _IndexLocation, refresh_agents: AgentRefresher | None = None) -> tuple[bool, list[str]]:
+class Followed(NamedTuple):
+    """What one look at the disk (`follow`) found."""
+
+    changed: bool  # anything listed may differ
+    warnings: list[str]
+    paths: list[str] | None = None  # the session logs added, changed or gone (None: not known)
+    agents: bool = False  # the agents' stores changed
+
+
+def follow(index: _IndexLocation, refresh_agents: AgentRefresher | None = None) -> Followed:
     """One look at the disk while the picker is open: the logs and the agents' stores into the index,
-    what they hold made searchable. (whether anything changed, the warnings); safe on a worker thread."""
+    what they hold made searchable; safe on a worker thread."""
     own = SessionIndex(index.db_path, index.root, progress=io.StringIO())
+    agents_changed = False
     try:
         # Each step waits while keys are typed or their search runs (`give_way`): the picker's keys first.
         with sharing_the_gil(), in_the_background():
             give_way()
             warnings = own.refresh(sync_search=False)
             changed = own.changed
+            paths: list[str] | None = list(own.changed_paths) if own.write_error is None else None
             if refresh_agents is not None:
                 give_way()
                 agents_changed, agent_warnings = refresh_agents(own)
@@ -255,10 +351,10 @@ def follow(index: _IndexLocation, refresh_agents: AgentRefresher | None = None) 
             give_way()
             own.sync_search()
     except Exception as exc:  # a broken index must not take the app down from a worker thread
-        return False, [f"session index: {exc}"]
+        return Followed(False, [f"session index: {exc}"])
     finally:
         own.close()
-    return changed, warnings
+    return Followed(changed, warnings, paths, agents_changed)
 
 
 def agent_refresher(

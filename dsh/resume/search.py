@@ -343,6 +343,10 @@ class FuzzyIndex:
     def __len__(self) -> int:
         return len(self.texts)
 
+    def lists(self) -> tuple[list[str], list[str], list[int], list[int]]:
+        """The index's lists of one item a row (text, numbers), never changed once made."""
+        return self.texts, self.lower, self._all, self._joined.starts
+
     def hays(self, sensitive: bool) -> list[str]:
         return self.texts if sensitive else self.lower
 

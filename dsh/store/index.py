@@ -201,8 +201,10 @@ class SessionIndex:
         self._conn: sqlite3.Connection | None = None
         self._file: tuple[int, int] | None = None  # the file the connection opened (device, inode)
         self._pending: list[str] = []
-        # Whether the last refresh() found any log added, changed or gone (a listing may be stale).
+        # Whether the last refresh() found any log added, changed or gone (a listing may be stale), and
+        # which: a listing already made needs only those rows again (`summaries_of`).
         self.changed = False
+        self.changed_paths: list[str] = []
         # Why the last refresh could not write the index (a full disk, an I/O error); None once one did.
         self.write_error: str | None = None
         # Lines typed in each log parsed by the refresh under way, for the transcript search.
@@ -378,6 +380,7 @@ class SessionIndex:
         and leaves it to `sync_search()` on a worker)."""
         warnings: list[str] = []
         self.changed = False
+        self.changed_paths = []
         self._sync_search = sync_search
         try:
             self._retrying(lambda conn: self._refresh(conn, warnings))
@@ -432,6 +435,7 @@ class SessionIndex:
         if not changed and not removed and not folders and not gone_folders:
             return
         self.changed = bool(changed or removed)
+        self.changed_paths = [*changed, *removed]
         with _write(conn):
             # Another process may have done part of the work while we waited for the lock.
             known = _stats_at(conn, [*changed, *removed])
@@ -607,6 +611,18 @@ class SessionIndex:
             params += [self._root_db, *map(_to_db, cwds)]
         # The arms check the root; the outer query must not, or SQLite walks the root's rows by time again.
         return f"rowid IN ({' UNION '.join(arms)})", params
+
+    def summaries_of(self, session_ids: Sequence[str]) -> list[Summary]:
+        """The listed sessions (not archived) with these ids, newest first: the rows of a listing that a
+        refresh changed (`changed_paths`), read again without the rest."""
+        out: list[Summary] = []
+        ids = list(dict.fromkeys(session_ids))
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            where = f"root = ? AND id IN ({', '.join('?' for _ in chunk)})"
+            out += self._query(where, [self._root_db, *map(_to_db, chunk)], False)
+        # Each chunk comes newest first; ISO-8601 UTC stamps of one format sort as text.
+        return sorted(out, key=lambda summary: summary.updated_at, reverse=True) if len(ids) > 500 else out
 
     def recent(self, limit: int) -> list[Summary]:
         """The newest `limit` sessions of every workspace (one walk of the time index: a few ms at 100k)."""

@@ -17,8 +17,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("dsh.resume")
 
-# While the picker is open the disk is looked at this often (a transcript rewritten, a new conversation),
-# and every row is listed again at most this often when something changed.
+# While the picker is open the disk is looked at this often (a transcript rewritten, a new conversation);
+# the rows that changed are read again at once, and every row (when too many changed) at most this often.
 FOLLOW_SECONDS = 1.0
 RELIST_SECONDS = 15.0
 
@@ -35,6 +35,9 @@ class ResumeActions:
         self._transcripts: Any = None  # the transcript searcher, made on first use
         self._machines: Any = None  # the machines scope's listing while it runs (dsh.machines.stream)
         self._lister: ThreadPoolExecutor | None = None
+        # Every row as last handed to a picker (on the lister's thread), which a look at the disk updates.
+        self._listed: Any = None
+        self._stale = False  # a look at the disk could not tell what changed, and every row is owed
 
     @property
     def lister(self) -> ThreadPoolExecutor:
@@ -147,6 +150,7 @@ class ResumeActions:
         refresher, notes = picker_hooks.agent_refresher_for(view.config, cwd)
 
         def deliver(rows: Any) -> None:  # on the worker
+            self._listed = rows
             if not view.ended:
                 loop.call_soon_threadsafe(self._rows_arrived, rows)
 
@@ -165,8 +169,8 @@ class ResumeActions:
 
     def _follow_later(self, picker_view: Any, refresher: Any, listed_at: float) -> None:
         """While this picker is open, look at the disk every FOLLOW_SECONDS: what changed is searched again
-        at once (a rewritten transcript's lines), and every row is listed again, at most every
-        RELIST_SECONDS, when anything changed."""
+        at once (a rewritten transcript's lines), and its rows are read again (`update_rest`; every row,
+        at most every RELIST_SECONDS, when that cannot tell which changed)."""
         view = self._view
         loop = view.loop
 
@@ -179,29 +183,37 @@ class ResumeActions:
             if time.monotonic() - picker_view.last_key < FOLLOW_SECONDS:
                 loop.call_later(FOLLOW_SECONDS, tick)  # typing: its keys first, the disk after
                 return
-            from dsh.resume.loading import follow, load_rest
+            from dsh.resume.loading import Followed, follow, lists_every_row, update_rest
 
             session = view.session
             index, cwd, sid, pid = session.store.index, session.cwd, session.log.id, os.getpid()
+            agents = refresher is not None
 
             def work() -> None:
-                changed, _warnings = follow(index, refresher)
-                relist = changed and time.monotonic() - listed_at >= RELIST_SECONDS
+                followed = follow(index, refresher)
+                if self._stale:  # every row, put off by RELIST_SECONDS earlier: still owed
+                    followed = Followed(True, followed.warnings, None, followed.agents)
+                every = lists_every_row(followed)
                 rows = None
-                if relist and still_open():
-                    agents = refresher is not None
-                    rows = load_rest(index, cwd=cwd, current_session_id=sid, own_pid=pid, agents=agents)
+                if followed.changed and still_open() and self._listed is not None:
+                    self._stale = every and time.monotonic() - listed_at < RELIST_SECONDS
+                    if not self._stale:
+                        rows = update_rest(
+                            index, self._listed, followed, cwd=cwd, current_session_id=sid, own_pid=pid, agents=agents
+                        )
+                        self._listed = rows
                 if not view.ended:
-                    loop.call_soon_threadsafe(done, changed, rows)
+                    loop.call_soon_threadsafe(done, followed.changed, rows, every)
 
-            def done(changed: bool, rows: Any) -> None:
+            def done(changed: bool, rows: Any, every: bool) -> None:
                 if not still_open():
                     return
                 if rows is not None:
                     picker_view.add_all(rows)
                 if changed:
                     picker_view.search_again()
-                self._follow_later(picker_view, refresher, time.monotonic() if rows is not None else listed_at)
+                relisted = rows is not None and every
+                self._follow_later(picker_view, refresher, time.monotonic() if relisted else listed_at)
 
             loop.run_in_executor(self.lister, work)
 
