@@ -378,3 +378,40 @@ def test_crashed_rows_are_marked_as_detached_ones_are() -> None:
     closed = cand("x2", HERE, "ended cleanly", "2026-11-29T19:00:00.000Z")
     text = render_text(model([crashed, closed]).frame(100, 20))
     assert "the one that died  ✗ crashed" in text and "ended cleanly  ✗" not in text
+
+
+def test_rows_that_come_while_an_answer_is_final_show_only_once_ranked_whole() -> None:
+    """Every row again (a look at the disk changed one) while a query's complete answer is on screen: the
+    screen keeps that answer until the same query is ranked over the new rows, then shows that at once,
+    never a partly ranked one (the planted row left the screen for a few hundred ms, then came back)."""
+    from dsh.resume.picker import prepare_all
+
+    def rows(title_of_9: str) -> list[Candidate]:
+        out = [cand(f"r{i:04d}", f"/w/ws{i % 7}", f"task number {i}", f"2026-11-{1 + i // 100:02d}T00:00:00.000Z")
+               for i in range(2000)]  # fmt: skip
+        out[1500] = out[1500]._replace(title="flamingo checkout race")
+        out[9] = out[9]._replace(title=title_of_9)
+        return sorted(out, key=lambda c: c.updated_at, reverse=True)
+
+    m = PickerModel([], current_cwd=HERE, now=NOW, all_count=2000)
+    m.add_all(prepare_all(rows("task number 9"), current_cwd=HERE, current_workspace=None))
+    m.toggle_scope()
+    m.set_query("flamingoc")
+    while m.refine(1.0):
+        pass
+    before = render_text(m.frame(100, 20))
+    assert [c.title for c in m.visible] == ["flamingo checkout race"]
+    m.add_all(prepare_all(rows("flamingo cheek"), current_cwd=HERE, current_workspace=None))
+    frames = [render_text(m.frame(100, 20))]
+    while m.refine(0.0):  # a chunk of rows at a time
+        frames.append(render_text(m.frame(100, 20)))
+    frames.append(render_text(m.frame(100, 20)))
+    assert len(frames) > 3  # ranked in steps, off screen
+    assert [i for i, f in enumerate(frames) if f != before] == [len(frames) - 1], (before, frames[-2], frames[-1])
+    assert [c.title for c in m.visible] == ["flamingo checkout race", "flamingo cheek"]
+    # A key typed meanwhile shows the new rows at once, ranked for the new query.
+    m.add_all(prepare_all(rows("flamingo chalk"), current_cwd=HERE, current_workspace=None))
+    m.set_query("flamingoch")
+    while m.refine(1.0):
+        pass
+    assert [c.title for c in m.visible] == ["flamingo checkout race", "flamingo chalk"]

@@ -235,6 +235,35 @@ class PickerModel:
         if rows.error is not None and not rows.rows:
             self.all_error = rows.error
             return
+        self._staged = None
+        if self._stages(rows):
+            assert rows.index is not None
+            ranking = rows.index.search(self.query, want=max(64, self._capacity(self._last_height) * 2))
+            self._staged = (rows, ranking)
+            return
+        self._take_all(rows)
+
+    # Rows that came while the query's answer on screen was final, kept off screen with their own ranking of
+    # it until that is complete too (`refine`): the same answer over the new rows, or the few rows that
+    # changed, then shown at once, never a partial ranking in between.
+    _staged: tuple[AllRows, Ranking] | None = None
+
+    def _stages(self, rows: AllRows) -> bool:
+        if self.show_archived or self.scope != ALL or not self.query.split() or rows.index is None:
+            return False
+        if self._renamed or self._archived or len(rows.index) != len(rows.rows):
+            return False  # (the rows are changed here first, and indexed again)
+        ranking = self._live[ALL].ranking
+        return self.answered() or (self.all_loaded and ranking is not None and ranking.complete)
+
+    def _settle_staged(self) -> None:
+        """Show rows kept off screen now (something else changes the screen anyway)."""
+        if self._staged is not None:
+            rows, _ranking = self._staged
+            self._staged = None
+            self._take_all(rows)
+
+    def _take_all(self, rows: AllRows, ranking: Ranking | None = None) -> None:
         answered = self.answered()
         chosen = self.selected if self.selected_index > 0 and not self.show_archived else None
         everything, here, index = rows.rows, rows.here, rows.index
@@ -250,7 +279,7 @@ class PickerModel:
         self.all_error = None
         if self.show_archived or not changed[self.scope]:
             return
-        self._rescope(chosen)
+        self._rescope(chosen, ranking if self.scope == ALL else None)
         ranking = self._scopes[self.scope].ranking
         while answered and ranking is not None and ranking.refine(1.0):
             pass  # the answer shown was final: rank it whole at once, so the screen does not change
@@ -275,9 +304,12 @@ class PickerModel:
             self._rescope(chosen)
         return True
 
-    def _rescope(self, chosen: Candidate | None) -> None:
-        """The active scope's rows changed: rank the query again, keep the highlighted row if listed."""
-        if self.query.split():
+    def _rescope(self, chosen: Candidate | None, ranking: Ranking | None = None) -> None:
+        """The active scope's rows changed: rank the query again (or take `ranking`, its ranking over
+        them), keep the highlighted row if listed."""
+        if ranking is not None and self.query.split():
+            self._scopes[self.scope].ranking = ranking
+        elif self.query.split():
             self._rank(self.query)
         else:
             self._scopes[self.scope].ranking = None
@@ -312,6 +344,7 @@ class PickerModel:
 
     def unarchive(self, key: str) -> None:
         """An archived session brought back: it leaves the archived view and joins the listing again."""
+        self._settle_staged()
         back = next((c for c in self._arch[ALL].rows if c.key == key), None)
         self._unarchived.add(key)
         self._archived.discard(key)
@@ -366,6 +399,7 @@ class PickerModel:
         self._restart()
 
     def _restart(self) -> None:
+        self._settle_staged()
         self.query = ""
         for scopes in (self._live, self._arch):
             for scope in scopes.values():
@@ -375,6 +409,7 @@ class PickerModel:
         self._top = 0
 
     def set_query(self, text: str) -> None:
+        self._settle_staged()
         self.query = text
         self.selected_index = 0
         self._top = 0
@@ -402,7 +437,12 @@ class PickerModel:
 
     @property
     def pending(self) -> bool:
-        """Whether rows are still being ranked (call `refine` until it says no)."""
+        """Whether rows are still being ranked, on screen or off (call `refine` until it says no)."""
+        return self._staged is not None or self.counting
+
+    @property
+    def counting(self) -> bool:
+        """Whether the rows on screen are still being ranked (their count is not final)."""
         ranking = self._scopes[self.scope].ranking
         return ranking is not None and not ranking.complete
 
@@ -410,6 +450,13 @@ class PickerModel:
         """Rank more rows for about `budget` seconds; True while work remains. Keeps the highlighted row."""
         scope = self._scopes[self.scope]
         ranking = scope.ranking
+        if self._staged is not None and (ranking is None or ranking.complete):
+            rows, staged = self._staged
+            if staged.refine(budget):
+                return True
+            self._staged = None
+            self._take_all(rows, staged)
+            return self.pending
         if ranking is None or ranking.complete:
             return False
         chosen = self.selected
@@ -661,6 +708,7 @@ class PickerModel:
     def archive(self, key: str) -> None:
         """An archived session leaves the listing and joins the archived view at once (the archived
         rows loaded earlier, or later from an index that has not seen the archive yet, lack it)."""
+        self._settle_staged()
         row = next((c for c in self._live[ALL].rows if c.key == key), None)
         row = row or next((c for c in self._live[WORKSPACE].rows if c.key == key), None)
         self._archived.add(key)
@@ -679,6 +727,7 @@ class PickerModel:
         self._arch[WORKSPACE].reset([c for c in rows if self._here(c)])
 
     def _update(self, key: str, change: object) -> None:
+        self._settle_staged()
         for scope in self._live.values():
             rows: list[Candidate] = []
             touched = False

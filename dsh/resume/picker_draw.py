@@ -213,7 +213,7 @@ def _query_line(model: PickerModel, width: int, edit: tuple[str, str] | None) ->
         prompt, text = edit
         return fit([(S_SCOPE, prompt), (S_QUERY, clean(text, 10_000))], width)
     count = model.count()
-    shown = "…" if model.loading else f"{count}{'…' if model.pending or model.partial else ''}"
+    shown = "…" if model.loading else f"{count}{'…' if model.counting or model.partial else ''}"
     right = f" {shown}/{model.counts[0]} "
     left_room = max(0, width - cells(right))
     left = fit([(S_SCOPE, "> "), (S_QUERY, clean(model.query, 10_000))], left_room)
