@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime
 from typing import Any
 
 from prompt_toolkit.application import Application
+from prompt_toolkit.application.current import get_app_or_none
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.layout import Layout
@@ -391,3 +393,78 @@ def test_keys_read_together_are_ranked_once_after_the_last() -> None:
         app.run()
     assert ranked == ["row 42"] and model.query == "row 42"
     assert [c.id for c in model.visible] == ["id0042"]
+
+
+def test_the_picker_draws_what_prompt_toolkits_own_window_draws() -> None:
+    """The picker's window copies its rows from made-once cells (dsh.ui.pane_window): the screen, the cursor
+    and the rows drawn are those prompt_toolkit's own copy, a character at a time, gives."""
+    from prompt_toolkit.application.current import set_app
+    from prompt_toolkit.layout.mouse_handlers import MouseHandlers
+    from prompt_toolkit.layout.screen import Screen, WritePosition
+
+    from dsh.ui import pane_window
+    from dsh.ui.window import ViewWindow
+
+    pane_window._rows.clear()
+    rows = [*sample(), cand("w1", "/home/u/漢字", "wide 漢字 title 🙂 here", "2026-11-29T20:59:00Z")]
+    model = PickerModel(rows, current_cwd=HERE, now=NOW)
+    model.toggle_scope()
+    view = PickerView(
+        model,
+        on_resume=print,
+        on_close=print,
+        on_rename=print,
+        on_archive=print,
+        on_message=print,
+        get_app=lambda: None,
+    )
+    screens = []
+    for query in ("", "wide", "漢", "fix res"):
+        model.set_query(query)
+        for window in (view.container, ViewWindow(content=view.container.content, always_hide_cursor=False)):
+            app: Application[None] = Application(layout=Layout(window))
+            screen = Screen()
+            with set_app(app):
+                app.layout.focus(window)
+                window.write_to_screen(screen, MouseHandlers(), WritePosition(0, 0, 60, 16), "", False, None)
+            cells = {(y, x): (c.char, c.style) for y, row in screen.data_buffer.items() for x, c in row.items()}
+            screens.append((cells, list(screen.cursor_positions.values()), screen.height))
+        ours, theirs = screens[-2], screens[-1]
+        assert ours == theirs, query
+    assert any("漢" in c for c, _ in screens[2][0].values())
+    assert pane_window._rows  # the picker's rows were made once and kept
+
+
+def test_a_background_listing_waits_while_the_rows_on_screen_are_ranked(monkeypatch: Any) -> None:
+    """Each slice of the ranking left after a key holds background listings off (`give_way`), not only the
+    0.3 s after the key: a listing's update beside it took half the GIL, and the query ranked 3-6x slower."""
+    from dsh.resume import candidates
+    from dsh.ui import picker_view
+
+    monkeypatch.setattr(picker_view, "REFINE_SLICE", 0.0)  # a chunk of rows at a time
+    rows = [
+        cand(f"r{i:05d}", f"/w/{i % 9}", f"task {i} of the day", f"2026-11-{1 + i % 28:02d}T00:00:00Z")
+        for i in range(5000)
+    ]
+    model = PickerModel(rows, current_cwd=HERE, now=NOW)
+    model.toggle_scope()
+    h = Harness(model)
+    held: list[bool] = []
+    real = model.refine
+
+    def refine(budget: float = 0.02) -> bool:
+        held.append(candidates._typing_until > time.monotonic())
+        candidates._typing_until = 0.0  # the key's own pause is over: only the ranking holds them now
+        more = real(budget)
+        if not more:
+            app = get_app_or_none()
+            if app is not None:
+                app.exit()
+        return more
+
+    monkeypatch.setattr(model, "refine", refine)
+    with create_pipe_input() as pipe:
+        app: Application[None] = Application(layout=Layout(h.view.container), input=pipe, output=DummyOutput())
+        pipe.send_text("tdy")
+        app.run()
+    assert len(held) > 3 and all(held), held
