@@ -86,15 +86,17 @@ def prepare_all(
     current_workspace: str | None,
     with_index: bool = True,
     error: str | None = None,
+    between: Callable[[], None] | None = None,
 ) -> AllRows:
     """Sort, split off this workspace's rows and index `candidates`: the slow part of `add_all`.
 
-    Builds only new objects, so it may run on a worker thread while the model is used on the loop.
+    Builds only new objects, so it may run on a worker thread while the model is used on the loop
+    (`between` is called between slices of the index's build, where such a worker gives way).
     """
     rows = newest_first(candidates)
     here = os.path.normpath(current_cwd) if current_cwd else current_cwd
     mine = [c for c in rows if in_workspace(c, here, current_workspace)]
-    index = FuzzyIndex(search_texts(rows, with_label=True)) if with_index else None
+    index = FuzzyIndex(search_texts(rows, with_label=True), between) if with_index else None
     return AllRows(rows, mine, index, error)
 
 

@@ -22,7 +22,7 @@ import bisect
 import functools
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from itertools import accumulate
 
 from dsh.resume.fuzzy import BONUS_CAMEL, bonus_at, fold, is_case_sensitive, score_term, split_terms
@@ -311,7 +311,8 @@ class _Everything(Ranking):
 class FuzzyIndex:
     """Searchable texts of many rows, given newest first; `search(query)` ranks them in tiers."""
 
-    def __init__(self, texts: Sequence[str]) -> None:
+    def __init__(self, texts: Sequence[str], between: Callable[[], None] | None = None) -> None:
+        """`between` is called between slices of the build (a worker's listing gives way there)."""
         self.texts = list(texts)
         # One pass over many rows joined beats one call per row; rows with newlines (or characters whose
         # lowercase is longer) cannot be cut apart again and take the row-by-row way. The passes go a
@@ -321,6 +322,8 @@ class FuzzyIndex:
         parts: list[str] = []
         whole = True
         for start in range(0, len(self.texts), _BUILD_SLICE):
+            if between is not None and start:
+                between()
             rows = self.texts[start : start + _BUILD_SLICE]
             big = "\n".join(rows)
             low = big.lower()
