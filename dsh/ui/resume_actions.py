@@ -191,6 +191,10 @@ class ResumeActions:
 
             def work() -> None:
                 followed = follow(index, refresher)
+                if followed.changed and not view.ended:
+                    # What changed is searchable now: searched again at once, before its rows are read
+                    # again (0.3-1 s at 100,000 sessions when an agent's store changed), and after.
+                    loop.call_soon_threadsafe(searched)
                 if self._stale:  # every row, put off by RELIST_SECONDS earlier: still owed
                     followed = Followed(True, followed.warnings, None, followed.agents)
                 every = lists_every_row(followed)
@@ -205,13 +209,16 @@ class ResumeActions:
                 if not view.ended:
                     loop.call_soon_threadsafe(done, followed.changed, rows, every)
 
+            def searched() -> None:
+                if still_open():
+                    picker_view.search_again()
+
             def done(changed: bool, rows: Any, every: bool) -> None:
                 if not still_open():
                     return
                 if rows is not None:
                     picker_view.add_all(rows)
-                if changed:
-                    picker_view.search_again()
+                    picker_view.search_again()  # a hit in a row that was not listed before
                 relisted = rows is not None and every
                 self._follow_later(picker_view, refresher, time.monotonic() if relisted else listed_at)
 
