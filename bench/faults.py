@@ -98,6 +98,59 @@ def stopped_host(h: Home) -> None:
     print(f"  dsh stop on it: status {out.returncode} after {stop_took:.2f} s: {(out.stdout + out.stderr).strip()!r}")
 
 
+def listing_stopped_hosts(h: Home) -> None:
+    """What a listing costs with hosts stopped (SIGSTOP) among running ones, and whether it keeps them;
+    the reference is the same listing once they are continued."""
+    running = [h.new() for _ in range(2)]
+    stopped = [h.new() for _ in range(3)]
+    cases = (
+        ("dsh list --all", ("list", "--all")),
+        ("dsh sessions", ("sessions",)),
+        ("dsh attach (no id)", ("attach",)),
+    )
+
+    def timed(args: tuple[str, ...]) -> tuple[list[float], str]:
+        took = []
+        for _ in range(3):
+            start = time.monotonic()
+            out = h.run(*args) if args != ("attach",) else _attach_no_id(h)
+            took.append(time.monotonic() - start)
+        return took, out.stdout + out.stderr
+
+    for _, pid in stopped:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        figures = {}
+        for label, args in cases:
+            took, text = timed(args)
+            kept = sum(1 for sid, _ in stopped if sid in text)
+            figures[label] = (took, kept, "stopped" in text)
+    finally:
+        for _, pid in stopped:
+            os.kill(pid, signal.SIGCONT)
+    for label, args in cases:
+        took, kept, said = figures[label]
+        reference, _ = timed(args)
+        print(
+            f"{label}, 2 running and 3 stopped hosts: {min(took):.2f}-{max(took):.2f} s (3 runs; "
+            f"all 5 running: {min(reference):.2f}-{max(reference):.2f} s, ratio {min(took) / min(reference):.1f}); "
+            f"stopped rows kept {kept}/3; says stopped: {said}"
+        )
+    del running
+
+
+def _attach_no_id(h: Home) -> subprocess.CompletedProcess[str]:
+    """`dsh attach` in a PTY (it takes the terminal): it attaches a detached running host; the screen's
+    text and the time until its first frame."""
+    d = PtyDriver([*h.dsh, "attach"], env=h.env, cwd=str(h.work), rows=30, cols=120)
+    try:
+        d.wait_for("PROMPT", timeout=30)
+        screen = d.text()
+    finally:
+        d.close()
+    return subprocess.CompletedProcess(["dsh", "attach"], 0, screen, "")
+
+
 def home_removed(h: Home) -> None:
     sid, pid = h.new()
     for n in range(20):
@@ -158,9 +211,11 @@ def failed_starts(h: Home) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--dsh", default=str(Path(sys.executable).parent / "dsh"))
+    parser.add_argument("--only", help="run only this case (a function's name)")
     args = parser.parse_args()
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}; dsh: {args.dsh}")
-    for bench in (stopped_host, home_removed, log_truncated_and_replaced, failed_starts):
+    cases = (stopped_host, listing_stopped_hosts, home_removed, log_truncated_and_replaced, failed_starts)
+    for bench in [case for case in cases if args.only in (None, case.__name__)]:
         h = Home([args.dsh])
         try:
             bench(h)

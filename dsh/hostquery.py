@@ -17,26 +17,44 @@ if TYPE_CHECKING:
 QUERY_TIMEOUT = 1.0
 
 
-def running_hosts() -> list[dict[str, Any]]:
+def running_hosts(stopped: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """What each listening host says of its session: id, cwd, attached, detached_at, pid, title, and
-    the socket it was asked on."""
-    found = []
-    try:
-        directories = host_socket_dirs()
-    except OSError:
+    the socket it was asked on. All are asked at once and waited for QUERY_TIMEOUT at most; a host found
+    stopped (SIGSTOP: it cannot answer until continued) is not waited for, and goes into `stopped`
+    when given (`Asking.stopped`'s rows)."""
+    paths = listening_sockets()
+    if not paths:
         return []
-    for directory in directories:
-        try:
-            names = sorted(os.listdir(directory))
-        except OSError:
-            continue
-        for name in names:
-            if name.endswith(SOCKET_SUFFIX):
-                answer = query(directory / name)
-                if answer is not None:
-                    answer["socket"] = str(directory / name)
-                    found.append(answer)
+    asking = Asking(paths)
+    answers = asking.answers(QUERY_TIMEOUT)
+    if stopped is not None:
+        stopped.extend(asking.stopped)
+    found = []
+    for path in paths:  # in the folders' order, as they were asked one by one
+        answer = answers.get(path)
+        if answer is not None and isinstance(answer.get("cwd"), str):
+            answer["socket"] = str(path)
+            found.append(answer)
     return found
+
+
+def stopped_line(row: dict[str, Any]) -> str:
+    """What to say of a host found stopped, and the ways out (as `dsh attach ID` says it)."""
+    sid, pid = row["session"], row["pid"]
+    return (
+        f"the host of session {sid} (pid {pid}) is stopped and does not answer: "
+        f"kill -CONT {pid} lets it go on, dsh stop {sid} ends it"
+    )
+
+
+def _stopped_row(path: Path, pid: int) -> dict[str, Any]:
+    """A stopped host's row: its session (its socket's name), pid, socket and cwd (from /proc: it cannot
+    say)."""
+    try:
+        cwd = os.readlink(f"/proc/{pid}/cwd")
+    except OSError:
+        cwd = ""
+    return {"session": path.name[: -len(SOCKET_SUFFIX)], "pid": pid, "socket": str(path), "cwd": cwd}
 
 
 def query(path: Path) -> dict[str, Any] | None:
@@ -70,15 +88,27 @@ def query(path: Path) -> dict[str, Any] | None:
 class Asking:
     """Query handshakes sent to several hosts at once, their answers read together by `answers`: a
     listing sends them first, does its own work meanwhile, then waits at most a bound for what is late,
-    so a host that does not answer (stopped, busy) costs the listing that bound, never more."""
+    so a host that does not answer (busy) costs the listing that bound, never more; one stopped is seen
+    stopped (its state in /proc) when connected, and costs nothing."""
 
     def __init__(self, paths: list[Path]) -> None:
+        from dsh.peer import peer_pid, process_stopped
+
         self._socks: dict[Path, Any] = {}
+        # Hosts found stopped (SIGSTOP), one row each (a host behind two names, its socket in the short
+        # fallback folder and the link to it, once): not asked, as they cannot answer until continued.
+        self.stopped: list[dict[str, Any]] = []
         hello = protocol.hello(rows=1, cols=1, env={}, pid=os.getpid(), intent={"kind": protocol.IntentKind.QUERY})
         for path in paths:
             try:
                 sock = connect_private(path, QUERY_TIMEOUT)
                 if sock is None:
+                    continue
+                pid = peer_pid(sock)
+                if pid is not None and process_stopped(pid):
+                    sock.close()
+                    if all(row["pid"] != pid for row in self.stopped):
+                        self.stopped.append(_stopped_row(path, pid))
                     continue
                 sock.setblocking(False)
                 sock.send(hello)  # a few hundred bytes into an empty socket buffer: taken whole

@@ -111,7 +111,7 @@ def test_the_attach_clients_path_loads_neither_typing_nor_hashlib() -> None:
         "dsh.store.workspace"
     )
     run = (
-        "dsh.client.live.running_hosts = lambda: [{'session': 'h1', 'cwd': os.getcwd(), 'attached': False}]\n"
+        "dsh.client.live.running_hosts = lambda _=None: [{'session': 'h1', 'cwd': os.getcwd(), 'attached': False}]\n"
         "intent = dsh.cli.run.intent_from_args(dsh.cli.quick_args(['attach']))\n"
         "assert dsh.client.session_choice.choose_target(intent, os.getcwd()).session_id == 'h1'"
     )

@@ -65,3 +65,71 @@ def test_a_session_s_line_counts_every_state_most_urgent_first() -> None:
     )
     assert session_line(["blocked"]) == "1 needs you"
     assert session_line([]) == ""
+
+
+def test_a_stopped_host_is_seen_stopped_when_connected_and_kept_as_a_row_not_asked() -> None:
+    """A host stopped by SIGSTOP listens (the kernel takes the connection) but cannot answer: a listing
+    tells it by its state in /proc, never sends it a hello (so it has nothing queued when continued),
+    and keeps its row, with its pid and workspace, for the listing to say."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from dsh.hostquery import running_hosts
+    from dsh.peer import process_stopped
+
+    folder = run_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    sid, stopped_sid = "20261202T000000Z-cccccc", "20261202T000000Z-dddddd"
+    thread = _answering(folder / f"{sid}.sock", {"session": sid, "cwd": "/w", "agents": []})
+    # A listener in a process of its own (SIGSTOP stops a whole process): it says what it was sent.
+    script = (
+        "import socket, sys\n"
+        "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.bind(sys.argv[1]); s.listen(8)\n"
+        "print('listening', flush=True)\n"
+        "s.settimeout(2)\n"
+        "got = b''\n"
+        "try:\n"
+        "    while True:\n"
+        "        c, _ = s.accept(); c.settimeout(1); got += c.recv(65536)\n"
+        "except OSError:\n"
+        "    pass\n"
+        "print('sent', len(got), flush=True)\n"
+    )
+    work = folder.parent / "work"
+    work.mkdir(exist_ok=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", script, str(folder / f"{stopped_sid}.sock")],
+        cwd=work,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert child.stdout is not None and child.stdout.readline() == "listening\n"
+        os.kill(child.pid, signal.SIGSTOP)
+        deadline = time.monotonic() + 30
+        while not process_stopped(child.pid):  # the signal is taken when the child is next scheduled
+            assert time.monotonic() < deadline, "the listener never stopped"
+            time.sleep(0.01)
+        stopped: list[dict[str, object]] = []
+        hosts = running_hosts(stopped)
+        assert [h["session"] for h in hosts] == [sid]
+        assert stopped == [
+            {"session": stopped_sid, "pid": child.pid, "socket": str(folder / f"{stopped_sid}.sock"), "cwd": str(work)}
+        ]
+        live = LiveAgents(listening_sockets())
+        assert live.stopped() == {stopped_sid: child.pid}
+        data: dict[str, object] = {}
+        live.add_states(stopped_sid, data)
+        assert data == {"agent_states": None, "host_stopped": True}
+        live.close()
+        os.kill(child.pid, signal.SIGCONT)
+        out, _ = child.communicate(timeout=30)
+        assert out == "sent 0\n"  # connected twice, asked nothing
+    finally:
+        if child.poll() is None:
+            os.kill(child.pid, signal.SIGCONT)
+            child.kill()
+        thread.join(5)

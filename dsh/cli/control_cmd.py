@@ -248,10 +248,10 @@ def _inside() -> Where | None:
     return None
 
 
-def _hosts() -> list[dict[str, Any]]:
+def _hosts(stopped: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     from dsh.client.live import running_hosts
 
-    return running_hosts()
+    return running_hosts(stopped)
 
 
 def _newest_here() -> Where:
@@ -377,20 +377,40 @@ def _list(options: dict[str, Any], rest: list[str], extra: dict[str, str]) -> in
         raise UsageError("dsh list takes no words (did you mean dsh list --all?)")
     inside = _inside()
     sockets: list[str]
+    stopped: list[dict[str, Any]] = []  # hosts stopped (SIGSTOP): listed as such, never waited for
     if options.get("all") or inside is None:
-        hosts = _hosts()
+        hosts = _hosts(stopped)
         if not options.get("all"):
             here = os.path.realpath(os.getcwd())
-            hosts = [h for h in hosts if here == (c := os.path.realpath(h["cwd"])) or here.startswith(c + "/")]
+
+            def in_here(cwd: str) -> bool:
+                c = os.path.realpath(cwd)
+                return here == c or here.startswith(c + "/")
+
+            hosts = [h for h in hosts if in_here(h["cwd"])]
+            stopped = [row for row in stopped if row["cwd"] and in_here(row["cwd"])]
         sockets = [h["socket"] for h in hosts]
     else:
         sockets = [inside.socket]
     sessions = []
     for sock in sockets:
         try:
-            sessions.append(call(sock, {"verb": "list"})["info"])
+            sessions.append({**call(sock, {"verb": "list"})["info"], "stopped": False})
         except ControlError:
             continue  # it ended meanwhile
+    for row in stopped:
+        sessions.append(
+            {
+                "id": row["session"],
+                "title": "",
+                "cwd": row["cwd"],
+                "pid": row["pid"],
+                "attached": None,  # it cannot say
+                "socket": row["socket"],
+                "tabs": [],
+                "stopped": True,
+            }
+        )
     sessions.sort(key=lambda s: s["id"], reverse=True)
     if options.get("json"):
         _print_json(sessions)
@@ -404,6 +424,11 @@ def _list_lines(sessions: list[dict[str, Any]]) -> list[str]:
 
     lines = []
     for s in sessions:
+        if s.get("stopped"):  # its host cannot say what it holds: what it is, and the ways out
+            sid, pid = sanitize(str(s["id"]), 64), s["pid"]  # its socket's name
+            ways = f"kill -CONT {pid} lets it go on, dsh stop {sid} ends it"
+            lines.append(f"{sid}  {sanitize(s['cwd'], 200)}  stopped (host pid {pid}): {ways}\n")
+            continue
         attached = "attached" if s.get("attached") else "detached"
         lines.append(f"{s['id']}  {sanitize(s.get('title') or '', 60)}  {sanitize(s['cwd'], 200)}  {attached}\n")
         for tab in s["tabs"]:

@@ -56,9 +56,17 @@ class LiveAgents:
             for row in rows
         ]
 
+    def stopped(self) -> dict[str, int]:
+        """The live sessions whose hosts are stopped (SIGSTOP), with their pids: seen so when asked, and
+        never waited for."""
+        rows = self._asking.stopped if self._asking is not None else []
+        return {str(row["session"]): int(row["pid"]) for row in rows}
+
     def add_states(self, session_id: str, data: dict[str, object]) -> None:
-        """A live session's JSON object gets its `agent_states` (dsh.store.json_listing's `live`)."""
+        """A live session's JSON object gets its `agent_states` and `host_stopped` (dsh.store.json_listing's
+        `live`)."""
         data["agent_states"] = self.states(session_id)
+        data["host_stopped"] = session_id in self.stopped()
 
     def close(self) -> None:
         if self._asking is not None:

@@ -118,7 +118,14 @@ def run(args: argparse.Namespace) -> int:
             # One summary a line, ASCII with JSON escapes (C1 controls and the like never reach a terminal raw).
             json_out.close()
         elif rows:
-            write_table(sys.stdout, rows, with_workspace=args.all, agents=agent_lines)
+            stopped = live.stopped() if live is not None else {}
+            write_table(sys.stdout, rows, with_workspace=args.all, agents=agent_lines, stopped=stopped)
+            if stopped:
+                from dsh.hostquery import stopped_line
+
+                for row in rows:
+                    if row.id in stopped and row.live_pid is not None:
+                        say(f"dsh: {stopped_line({'session': row.id, 'pid': stopped[row.id]})}")
         else:
             _say_empty(cwd)
         sys.stdout.flush()

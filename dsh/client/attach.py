@@ -121,10 +121,9 @@ class HostStopped(AttachError):
     """The host is stopped (SIGSTOP): it cannot answer until continued; `pid` is its process."""
 
     def __init__(self, session_id: str, pid: int) -> None:
-        super().__init__(
-            f"the host of session {session_id} (pid {pid}) is stopped and does not answer: "
-            f"kill -CONT {pid} lets it go on, dsh stop {session_id} ends it"
-        )
+        from dsh.hostquery import stopped_line  # as a listing says it
+
+        super().__init__(stopped_line({"session": session_id, "pid": pid}))
         self.pid = pid
 
 

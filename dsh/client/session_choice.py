@@ -159,11 +159,18 @@ def newest_detached(options: list[str], here: str) -> str:
     from dsh.client.live import running_hosts
     from dsh.store.workspace import same_workspace, workspace_label
 
-    detached = [host for host in running_hosts() if not host.get("attached") and same_workspace(host["cwd"], here)]
+    stopped: list[dict[str, object]] = []  # hosts stopped (SIGSTOP): not waited for, said below
+    hosts = running_hosts(stopped)
+    detached = [host for host in hosts if not host.get("attached") and same_workspace(host["cwd"], here)]
     if detached:
         # The one left most recently, as tmux attaches the most recently used session.
         detached.sort(key=lambda host: host.get("detached_at") or 0, reverse=True)
         return str(detached[0]["session"])
+    from dsh.hostquery import stopped_line
+
+    said = "".join(
+        f"\n{sanitize(stopped_line(row))}" for row in stopped if same_workspace(str(row["cwd"] or "/"), here)
+    )
     store = open_store(options)
     try:
         rows = store.summaries(cwd=here)
@@ -172,16 +179,16 @@ def newest_detached(options: list[str], here: str) -> str:
     where = sanitize(workspace_label(here))
     if not rows:
         raise ClientError(
-            f"no detached session in {where}, and no session at all (dsh sessions --all lists every workspace)"
+            f"no detached session in {where}, and no session at all (dsh sessions --all lists every workspace)" + said
         )
     import io
 
     from dsh.store.table import write_table
 
     table = io.StringIO()
-    write_table(table, rows[:10], with_workspace=False)
+    write_table(table, rows[:10], with_workspace=False, stopped={str(row["session"]) for row in stopped})
     raise ClientError(
-        f"no detached session in {where}; its sessions:\n{table.getvalue().rstrip()}\n"
+        f"no detached session in {where}; its sessions:\n{table.getvalue().rstrip()}{said}\n"
         "dsh attach ID takes an attached one over; dsh --resume=ID restores a closed one"
     )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import time
+from collections.abc import Container
 from typing import TYPE_CHECKING, TextIO
 
 from dsh.store.timefmt import epoch_from_iso
@@ -27,9 +28,11 @@ def age(iso: str, now: float | None = None) -> str:
     return f"{seconds}s"
 
 
-def state(row: Summary) -> str:
-    """attached, detached, closed or crashed (see Summary.state), and whether it is archived."""
-    return row.state + (",archived" if row.archived else "")
+def state(row: Summary, stopped: bool = False) -> str:
+    """attached, detached, closed or crashed (see Summary.state), `stopped` for a live session whose host
+    is stopped (SIGSTOP), and whether it is archived."""
+    shown = "stopped" if stopped and row.live_pid is not None else row.state
+    return shown + (",archived" if row.archived else "")
 
 
 def write_table(
@@ -39,10 +42,11 @@ def write_table(
     with_workspace: bool,
     width: int | None = None,
     agents: dict[str, str] | None = None,
+    stopped: Container[str] = (),
 ) -> None:
     """An aligned table; every text field from disk is sanitized and cut to fit the terminal. `agents`:
     a live session's agents' states by its id ("1 needs you · 2 working"), in an AGENTS column when any
-    row has them."""
+    row has them; `stopped`: the ids of live sessions whose hosts are stopped."""
     width = width or shutil.get_terminal_size((100, 24)).columns
     agents = agents or {}
     header = (
@@ -52,7 +56,7 @@ def write_table(
     now = time.time()
     table: list[list[str]] = []
     for row in rows:
-        cells = [row.id, age(row.updated_at, now), state(row), str(row.pane_count)]
+        cells = [row.id, age(row.updated_at, now), state(row, row.id in stopped), str(row.pane_count)]
         if agents:
             cells.append(agents.get(row.id, ""))
         if with_workspace:

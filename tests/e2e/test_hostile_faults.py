@@ -279,9 +279,7 @@ def _two_panes_saved(d: PtyDriver, dsh_home: Path, sid: str) -> Path:
     return path
 
 
-def test_a_snapshot_cut_short_or_replaced_under_the_host_is_said_and_written_again(
-    run: Launch, dsh_home: Path
-) -> None:
+def test_a_snapshot_cut_short_or_replaced_under_the_host_is_said_and_written_again(run: Launch, dsh_home: Path) -> None:
     d = run()
     d.wait_for("PROMPT")
     sid = _session_id(dsh_home)
@@ -302,9 +300,7 @@ def test_a_snapshot_cut_short_or_replaced_under_the_host_is_said_and_written_aga
     d.wait_for("still-here")
 
 
-def test_a_snapshot_cut_short_before_a_resume_restores_the_one_saved_before_it(
-    run: Launch, dsh_home: Path
-) -> None:
+def test_a_snapshot_cut_short_before_a_resume_restores_the_one_saved_before_it(run: Launch, dsh_home: Path) -> None:
     from tests.e2e.hosts import kill_host
 
     d = run()
@@ -324,3 +320,54 @@ def test_a_snapshot_cut_short_before_a_resume_restores_the_one_saved_before_it(
     assert "p1" in r.text()
     (aside,) = path.parent.glob("snapshot.json.corrupt-*")
     assert aside.read_bytes() == whole[: len(whole) // 3]
+
+
+def _stop(pid: int) -> None:
+    """SIGSTOP, and wait until it has been taken (the state in /proc says T)."""
+    from dsh.peer import process_stopped
+
+    os.kill(pid, signal.SIGSTOP)
+    deadline = time.monotonic() + 30
+    while not process_stopped(pid):
+        assert time.monotonic() < deadline, f"{pid} never stopped"
+        time.sleep(0.01)
+
+
+def test_listings_with_a_stopped_host_keep_its_row_and_say_it_is_stopped(
+    launch: Launch, dsh_cmd: list[str], dsh_env: dict[str, str], dsh_home: Path, workdir: Path
+) -> None:
+    import json
+
+    def dsh(*args: str) -> subprocess.CompletedProcess[str]:
+        out = subprocess.run([*dsh_cmd, *args], cwd=workdir, env=dsh_env, capture_output=True, text=True, timeout=30)
+        assert "Traceback" not in out.stderr, out.stderr
+        return out
+
+    running = dsh("new", "-d").stdout.strip()
+    stopped = dsh("new", "-d").stdout.strip()
+    pid = host_pid(dsh_home, stopped)
+    _stop(pid)
+    try:
+        ways = f"kill -CONT {pid} lets it go on, dsh stop {stopped} ends it"
+        listed = dsh("list", "--all").stdout
+        assert f"{stopped}  {workdir}  stopped (host pid {pid}): {ways}" in listed, listed
+        assert f"{running}  untitled  {workdir}  detached" in listed, listed
+        rows = {row["id"]: row for row in json.loads(dsh("list", "--json").stdout)}  # this workspace's
+        assert rows[stopped]["stopped"] is True and rows[stopped]["pid"] == pid and rows[stopped]["tabs"] == []
+        assert rows[running]["stopped"] is False and rows[running]["tabs"]
+        table = dsh("sessions")
+        (line,) = [line for line in table.stdout.splitlines() if line.startswith(stopped)]
+        assert line.split()[2] == "stopped", table.stdout
+        assert f"(pid {pid}) is stopped and does not answer: {ways}" in table.stderr, table.stderr
+        rows = {row["id"]: row for row in json.loads(dsh("sessions", "--json").stdout)}
+        assert rows[stopped]["host_stopped"] is True and rows[stopped]["live_pid"] == pid
+        assert rows[running]["host_stopped"] is False
+        # With no detached host running here, `dsh attach` says which is stopped and how to go on.
+        assert dsh("stop", running).returncode == 0
+        a = launch("attach", cwd=workdir, env=dsh_env, rows=30, cols=250)  # wide: its lines are not wrapped
+        assert a.wait_exit(timeout=30) not in (0, None)
+        said = a.text()
+        assert f"(pid {pid}) is stopped and does not answer: {ways}" in said, said
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert alive(pid)
