@@ -205,3 +205,60 @@ def test_a_host_that_answers_pings_is_never_called_wedged(monkeypatch: pytest.Mo
     assert b"not answering" not in shown
     assert outcome.kind == "signal"  # type: ignore[attr-defined]
     assert {"type": "ping"} in controls
+
+
+@pytest.mark.parametrize("said", [True, False], ids=["said-over-the-screen", "nothing-said"])
+def test_a_switch_that_fails_after_a_line_over_the_screen_asks_the_host_to_draw_it_again(said: bool) -> None:
+    """A /resume's switch to a host that is slow to answer says so over the view's screen (the client's
+    own line on the bottom row, which the host's next frame would not know to repaint): when it then
+    fails, the host is told why and asked for a whole frame; with nothing said, only told why."""
+    from dsh import protocol
+    from dsh.client.attach import Attachment
+
+    host, client = socket.socketpair()
+    stdin_r, stdin_w = os.pipe()
+    out_r, out_w = os.pipe()
+    os.set_blocking(out_r, False)
+    controls: list[dict] = []
+    pumps: list[Pump] = []
+
+    def on_switch(session_id: str | None, cwd: str, from_cwd: str, argv: list[str] | None) -> str:
+        if said:
+            pumps[0].say("dsh: the host of session s2 has not answered for 2 s")
+        return "the host of session s2 did not answer in 10 s"
+
+    def the_host() -> None:
+        host.sendall(protocol.control(protocol.ToClient.SWITCH, session="s2", cwd="/"))
+        frames = protocol.FrameReader()
+        with contextlib.suppress(OSError):
+            while data := host.recv(65536):
+                for kind, payload in frames.feed(data):
+                    if kind == protocol.CONTROL:
+                        controls.append(protocol.parse_json(payload))
+                        if controls[-1]["type"] == "switch_failed":
+                            threading.Timer(0.3, lambda: os.close(stdin_w)).start()  # then the terminal goes
+
+    attachment = Attachment(client, "s1", {"ok": True, "pid": 4242}, b"")
+    thread = threading.Thread(target=the_host)
+    thread.start()
+    try:
+        with Pump(RawTerminal(stdin_r), stdin=stdin_r, stdout=out_w) as pump:
+            pumps.append(pump)
+            outcome = pump.run(attachment, on_switch)
+        client.shutdown(socket.SHUT_RDWR)
+        thread.join(5)
+        shown = b""
+        with contextlib.suppress(BlockingIOError):
+            shown = os.read(out_r, 65536)
+    finally:
+        for fd in (stdin_r, out_r, out_w):
+            os.close(fd)
+        client.close()
+        host.close()
+    assert outcome.kind == "signal"  # type: ignore[attr-defined]
+    failed = {"type": "switch_failed", "error": "the host of session s2 did not answer in 10 s"}
+    if said:
+        assert b"\x1b[7m dsh: the host of session s2 has not answered for 2 s \x1b[m" in shown, shown
+        assert controls == [failed, {"type": "redraw"}]
+    else:
+        assert shown == b"" and controls == [failed]

@@ -127,10 +127,12 @@ class HostStopped(AttachError):
         self.pid = pid
 
 
-def _read_answer(sock: socket.socket, session_id: str, say: Callable[[str], None] | None = None) -> bytes:
+def _read_answer(
+    sock: socket.socket, session_id: str, say: Callable[[str], None] | None = None, way_out: str = "C-c gives up"
+) -> bytes:
     """The host's answer line (and what came with it), read within HANDSHAKE_TIMEOUT; HostStopped as
     soon as the host has been seen stopped for STOPPED_FOR. `say` gets one line if a running host has
-    not answered after SLOW_AFTER (none: the terminal is the view's, as in a /resume)."""
+    not answered after SLOW_AFTER, naming `way_out` (what else the user can do meanwhile)."""
     from dsh.peer import peer_pid, process_stopped
 
     pid = peer_pid(sock)
@@ -152,7 +154,7 @@ def _read_answer(sock: socket.socket, session_id: str, say: Callable[[str], None
                     who = f" (pid {pid})" if pid is not None else ""
                     say(
                         f"dsh: the host of session {session_id}{who} has not answered for {SLOW_AFTER:.0f} s; "
-                        f"waiting up to {HANDSHAKE_TIMEOUT:.0f} s (C-c gives up, dsh stop {session_id} ends it)"
+                        f"waiting up to {HANDSHAKE_TIMEOUT:.0f} s ({way_out}, dsh stop {session_id} ends it)"
                     )
                     say = None
                 continue
@@ -200,13 +202,14 @@ class Attachment:
         cols: int,
         intent: dict[str, Any] | None = None,
         say: Callable[[str], None] | None = None,
+        way_out: str = "C-c gives up",
     ) -> Attachment:
         """Send the hello and read the host's answer; AttachError with the host's words if it refuses.
         `say` gets a line while a slow host keeps the user waiting (see _read_answer)."""
         try:
             sock.settimeout(HANDSHAKE_TIMEOUT)
             sock.sendall(protocol.hello(rows=rows, cols=cols, env=client_env(), pid=os.getpid(), intent=intent))
-            data = _read_answer(sock, session_id, say)
+            data = _read_answer(sock, session_id, say, way_out)
         except TimeoutError as exc:
             sock.close()
             raise AttachError(f"the host of session {session_id} did not answer in {HANDSHAKE_TIMEOUT:.0f} s") from exc
@@ -269,6 +272,7 @@ class Pump:
         self._pinged = False
         self._wedged = False
         self._typed = b""  # the last keys typed while the host is wedged (a detach split over reads)
+        self._written_over = False  # a line of the client's own is on the host's screen (say)
 
     def __enter__(self) -> Pump:
         # warn_on_full_buffer=False: a storm of SIGWINCH must not print over the screen.
@@ -344,11 +348,17 @@ class Pump:
             pid = attachment.welcome.get("pid")
             who = f" (pid {pid})" if isinstance(pid, int) else ""
             keys = _key_names(attachment.detach_keys)
-            line = f" dsh: the session host{who} is not answering; {keys} detaches (the session stays) "
-            with contextlib.suppress(OSError):
-                # On the bottom line, in reverse video, the cursor put back: the host redraws over it.
-                write_all(self.stdout, f"\x1b7\x1b[999;1H\x1b[2K\x1b[7m{line}\x1b[m\x1b8".encode())
+            self.say(f"dsh: the session host{who} is not answering; {keys} detaches (the session stays)")
         return None
+
+    def say(self, line: str) -> None:
+        """A line of the client's own over the host's screen (the host is not answering): on the bottom
+        line, in reverse video, the cursor put back; the host is asked to draw it all again after."""
+        from dsh.text import sanitize
+
+        self._written_over = True
+        with contextlib.suppress(OSError):
+            write_all(self.stdout, f"\x1b7\x1b[999;1H\x1b[2K\x1b[7m {sanitize(line)} \x1b[m\x1b8".encode())
 
     def _heard(self, attachment: Attachment) -> Outcome | None:
         """Something came from the host: it is there. Once it was taken for wedged, it draws it all."""
@@ -465,7 +475,12 @@ class Pump:
                 from_cwd = ""
             result = on_switch(session_id, cwd, from_cwd, argv)
             if isinstance(result, str):
-                return self._to_host(attachment, protocol.control(protocol.ToHost.SWITCH_FAILED, error=result))
+                outcome = self._to_host(attachment, protocol.control(protocol.ToHost.SWITCH_FAILED, error=result))
+                if outcome is None and self._written_over:  # the waiting line said over its screen
+                    self._written_over = False
+                    outcome = self._to_host(attachment, protocol.control(protocol.ToHost.REDRAW))
+                return outcome
+            self._written_over = False
             self._to_host(attachment, protocol.control(protocol.ToHost.LEAVE))
             attachment.leave()
             return Outcome(OutcomeKind.SWITCH, next=result)

@@ -61,7 +61,14 @@ def run_client(intent: Intent, entries: Entries) -> tuple[int, str]:
             next_target = Target(session_id, cwd, first_argv=first_argv)
             rows, cols = window_size(STDOUT)
             return attach_or_start(
-                next_target, intent.options, entries, rows=rows, cols=cols, from_cwd=from_cwd, from_session=left[0]
+                next_target,
+                intent.options,
+                entries,
+                rows=rows,
+                cols=cols,
+                from_cwd=from_cwd,
+                from_session=left[0],
+                say=pump.say,  # the view has the terminal: a slow host is said over its screen
             )
         except ClientError as exc:
             return str(exc)
@@ -120,10 +127,12 @@ def attach_or_start(
     from_session: str = "",
     mode: str = "share",
     note: str = "",
+    say: Callable[[str], None] | None = None,
 ) -> Attachment:
     """An Attachment to the target's host: the running one, or one started for it here and now.
     `from_cwd` is the client's directory when a /resume switched it here (the host says it moved),
-    `from_session` the session it left (for that host's `/session last`; an older host ignores it)."""
+    `from_session` the session it left (for that host's `/session last`; an older host ignores it).
+    `say` gets a line while a host that runs keeps the user waiting (stderr when not given)."""
     from dsh.client.attach import AttachError, Attachment, connect
     from dsh.client.spawn import HostStartError, start_session_host
     from dsh.host.spec import HostSpec
@@ -148,10 +157,13 @@ def attach_or_start(
         if session_id is not None:
             sock = connect(socket_path(session_id))
             if sock is not None:
-                # Before the terminal is raw (not in a /resume's switch, which the view reports), a
-                # slow host is said on stderr.
-                say = None if from_cwd else _say_waiting
-                return Attachment.open(sock, session_id, rows=rows, cols=cols, intent=intent, say=say)
+                # Before the terminal is raw, a slow host is said on stderr, where C-c gives up; in a
+                # /resume's switch, over the view's screen, and the client goes back after the wait.
+                if say is not None:
+                    return Attachment.open(
+                        sock, session_id, rows=rows, cols=cols, intent=intent, say=say, way_out="then back here"
+                    )
+                return Attachment.open(sock, session_id, rows=rows, cols=cols, intent=intent, say=_say_waiting)
             if not target.restore:
                 raise ClientError(not_running(session_id, options))
             pid = live_elsewhere(session_id, options, target.cwd)

@@ -371,3 +371,84 @@ def test_listings_with_a_stopped_host_keep_its_row_and_say_it_is_stopped(
     finally:
         os.kill(pid, signal.SIGCONT)
     assert alive(pid)
+
+
+def _resume_into(a: PtyDriver, workspace: str) -> None:
+    """/resume, the all-workspaces scope, the row of `workspace`, Enter."""
+    a.type_line("/resume")
+    a.wait_for("This workspace")
+    a.send("\t")
+    a.wait_for("All workspaces")
+    a.send(workspace)
+    a.wait_for(workspace)
+    a.send("\r")
+
+
+def _detached_elsewhere(dsh_cmd: list[str], dsh_env: dict[str, str], folder: Path) -> str:
+    folder.mkdir()
+    out = subprocess.run([*dsh_cmd, "new", "-d"], cwd=folder, env=dsh_env, capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip()
+
+
+def test_a_resume_into_a_stopped_host_says_so_on_the_screen_and_stays_where_it_was(
+    launch: Launch, dsh_cmd: list[str], dsh_env: dict[str, str], dsh_home: Path, workdir: Path, tmp_path: Path
+) -> None:
+    sid = _detached_elsewhere(dsh_cmd, dsh_env, tmp_path / "bravo-stopped")
+    pid = host_pid(dsh_home, sid)
+    _stop(pid)
+    try:
+        a = launch(cwd=workdir, env=dsh_env, rows=30, cols=250)  # wide: the message line is not wrapped
+        a.wait_for("PROMPT")
+        _resume_into(a, "bravo-stopped")
+        ways = f"kill -CONT {pid} lets it go on, dsh stop {sid} ends it"
+        a.wait_for(f"(pid {pid}) is stopped and does not answer: {ways}")
+        a.send("\x1b")  # the picker closed: this session, as it was, takes keys
+        a.wait_for("PROMPT")
+        a.type_line("echo still-in-alpha")
+        a.wait_for("still-in-alpha")
+        assert workdir.name in a.lines()[-2]  # the status line: still this workspace
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert alive(pid)
+
+
+def test_a_resume_into_a_host_that_runs_but_never_answers_is_said_then_given_up(
+    launch: Launch, dsh_cmd: list[str], dsh_env: dict[str, str], dsh_home: Path, workdir: Path, tmp_path: Path
+) -> None:
+    import socket
+    import threading
+
+    sid = _detached_elsewhere(dsh_cmd, dsh_env, tmp_path / "bravo-silent")
+    pid = host_pid(dsh_home, sid)
+    _stop(pid)  # it holds the session (listed live); its socket is taken over by one that never answers
+    path = dsh_home / "run" / f"{sid}.sock"
+    path.unlink()
+    silent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    silent.bind(str(path))
+    silent.listen(4)
+    held: list[socket.socket] = []
+    silent.settimeout(60)
+    accepting = threading.Thread(target=lambda: held.append(silent.accept()[0]), daemon=True)
+    accepting.start()
+    try:
+        a = launch(cwd=workdir, env=dsh_env, rows=30, cols=250)
+        a.wait_for("PROMPT")
+        _resume_into(a, "bravo-silent")
+        waiting = f"the host of session {sid} (pid {os.getpid()}) has not answered for 2 s; waiting up to 10 s"
+        a.wait_for(waiting, timeout=20)
+        assert "then back here" in a.lines()[-1], a.text()  # over the bottom line of the view's screen
+        a.wait_until(
+            lambda screen: f"the host of session {sid} did not answer in 10 s" in screen and waiting not in screen,
+            timeout=30,
+            what="the switch given up, and the screen drawn whole again",
+        )
+        a.send("\x1b")
+        a.wait_for("PROMPT")
+        a.type_line("echo still-in-alpha")
+        a.wait_for("still-in-alpha")
+    finally:
+        silent.close()
+        for conn in held:
+            conn.close()
+        os.kill(pid, signal.SIGCONT)
