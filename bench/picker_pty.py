@@ -164,8 +164,10 @@ class Screen:
                 self.changed.notify_all()
 
     def send(self, data: bytes | str) -> float:
+        """Write `data`; the time just before (an echo can be read before the write returns)."""
+        sent = time.perf_counter()
         self.proc.write(data.encode() if isinstance(data, str) else data)
-        return time.perf_counter()
+        return sent
 
     def lines(self) -> list[str]:
         with self.lock:

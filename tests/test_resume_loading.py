@@ -702,3 +702,24 @@ def test_a_look_at_the_disk_waits_while_keys_are_typed(world: World, monkeypatch
     assert follow(world.index)[1] == []
     assert time.monotonic() - started >= 0.7  # it began once the typing paused
     keys_typed(0.0)
+
+
+def test_a_background_job_gives_way_for_a_bounded_time_in_all(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keys typed one at a time, without end: a background job's pauses add up to GIVE_WAY_TOTAL at most,
+    and a new job has its own."""
+    from dsh.resume import candidates
+    from dsh.resume.candidates import give_way, in_the_background, keys_typed
+
+    monkeypatch.setattr(candidates, "GIVE_WAY_MAX", 0.2)
+    monkeypatch.setattr(candidates, "GIVE_WAY_TOTAL", 0.5)
+    keys_typed(60.0)  # typing that never pauses
+    try:
+        for _job in range(2):
+            with in_the_background():
+                started = time.monotonic()
+                for _slice in range(10):
+                    give_way()
+                took = time.monotonic() - started
+            assert 0.45 <= took < 2.0, took  # paused, and for 0.5 s in all, not 10 x 0.2 s
+    finally:
+        keys_typed(0.0)

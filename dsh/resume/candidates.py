@@ -307,6 +307,9 @@ _front_lock = threading.Lock()
 _nothing_in_front = threading.Event()
 _nothing_in_front.set()
 GIVE_WAY_MAX = 1.0  # a listing never waits longer than this for one search
+# nor longer than this in all (one `in_the_background` block): typing one key at a time, each key's search
+# and ranking held a listing's update of the rows off for 6-8 s, and the look at the disk behind it.
+GIVE_WAY_TOTAL = 2.0
 
 
 @contextlib.contextmanager
@@ -334,12 +337,12 @@ _thread = threading.local()
 def in_the_background() -> Iterator[None]:
     """This thread's work gives way (`give_way`) to searches up front; no other thread's does (the event
     loop's, a search's own)."""
-    before = getattr(_thread, "background", False)
-    _thread.background = True
+    before = getattr(_thread, "background", False), getattr(_thread, "waited", 0.0)
+    _thread.background, _thread.waited = True, 0.0
     try:
         yield
     finally:
-        _thread.background = before
+        _thread.background, _thread.waited = before
 
 
 # Until when keys being typed keep background listings paused (`keys_typed`), monotonic seconds.
@@ -356,18 +359,22 @@ def keys_typed(seconds: float = TYPING_PAUSE) -> None:
 
 def give_way() -> None:
     """Between slices of a background listing: wait while a search is `up_front` or keys are being typed
-    (`keys_typed`), at most GIVE_WAY_MAX in all. Only in a thread `in_the_background`; anywhere else it
-    returns at once."""
+    (`keys_typed`), at most GIVE_WAY_MAX, and GIVE_WAY_TOTAL over the whole `in_the_background` block.
+    Only in a thread `in_the_background`; anywhere else it returns at once."""
     if not getattr(_thread, "background", False):
         return
-    deadline = time.monotonic() + GIVE_WAY_MAX
-    while (now := time.monotonic()) < deadline:
-        if not _nothing_in_front.is_set():
-            _nothing_in_front.wait(deadline - now)
-        elif now < _typing_until:
-            time.sleep(min(_typing_until, deadline) - now)
-        else:
-            return
+    began = time.monotonic()
+    deadline = began + min(GIVE_WAY_MAX, GIVE_WAY_TOTAL - _thread.waited)
+    try:
+        while (now := time.monotonic()) < deadline:
+            if not _nothing_in_front.is_set():
+                _nothing_in_front.wait(deadline - now)
+            elif now < _typing_until:
+                time.sleep(min(_typing_until, deadline) - now)
+            else:
+                return
+    finally:
+        _thread.waited += time.monotonic() - began
 
 
 _paused = 0  # gc_paused blocks under way, in any thread

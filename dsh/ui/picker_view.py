@@ -29,6 +29,8 @@ RENAME_PROMPT = "Rename: "
 # moves are drawn at most this often (a frame costs the host as much as a slice), and when it ends.
 REFINE_SLICE = 0.008
 REFINE_DRAW = 0.06
+# For this long after a key, ranking holds background listings off (`keys_typed`).
+REFINE_FIRST = 0.5
 # After the picker is first drawn, the search indexes are built this much later (before a Tab, usually).
 PREPARE_DELAY = 0.3
 # The transcript search runs once typing pauses this long.
@@ -298,12 +300,14 @@ class PickerView:
         generation = self._generation
 
         async def refine() -> None:
-            drawn = time.monotonic()
+            drawn = started = time.monotonic()
             # The rows on screen being ranked are what the user waits for: a listing or a look at the
             # disk on the lister's thread pauses meanwhile (it shared the GIL and the cores: a query typed
-            # as the first listing's update ran took 0.3 s to rank instead of 0.1 s).
+            # as the first listing's update ran took 0.3 s to rank instead of 0.1 s). Only for a while:
+            # one letter typed at a time ranks for seconds, and the disk was not looked at meanwhile.
             while generation == self._generation:
-                keys_typed()
+                if time.monotonic() - started < REFINE_FIRST:
+                    keys_typed()
                 if not self.model.refine(REFINE_SLICE):
                     break
                 if time.monotonic() - drawn >= REFINE_DRAW:
