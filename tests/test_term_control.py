@@ -175,3 +175,26 @@ def test_output_beside_a_reused_frame_asks_one_redraw_for_when_the_frame_is_due(
         assert control.redraw_when_due(lambda: redraws.append(1)) is False  # the frame is due: draw now
 
     asyncio.run(main())
+
+
+def test_colours_a_program_sets_are_drawn_in_its_pane_and_reset() -> None:
+    """OSC 4 changes what a palette entry draws as, OSC 10/11 the default colours (a set background
+    fills each row to the pane's width); OSC 104/110/111 give the user's colours back."""
+    term = Terminal(["true"], cwd="/", rows=24, cols=80)
+    control = TerminalControl(term)
+    term.feed(b"\x1b[31mred\x1b[m plain \x1b[38;5;196mhot\x1b[m \x1b[38;2;1;2;3mtrue\x1b[m")
+    before = control.create_content(20, 3).get_line(0)
+    assert [s for s, _ in before][:5] == ["fg:ansired", "", "fg:#ff0000 [fi:196]", "", "fg:#010203"]
+    term.feed(b"\x1b]4;1;#00ff00;196;DarkSlateGray\x07\x1b]10;#111111\x07\x1b]11;rgb:ee/ee/ee\x07")
+    line = control.create_content(20, 3).get_line(0)
+    assert line == [
+        ("bg:#eeeeee fg:#00ff00", "red"),
+        ("bg:#eeeeee fg:#111111", " plain "),
+        ("bg:#eeeeee fg:#2f4f4f", "hot"),  # drawn as the set colour: no index left to send on
+        ("bg:#eeeeee fg:#111111", " "),
+        ("bg:#eeeeee fg:#010203", "true"),  # a 24-bit colour is no palette entry
+        ("bg:#eeeeee fg:#111111", "  "),  # the set background to the pane's width
+    ]
+    assert control.create_content(20, 3).get_line(2) == [("bg:#eeeeee fg:#111111", " " * 20)]
+    term.feed(b"\x1b]104\x07\x1b]110\x07\x1b]111\x07")
+    assert control.create_content(20, 3).get_line(0) == before

@@ -65,7 +65,7 @@ def test_with_autowrap_off_the_cursor_stays_on_the_last_column() -> None:
 def test_colours_a_program_sets_are_what_its_queries_answer_until_reset() -> None:
     s, out = screen()
     s.feed(b"\x1b]11;rgb:ff/ff/ff\x07\x1b]11;?\x07\x1b]10;#123\x1b\\\x1b]10;?\x1b\\")
-    assert out == ["\x1b]11;rgb:ffff/ffff/ffff\x07", "\x1b]10;rgb:1111/2222/3333\x1b\\"]
+    assert out == ["\x1b]11;rgb:ffff/ffff/ffff\x07", "\x1b]10;rgb:1010/2020/3030\x1b\\"]  # (#rgb: high digits)
     out.clear()
     s.feed(b"\x1b]4;1;#00ff00;200;rgb:1/2/3\x07\x1b]4;1;?;200;?\x07\x1b]104;1\x07\x1b]4;1;?;200;?\x07")
     assert out == [
@@ -77,6 +77,52 @@ def test_colours_a_program_sets_are_what_its_queries_answer_until_reset() -> Non
     out.clear()
     s.feed(b"\x1b]111\x07\x1b]11;?\x07\x1b]11;bogus\x07\x1b]11;?\x07")
     assert out == ["\x1b]11;rgb:0000/0000/0000\x07"] * 2
+
+
+def test_x_colour_specs_and_names_are_read_as_xterm_reads_them() -> None:
+    """esctest's ChangeColor/ChangeDynamicColor: #rgb … #rrrrggggbbbb take each colour's high digits,
+    rgb: scales 1-4 digits, X11 names in any case with spaces; xterm answers its 8 bits repeated."""
+    s, out = screen()
+    for spec, answer in (
+        ("#fff", "f0f0/f0f0/f0f0"),
+        ("#888", "8080/8080/8080"),
+        ("#f0f0f0", "f0f0/f0f0/f0f0"),
+        ("#f00f00f00", "f0f0/f0f0/f0f0"),
+        ("#800080008000", "8080/8080/8080"),
+        ("#aaaabbbbcccc", "aaaa/bbbb/cccc"),
+        ("rgb:f/0/8", "ffff/0000/8888"),
+        ("rgb:800/fff/000", "8080/ffff/0000"),
+        ("RGB:f0f0/8080/0000", "f0f0/8080/0000"),
+        ("red", "ffff/0000/0000"),
+        ("DarkSlateGray", "2f2f/4f4f/4f4f"),
+        ("dark slate gray", "2f2f/4f4f/4f4f"),
+        ("LightGoldenrod2", "eeee/dcdc/8282"),
+    ):
+        out.clear()
+        s.feed(f"\x1b]4;3;{spec}\x07\x1b]4;3;?\x07\x1b]10;{spec}\x07\x1b]10;?\x07".encode())
+        assert out == [f"\x1b]4;3;rgb:{answer}\x07", f"\x1b]10;rgb:{answer}\x07"], spec
+    out.clear()
+    for bad in ("#12", "#ggg", "rgb:1/2", "rgb:12345/0/0", "notacolour", ""):
+        s.feed(f"\x1b]4;3;{bad}\x07".encode())
+    s.feed(b"\x1b]4;3;?\x07")
+    assert out == ["\x1b]4;3;rgb:eeee/dcdc/8282\x07"]  # none of them changed it
+
+
+def test_palette_entries_10_and_11_are_not_the_default_colours() -> None:
+    """OSC 4;10 and OSC 10 were kept under one key: setting palette entry 10 set the foreground, and
+    OSC 104 (reset the palette) reset the default colours too."""
+    s, out = screen()
+    s.feed(b"\x1b]10;#112233\x07\x1b]4;10;#445566;11;#778899\x07\x1b]104\x07\x1b]10;?;?\x07\x1b]4;10;?\x07")
+    assert out == [
+        "\x1b]10;rgb:1111/2222/3333\x07",
+        "\x1b]11;rgb:0000/0000/0000\x07",
+        "\x1b]4;10;rgb:0000/ffff/0000\x07",
+    ]
+    before = s.colours_set
+    s.feed(b"\x1b]110\x07")
+    assert s.colour_sets == {} and s.colours_set > before  # each change is told: the view recolours
+    s.feed(b"\x1b]4;1;red\x07\x1bc")
+    assert s.colour_sets == {}  # RIS: the user's colours again
 
 
 def test_origin_mode_homes_the_cursor_to_the_region_and_its_report_is_never_negative() -> None:

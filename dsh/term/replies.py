@@ -66,6 +66,7 @@ def learn_colours(colours: dict[str | int, str], screens: Iterable[TermScreen]) 
 
 
 def _rgb(hex6: str) -> str:
+    """rrggbb as an X colour answer, each byte repeated (rgb:rrrr/gggg/bbbb), as xterm answers."""
     r, g, b = hex6[0:2], hex6[2:4], hex6[4:6]
     return f"rgb:{r}{r}/{g}{g}/{b}{b}"
 
@@ -125,7 +126,8 @@ class Replies:
     clipboard_writes: list[tuple[str, str]]
     notice_parts: dict[str, list[str]]
     palette: Palette
-    colour_sets: dict[int, str]  # OSC 4 (0-255), 10 and 11 as the program set them: rrggbb
+    colour_sets: dict[int | str, str]  # OSC 4 (0-255), 10 ("fg") and 11 ("bg") as the program set them: rrggbb
+    colours_set: int  # changes each time colour_sets does (the view's recolouring is cached by it)
     _reply: Callable[[str], None] | None
 
     def write_process_input(self, data: str) -> None:
@@ -260,7 +262,8 @@ class Replies:
 
     def osc(self, body: str, terminator: str = "\x07") -> None:
         """An operating system command: titles, the working directory (OSC 7), colour queries
-        (answered with the same terminator the query used). Setting colours is not supported."""
+        (answered with the same terminator the query used), colour sets and resets (OSC 4/10/11,
+        104/110/111: the pane draws in them, `dsh.ui.pane_colours`)."""
         code, _, rest = body.partition(";")
         if code in (sq.OSC_TITLE_AND_ICON, sq.OSC_TITLE):
             self.set_title(rest)
@@ -292,13 +295,22 @@ class Replies:
                     colour = self.colour_sets.get(int(index)) or self.palette.entry(int(index))
                     self.write_process_input(f"\x1b]4;{int(index)};{_rgb(colour)}{terminator}")
                 elif (parsed := parse_colour(spec)) is not None:
-                    self.colour_sets[int(index)] = parsed
-        elif code == "104":  # reset palette entries (all of them, or those named)
-            named = [int(p) for p in rest.split(";") if p.isdigit()] if rest else None
-            for key in [k for k in self.colour_sets if k < 256 and (named is None or k in named)]:
-                del self.colour_sets[key]
-        elif code in ("110", "111"):  # reset the foreground, the background
-            self.colour_sets.pop(int(code) - 100, None)
+                    self._set_colour(int(index), parsed)
+        elif code == sq.OSC_PALETTE_RESET:  # all of them, or those named
+            named = {int(p) for p in rest.split(";") if p.isdigit()} if rest else None
+            for key in [k for k in self.colour_sets if isinstance(k, int) and (named is None or k in named)]:
+                self._set_colour(key, None)
+        elif code in (sq.OSC_FOREGROUND_RESET, sq.OSC_BACKGROUND_RESET):
+            self._set_colour("fg" if code == sq.OSC_FOREGROUND_RESET else "bg", None)
+
+    def _set_colour(self, key: int | str, colour: str | None) -> None:
+        """A palette entry (0-255), "fg" or "bg" set to rrggbb, or back to the user's (None)."""
+        if colour is None:
+            if self.colour_sets.pop(key, None) is None:
+                return
+        else:
+            self.colour_sets[key] = colour
+        self.colours_set += 1
 
     def _clipboard(self, rest: str) -> None:
         """OSC 52 ; selections ; base64: a program's copy, kept for the attached client's terminal
@@ -318,29 +330,37 @@ class Replies:
                 continue
             if spec != "?":
                 parsed = parse_colour(spec)
-                if parsed is not None and which != 12:
-                    self.colour_sets[which] = parsed  # answered from now on (the drawing keeps the user's)
+                if parsed is not None and which != 12:  # (the cursor's colour is the user's terminal's)
+                    self._set_colour("bg" if which == 11 else "fg", parsed)
                 continue
             colour = self.palette.background if which == 11 else self.palette.foreground
-            colour = self.colour_sets.get(which, colour)
+            colour = self.colour_sets.get(_DYNAMIC.get(which, ""), colour)
             self.write_process_input(f"\x1b]{which};{_rgb(colour)}{terminator}")
 
 
+_DYNAMIC = {10: "fg", 11: "bg"}  # OSC 10/11: their keys in colour_sets
 _HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
 
 
 def parse_colour(spec: str) -> str | None:
-    """An X colour spec a program sets (rgb:r/g/b with 1-4 hex digits each, #rgb, #rrggbb,
-    #rrrrggggbbbb) as rrggbb; None for anything else (names are not known here)."""
-    if spec.startswith("rgb:"):
+    """An X colour spec a program sets, as rrggbb (what xterm keeps: its answers repeat each byte):
+    `rgb:r/g/b` with 1-4 hex digits each (scaled), `#rgb`, `#rrggbb`, `#rrrgggbbb`, `#rrrrggggbbbb`
+    (the high digits, as X reads them), or an X11 colour name (any case, spaces ignored); None for
+    anything else."""
+    if spec[:4].lower() == "rgb:":
         parts = spec[4:].split("/")
         if len(parts) != 3 or not all(1 <= len(p) <= 4 and set(p) <= _HEX_DIGITS for p in parts):
             return None
         return "".join(f"{round(int(p, 16) * 255 / (16 ** len(p) - 1)):02x}" for p in parts)
-    if spec.startswith("#") and len(spec) in (4, 7, 13) and set(spec[1:]) <= _HEX_DIGITS:
-        n = (len(spec) - 1) // 3
-        return "".join(spec[1 + i * n : 1 + i * n + min(n, 2)].ljust(2, spec[1 + i * n]) for i in range(3)).lower()
-    return None
+    if spec.startswith("#"):
+        digits = spec[1:]
+        if len(digits) not in (3, 6, 9, 12) or not set(digits) <= _HEX_DIGITS:
+            return None
+        n = len(digits) // 3
+        return "".join(digits[i * n : i * n + min(n, 2)].ljust(2, "0") for i in range(3)).lower()
+    from dsh.term.x11_colours import X11_COLOURS  # (658 names: loaded by the first program that names one)
+
+    return X11_COLOURS.get(spec.replace(" ", "").lower())
 
 
 def _cwd_from_url(url: str) -> str | None:

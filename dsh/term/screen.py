@@ -94,6 +94,7 @@ class TermScreen(Drawing, Editing, Replies):
         self.notices: list[str] = []  # desktop notifications asked for since the terminal last looked
         self.notice_parts: dict[str, list[str]] = {}  # OSC 99 chunks waiting for their last
         self.palette = Palette()
+        self.colours_set = 0
         self.allow_column_mode = False  # DECCOLM resizes (a pane's size is its layout's: off there)
         self._reply = write_process_input
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
@@ -120,7 +121,8 @@ class TermScreen(Drawing, Editing, Replies):
         self._saved: _Saved | None = None
         self.title = ""
         self.icon_name = ""
-        self.colour_sets: dict[int, str] = {}
+        self.colour_sets: dict[int | str, str] = {}
+        self.colours_set += 1  # (RIS drops the sets: a change too)
         self.cursor_shape = 0  # DECSCUSR
         self.last_char = ""
         self._mode_flags()

@@ -15,6 +15,7 @@ from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType,
 from dsh.term.selection import CHAR, LINE, LineCells, Pos, Selection, char_class
 from dsh.term.terminal import Terminal
 from dsh.ui.cells import cursor_column, line_fragments, marked
+from dsh.ui.pane_colours import PaneColours
 
 if TYPE_CHECKING:
     from prompt_toolkit.key_binding.key_bindings import NotImplementedOrNone
@@ -56,6 +57,7 @@ class TerminalControl(UIControl):
         self._cached: tuple[float, int, int, UIContent, int] | None = None  # (when, size, frame, bytes fed)
         self._redraw_pending = False
         self._same: tuple[object, UIContent] | None = None  # (what it was drawn from, the frame)
+        self._colours = PaneColours()  # the program's own palette and default colours, once it sets some
 
     def is_focusable(self) -> bool:
         return True
@@ -164,6 +166,8 @@ class TerminalControl(UIControl):
         else:
             spans, mark = {}, None
         reverse = term.screen.reverse_video
+        screen = term.screen
+        colour_sets = screen.colour_sets  # (empty but for a program that set colours: then drawn in them)
 
         if mark is not None:
             position = Point(x=cursor_column(lines[mark[1]], mark[0], columns), y=mark[1])
@@ -188,6 +192,8 @@ class TerminalControl(UIControl):
                 line = lines[i]
                 highlight = (match[1], match[2]) if match is not None and match[0] == i else None
                 fragments = line_fragments(line, columns, highlight=highlight, reverse_screen=reverse)
+                if colour_sets:
+                    fragments = self._colours.fragments(fragments, colour_sets, screen.colours_set, columns)
                 span = spans.get(i)
                 if span is not None:
                     fragments = marked(
