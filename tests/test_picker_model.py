@@ -415,3 +415,22 @@ def test_rows_that_come_while_an_answer_is_final_show_only_once_ranked_whole() -
     while m.refine(1.0):
         pass
     assert [c.title for c in m.visible] == ["flamingo checkout race", "flamingo chalk"]
+
+
+def test_rows_that_come_while_a_query_is_ranked_let_that_ranking_finish_first() -> None:
+    from dsh.resume.picker import prepare_all
+
+    rows = [cand(f"r{i:04d}", f"/w/ws{i % 7}", f"task number {i}", f"2026-11-{1 + i // 2000:02d}T00:00:00.000Z")
+            for i in range(40000)]  # fmt: skip
+    rows[25000] = rows[25000]._replace(title="flamingo checkout race")
+    m = PickerModel([], current_cwd=HERE, now=NOW, all_count=40000)
+    m.add_all(prepare_all(rows, current_cwd=HERE, current_workspace=None))
+    m.toggle_scope()
+    m.set_query("flamingoc")
+    on_screen = m._live[ALL].ranking
+    assert on_screen is not None and m.counting and m.refine(0.0)  # ranked in part
+    m.add_all(prepare_all([*rows[:10], *rows[11:]], current_cwd=HERE, current_workspace=None))
+    assert m._live[ALL].ranking is on_screen  # not ranked again from scratch
+    while m.refine(0.0):
+        pass
+    assert [c.title for c in m.visible] == ["flamingo checkout race"] and m.counts[0] == 39999
