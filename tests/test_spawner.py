@@ -580,8 +580,14 @@ def test_a_stopped_spawner_is_bypassed_and_the_request_it_finds_later_is_withdra
     marker = tmp_path / "served-late"
     try:
         started = time.monotonic()
-        facts = _facts(spawn.start_session_host(_spec_marked(tmp_path, marker), _report_entry, _spawner_entry))
+        said: list[str] = []
+        facts = _facts(
+            spawn.start_session_host(_spec_marked(tmp_path, marker), _report_entry, _spawner_entry, say=said.append)
+        )
         waited = time.monotonic() - started
+        (line,) = said  # the wait is said, once, with what was done
+        assert f"the spawner ({spawner_path}) did not take the request in " in line, line
+        assert "the host is started directly" in line and "kill -CONT" in line, line
         assert facts["warmed_in"] is None  # started directly, not by the stopped spawner
         assert waited < spawn.READY_TIMEOUT / 2, waited  # about TAKEN_TIMEOUT, not the 30 s of old
         marker.unlink()  # the direct start's own

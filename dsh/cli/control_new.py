@@ -33,7 +33,8 @@ def new_session(options: dict[str, Any], rest: list[str]) -> int:
     )
     try:
         check_home()
-        session_id = start_session_host(spec, _host_entry, _spawner_entry)
+        # A spawner bypassed is said on stderr: stdout is the session id, for a script to read.
+        session_id = start_session_host(spec, _host_entry, _spawner_entry, say=_say)
     except (HomeError, RunDirError, HostStartError) as exc:
         raise ControlError(str(exc)) from exc
     if options.get("name"):
@@ -43,3 +44,9 @@ def new_session(options: dict[str, Any], rest: list[str]) -> int:
     else:
         sys.stdout.write(session_id + "\n")
     return 0
+
+
+def _say(line: str) -> None:
+    from dsh.text import sanitize
+
+    sys.stderr.write(sanitize(line) + "\n")

@@ -190,7 +190,8 @@ def attach_or_start(
             first_argv=target.first_argv,
         )
         later: list[Callable[[], None]] = []
-        started = start_session_host(spec, entries.host, entries.spawner, later)
+        # A spawner bypassed is said: on stderr before the terminal is raw, over the view's screen in a switch.
+        started = start_session_host(spec, entries.host, entries.spawner, later, say=say or _say_waiting)
         sock = connect(socket_path(started))
         if sock is None:
             raise ClientError(f"the host of session {started} started but is not listening (see $DSH_HOME/log/)")

@@ -139,25 +139,38 @@ class _Lines:
         return line.decode("utf-8", "replace")
 
 
+SILENT = "the spawner did not answer"
+SILENT_WAY = "the host is started directly (a stopped spawner: kill -CONT it, or kill it; the next dsh starts one)"
+
+
 class SpawnerUnavailable(Exception):
     """The spawner could not take the request (gone, broken, another install): start the host directly."""
 
 
 def start_session_host(
-    spec: HostSpec, entry: HostEntry, spawner_entry: SpawnerEntry, later: list[Callable[[], None]] | None = None
+    spec: HostSpec,
+    entry: HostEntry,
+    spawner_entry: SpawnerEntry,
+    later: list[Callable[[], None]] | None = None,
+    say: Callable[[str], None] | None = None,
 ) -> str:
     """Start a host for `spec` through the user's spawner, so it skips the imports; directly, as
     `start_host`, when no spawner runs (one is started then, for the sessions after this one: at once, or
     appended to `later` for the caller to run once the session is on screen), when none can serve, or
-    when DSH_NO_SPAWNER says not to use one. The session id, or HostStartError."""
+    when DSH_NO_SPAWNER says not to use one. The session id, or HostStartError. `say` gets one line
+    when a spawner that listens did not take the request (stopped, wedged) and was bypassed."""
     if os.environ.get("DSH_NO_SPAWNER", "") not in ("", "0"):
         return start_host(spec, entry)
     from dsh.rundir import spawner_socket_path
 
     path = spawner_socket_path(install_id())
+    asked = time.monotonic()
     try:
         line = _ask_spawner(spec, path)
-    except SpawnerUnavailable:
+    except SpawnerUnavailable as exc:
+        if say is not None and exc.args and exc.args[0] == SILENT:
+            waited = time.monotonic() - asked
+            say(f"dsh: the spawner ({path}) did not take the request in {waited:.1f} s: {SILENT_WAY}")
         return start_host(spec, entry)
     if line is not None:
         return _session_id(line)
@@ -192,7 +205,7 @@ def _ask_spawner(spec: HostSpec, path: Path) -> str | None:
         elif not line:
             # Silent: stopped or wedged. Closing withdraws the request (a spawner that wakes up later
             # finds this end closed and serves nobody); the host is started directly.
-            raise SpawnerUnavailable("the spawner did not answer")
+            raise SpawnerUnavailable(SILENT)
     except OSError as exc:
         raise SpawnerUnavailable from exc
     finally:
