@@ -173,3 +173,54 @@ def test_reverse_wraparound_takes_bs_and_cub_back_over_the_row_before() -> None:
     replies: list[str] = []
     TermScreen(80, 25, write_process_input=replies.append).feed(b"\x1b[?1045h\x1b[?1045$p\x1b[?45$p")
     assert replies == ["\x1b[?1045;1$y", "\x1b[?45;2$y"]
+
+
+def test_da_and_da2_answer_by_the_level_a_program_set() -> None:
+    """As xterm at each DECSCL level (esctest2's DA and DA2 tests); before any, the VT220 answers."""
+    s, out = screen()
+    s.feed(b"\x1b[c\x1b[>c")
+    assert out == ["\x1b[?62;22c", "\x1b[>1;10;0c"]
+    for level, da, da2 in (
+        (65, "65;1;2;6;9;15;16;17;18;21;22;28;29", "64"),
+        (64, "64;1;2;6;9;15;16;17;18;21;22;28;29", "41"),
+        (63, "63;1;2;6;9;15;22;29", "24"),
+        (62, "62;1;2;6;9;15;22;29", "1"),
+        (61, "1;2", "0"),
+    ):
+        out.clear()
+        s.feed(f'\x1b[4h\x1b[{level};1"p\x1b[c\x1b[0c\x1b[>c\x1b[>0c'.encode())
+        assert out == [f"\x1b[?{da}c"] * 2 + [f"\x1b[>{da2};380;0c"] * 2, level
+        assert 4 not in s.modes  # DECSCL is a soft reset too
+    out.clear()
+    s.feed(b"\x1b[?7$p\x1b[4$p")  # a VT100 has no DECRQM
+    s.feed(b'\x1b[63"p\x1b[?7$p')
+    assert out == ["\x1b[?7;1$y"]
+    s.feed(b'\x1b[70"p\x1bc')
+    assert s.conformance_level is None  # RIS: a new terminal's answers again
+
+
+def test_titles_are_reported_and_pushed_and_popped_each_on_its_own_stack() -> None:
+    """XTWINOPS 20/21 report the icon name and title, 22/23 push and pop them (0 both, 1 the icon
+    name, 2 the title): esctest2's XtermWinops title tests."""
+    s, out = screen()
+    s.feed(b"\x1b]2;win\x07\x1b]1;ico\x07\x1b[20t\x1b[21t")
+    assert out == ["\x1b]Lico\x1b\\", "\x1b]lwin\x1b\\"]
+    s.feed(b"\x1b[22;1t\x1b[22;2t\x1b]0;y\x07\x1b[23;0t")
+    assert (s.title, s.icon_name) == ("win", "ico")  # each from its own stack
+    s.feed(b"\x1b[22;0t\x1b]0;x\x07\x1b[23;2t")
+    assert (s.title, s.icon_name) == ("win", "x")
+    s.feed(b"\x1b[23;1t\x1b[23;1t\x1b[23t")  # popping an empty stack changes nothing
+    assert (s.title, s.icon_name) == ("win", "ico")
+    for i in range(15):
+        s.feed(f"\x1b]2;t{i}\x07\x1b[22;2t".encode())
+    assert len(s.title_stack) == 10 and s.title_stack[0] == "t5"  # the oldest dropped
+    out.clear()
+    s.feed(b"\x1b]2;a\rb\x05\x9bc\x07\x1b[21t")
+    assert len(out) == 1 and out[0].startswith("\x1b]l") and out[0].endswith("c\x1b\\")
+    assert not any(ch in out[0][3:-2] for ch in "\r\x05\x9b")  # no control in a reported title
+
+
+def test_a_pane_is_not_resized_or_moved_by_its_program() -> None:
+    s, out = screen(30, 7)
+    s.feed(b"\x1b[8;10;90t\x1b[4;100;200t\x1b[3;0;0t\x1b[2t\x1b[24t\x1b[?3h")
+    assert (s.columns, s.lines) == (30, 7) and out == []

@@ -62,6 +62,7 @@ CSI_METHODS: dict[str, str] = {
     sq.DA2: "report_secondary_attributes",
     sq.DECSTR: "soft_reset",
     sq.DECRQM: "report_mode",
+    sq.DECSCL: "set_conformance_level",
     sq.DECRQM_PRIVATE: "report_private_mode",
     sq.DECSCA: "set_protection",
     sq.DECSCUSR: "set_cursor_shape",

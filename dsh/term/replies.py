@@ -128,6 +128,9 @@ class Replies:
     palette: Palette
     colour_sets: dict[int | str, str]  # OSC 4 (0-255), 10 ("fg") and 11 ("bg") as the program set them: rrggbb
     colours_set: int  # changes each time colour_sets does (the view's recolouring is cached by it)
+    conformance_level: int | None  # DECSCL's 1-5 once a program set one (DA and DA2 answer by it)
+    title_stack: list[str]
+    icon_stack: list[str]
     _reply: Callable[[str], None] | None
 
     def write_process_input(self, data: str) -> None:
@@ -143,11 +146,20 @@ class Replies:
 
     def report_device_attributes(self, mode: int = 0, *_: int) -> None:
         if mode == 0:
-            self.write_process_input(sq.DA_PRIMARY_REPLY)
+            level = self.conformance_level
+            self.write_process_input(sq.DA_PRIMARY_REPLY if level is None else sq.DA_PRIMARY_AT_LEVEL[level])
 
     def report_secondary_attributes(self, mode: int = 0, *_: int) -> None:
         if mode == 0:
-            self.write_process_input(sq.DA_SECONDARY_REPLY)
+            level = self.conformance_level
+            self.write_process_input(sq.DA_SECONDARY_REPLY if level is None else sq.DA_SECONDARY_AT_LEVEL[level])
+
+    def set_conformance_level(self, level: int = 0, *_: int) -> None:
+        """DECSCL (CSI 6n ; Pc " p): a VT100 (61) … VT500 (65) level, with a soft reset as xterm does;
+        the 7- or 8-bit controls it names are all read anyway."""
+        if 61 <= level <= 65:
+            self.conformance_level = level - 60
+            self.soft_reset()  # type: ignore[attr-defined]  # TermScreen's, the other half of it
 
     def report_device_status(self, mode: int = 0, *_: int) -> None:
         if mode == 5:
@@ -163,14 +175,21 @@ class Replies:
 
     def report_mode(self, number: int = 0, *_: int) -> None:
         """DECRQM (CSI Ps $ p): 1 set, 2 reset, 4 permanently reset, 0 unknown; programs probe
-        features this way."""
+        features this way. A VT100 or VT220 (DECSCL 61, 62) has no DECRQM: no answer then."""
+        if self._below_vt300():
+            return
         if number in sq.PERMANENTLY_RESET_ANSI_MODES:
             state = 4
         else:
             state = 0 if number not in sq.REPORTED_ANSI_MODES else 1 if number in self.modes else 2
         self.write_process_input(f"\x1b[{number};{state}$y")
 
+    def _below_vt300(self) -> bool:
+        return self.conformance_level is not None and self.conformance_level < 3
+
     def report_private_mode(self, number: int = 0, *_: int) -> None:
+        if self._below_vt300():
+            return
         if number in sq.PERMANENTLY_RESET_PRIVATE_MODES:
             state = 4
         else:
@@ -191,10 +210,28 @@ class Replies:
 
             self.write_process_input(f"\x1bP>|dsh({__version__})\x1b\\")
 
-    def window_report(self, op: int = 0, *_: int) -> None:
+    def window_report(self, op: int = 0, which: int = 0, *_: int) -> None:
         """XTWINOPS size reports: 14 the text area and 16 a cell in pixels (a cell taken as 8x16, the
-        pane's pixels unknown), 18 the text area and 19 the screen in characters (both the pane)."""
-        if op == 14:
+        pane's pixels unknown), 18 the text area and 19 the screen in characters (both the pane); 20
+        and 21 report the icon name and title (kept free of controls, so a title cannot type into
+        the shell), 22 and 23 push and pop them (`which`: 0 both, 1 the icon name, 2 the title).
+
+        Moves, resizes and (de)iconifying are a window's: a pane's size is its layout's, and it is
+        not the window's to move, so they are not done (as tmux does not)."""
+        if op == 20:
+            self.write_process_input(f"\x1b]L{self.icon_name}\x1b\\")
+        elif op == 21:
+            self.write_process_input(f"\x1b]l{self.title}\x1b\\")
+        elif op in (22, 23) and which in (0, 1, 2):
+            for stack, name, wanted in ((self.icon_stack, "icon_name", 1), (self.title_stack, "title", 2)):
+                if which not in (0, wanted):
+                    continue
+                if op == 22:
+                    stack.append(getattr(self, name))
+                    del stack[: -sq.TITLE_STACK_MAX]
+                elif stack:
+                    setattr(self, name, stack.pop())
+        elif op == 14:
             self.write_process_input(f"\x1b[4;{self.lines * CELL_PIXELS[0]};{self.columns * CELL_PIXELS[1]}t")
         elif op == 16:
             self.write_process_input(f"\x1b[6;{CELL_PIXELS[0]};{CELL_PIXELS[1]}t")

@@ -101,11 +101,12 @@ DA3 = "=c"
 XTMODKEYS = ">m"  # modifyOtherKeys and the like: nothing to draw
 DECSTR = "!p"  # soft reset
 DECRQM = "$p"
+DECSCL = '"p'  # conformance level (VT100 … VT500): what DA and DA2 then answer
 DECRQM_PRIVATE = "?$p"
 DECSCA = '"q'  # character protection
 DECSCUSR = " q"  # cursor style
 XTVERSION = ">q"  # the terminal's name and version
-XTWINOPS = "t"  # window operations: here only the size reports (14, 16, 18, 19)
+XTWINOPS = "t"  # window operations: here the size and title reports and the title stack, no resizes
 DECRQCRA = "*y"  # a checksum of a rectangle of the screen
 
 # -- modes: ANSI (SM/RM) and DEC private (DECSET/DECRST) -----------------------------------------
@@ -191,3 +192,20 @@ OSC_BACKGROUND_RESET = "111"
 
 DA_PRIMARY_REPLY = "\x1b[?62;22c"  # VT220 with ANSI colour, as xterm says
 DA_SECONDARY_REPLY = "\x1b[>1;10;0c"
+# Once a program sets a conformance level (DECSCL 61-65), DA and DA2 answer as xterm (patch 380) does
+# at that level: what esctest2 checks, and what a program that chose a level expects to read back.
+DA_PRIMARY_AT_LEVEL = {
+    1: "\x1b[?1;2c",
+    2: "\x1b[?62;1;2;6;9;15;22;29c",
+    3: "\x1b[?63;1;2;6;9;15;22;29c",
+    4: "\x1b[?64;1;2;6;9;15;16;17;18;21;22;28;29c",
+    5: "\x1b[?65;1;2;6;9;15;16;17;18;21;22;28;29c",
+}
+DA_SECONDARY_AT_LEVEL = {
+    1: "\x1b[>0;380;0c",
+    2: "\x1b[>1;380;0c",
+    3: "\x1b[>24;380;0c",
+    4: "\x1b[>41;380;0c",
+    5: "\x1b[>64;380;0c",
+}
+TITLE_STACK_MAX = 10  # XTWINOPS 22: titles pushed, the oldest dropped beyond this (xterm's depth)
