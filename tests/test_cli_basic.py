@@ -117,7 +117,16 @@ def test_bash_completion_completes_commands_options_keys_and_ids(dsh_env: dict[s
 def test_the_quick_parse_of_dsh_and_dsh_attach_is_what_the_parser_makes() -> None:
     from dsh.cli import build_parser, quick_args
 
-    for words in ([], ["attach"], ["attach", "20261201T000000Z-abcdef"], ["attach", "not an id"], ["attach", ""]):
+    for words in (
+        [],
+        ["attach"],
+        ["attach", "20261201T000000Z-abcdef"],
+        ["attach", "not an id"],
+        ["attach", ""],
+        ["sessions", "--all", "--json", "--version-first"],  # what another machine's picker asks
+        ["sessions", "--all", "--json", "--version-first", "--agents"],
+        ["sessions", "--version-first", "--json", "--all"],
+    ):
         quick = quick_args(words)
         assert quick is not None, words
         assert vars(quick) == vars(build_parser().parse_args(words)), words
@@ -129,6 +138,9 @@ def test_the_quick_parse_of_dsh_and_dsh_attach_is_what_the_parser_makes() -> Non
         ["attach", "one", "two"],
         ["stop", "x"],
         ["sessions"],
+        ["sessions", "--all", "--json"],
+        ["sessions", "--all", "--json", "--version-first", "--archived"],
+        ["sessions", "--all", "--json", "--version-first", "--all"],
         ["attached"],
     ):
         assert quick_args(words) is None, words  # the parser's: options, errors, help, other commands

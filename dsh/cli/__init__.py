@@ -80,10 +80,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 def quick_args(words: Sequence[str]) -> SimpleNamespace | None:
-    """What the parser would make of the two command lines typed most, `dsh` and `dsh attach [ID]`,
-    without building it: importing argparse and building every subcommand's parser (its help
+    """What the parser would make of the two command lines typed most, `dsh` and `dsh attach [ID]`, and
+    of the listing another machine's picker asks (`dsh sessions --all --json --version-first`), without
+    building it: importing argparse and building every subcommand's parser (its help
     formatter even asks the terminal's size) took 38 ms of a start here, part of it modules the client
-    imports anyway. None for anything else, which the parser handles; a test holds the two to the
+    imports anyway. None for anything else, which the parser handles; a test holds them to the
     parser's answer."""
     from types import SimpleNamespace  # here: `dsh report` and `dsh send` need none of it
 
@@ -103,7 +104,20 @@ def quick_args(words: Sequence[str]) -> SimpleNamespace | None:
         session_id = words[1] if len(words) == 2 else None
         attach_args: dict[str, Any] = {"command": "attach", "id": session_id, "sub_options": [], "handler": attach}
         return SimpleNamespace(**{**base, **attach_args, "detach_others": False, "read_only": False})
+    if words[0] == "sessions" and sorted(words[1:]) in _LISTING_WORDS:
+        # What another machine's dsh asks this one (dsh.machines.listing): the picker there waits on it.
+        from dsh.cli.sessions import run as sessions_run
+
+        listing = {"all": True, "json": True, "version_first": True, "agents": "--agents" in words, "archived": False}
+        remote = {"machine": [], "machines": False, "sub_options": [], "handler": sessions_run}
+        return SimpleNamespace(**{**base, "command": "sessions", **listing, **remote})
     return None
+
+
+_LISTING_WORDS = (
+    sorted(["--all", "--json", "--version-first"]),
+    sorted(["--all", "--json", "--version-first", "--agents"]),
+)
 
 
 # The scripting verbs (dsh.cli.control_cmd), run before anything else is imported or built: `dsh report`
