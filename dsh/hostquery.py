@@ -4,11 +4,14 @@ by the client (`dsh attach` with no id, names on the command line) and by a host
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import selectors
+import time
 from pathlib import Path
 
 from dsh import protocol
-from dsh.rundir import SOCKET_SUFFIX, RunDirError, connect_private, host_socket_dirs
+from dsh.rundir import SOCKET_SUFFIX, RunDirError, connect_private, host_socket_dirs, socket_path
 
 TYPE_CHECKING = False  # the client's start-up path: importing typing costs it 5-10 ms
 if TYPE_CHECKING:
@@ -118,8 +121,6 @@ class Asking:
 
     def answers(self, timeout: float) -> dict[Path, dict[str, Any]]:
         """Every answer that came within `timeout` seconds from now, by socket; the rest are dropped."""
-        import selectors
-        import time
 
         found: dict[Path, dict[str, Any]] = {}
         buffers = {path: b"" for path in self._socks}
@@ -175,9 +176,6 @@ def listening_sockets() -> list[Path]:
 def focus_in_host(session_id: str, pane_id: str) -> bool:
     """Ask another session's host to focus one of its panes before this client attaches it (its
     control channel's `focus`); False when it could not be asked (the attach happens all the same)."""
-    import json
-
-    from dsh.rundir import socket_path
 
     try:
         sock = connect_private(socket_path(session_id), QUERY_TIMEOUT)

@@ -20,11 +20,13 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shlex
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from dsh.agents.base import program_index
+from dsh.safefile import atomic_write, open_foreign
 
 logger = logging.getLogger("dsh.attention")
 _SETTINGS_MAX = 1 << 20
@@ -53,7 +55,6 @@ def report_command(kind: str) -> list[str]:
 def shell_command(kind: str) -> str:
     """The hook's command line (Claude runs it with a shell): quoted, and marked as dsh's. It does
     nothing outside a dsh pane (no DSH_PANE_ID), and never fails the agent."""
-    import shlex
 
     argv = " ".join(shlex.quote(word) for word in report_command(kind))
     return f'[ -z "$DSH_PANE_ID" ] || {argv} 2>/dev/null || true # {MARK}'
@@ -72,8 +73,6 @@ def claude_hooks(kind: str = "claude") -> dict[str, list[dict[str, object]]]:
 
 
 def _read_json(path: Path) -> dict[str, object] | None:
-    from dsh.safefile import open_foreign
-
     try:
         with open_foreign(path) as handle:
             raw = handle.read(_SETTINGS_MAX + 1)
@@ -124,7 +123,6 @@ def claude_settings(cwd: str, env: Mapping[str, str], given: dict[str, object] |
 def claude_argv(argv: Sequence[str], *, cwd: str, env: Mapping[str, str], settings_path: Path) -> list[str]:
     """`argv` with `--settings FILE` for dsh's hooks (an argv that already names settings keeps them,
     inside dsh's file); the file is written here. The argv unchanged if anything is in the way."""
-    from dsh.safefile import atomic_write
 
     argv = list(argv)
     i = program_index(argv)
@@ -193,9 +191,7 @@ def _codex_user_notify(env: Mapping[str, str]) -> bool:
     """Whether the user's Codex config sets `notify` (theirs is kept; dsh does not replace it)."""
     home = env.get("CODEX_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".codex")
     try:
-        import tomllib
-
-        from dsh.safefile import open_foreign
+        import tomllib  # start-up: see ARCHITECTURE.md, imports inside functions
 
         with open_foreign(Path(home) / "config.toml") as handle:
             data = tomllib.loads(handle.read(_SETTINGS_MAX).decode("utf-8", "replace"))
@@ -232,7 +228,6 @@ export const DshAttention = async () => {
 def opencode_env(env: dict[str, str], *, folder: Path) -> dict[str, str]:
     """The pane's environment with OPENCODE_CONFIG naming a config whose one plugin is dsh's (opencode
     merges it over the user's own config). The environment unchanged if the files cannot be written."""
-    from dsh.safefile import atomic_write
 
     plugin = folder / "dsh-opencode-plugin.js"
     config = folder / "dsh-opencode.json"

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from dsh.agents.hook_launch import MARK, claude_hooks, report_command
+from dsh.safefile import atomic_write
 
 KINDS = ("claude", "codex")
 
@@ -41,8 +42,6 @@ def _read(path: Path) -> tuple[bytes, tuple[int, int, int] | None]:
 
 
 def _write(path: Path, data: bytes, seen: tuple[int, int, int] | None) -> None:
-    from dsh.safefile import atomic_write
-
     _, now = _read(path)
     if now != seen:
         raise IntegrationError(f"{path} changed while dsh was editing it: nothing written, run it again")

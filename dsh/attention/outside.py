@@ -16,6 +16,7 @@ from dsh.agents.process import in_dsh_pane
 from dsh.attention.model import one_line
 from dsh.attention.rows import AgentRow
 from dsh.attention.states import BLOCKED, DONE, IDLE, WORKING
+from dsh.safefile import open_foreign
 
 _RECORD_MAX = 64 * 1024
 _MAX_RECORDS = 200
@@ -65,8 +66,6 @@ def session_records(env: Mapping[str, str]) -> list[AgentRow]:
         if not _alive(pid) or in_dsh_pane(pid):
             continue
         try:
-            from dsh.safefile import open_foreign
-
             with open_foreign(folder / name) as handle:
                 data = json.loads(handle.read(_RECORD_MAX))
         except (OSError, ValueError, RecursionError):

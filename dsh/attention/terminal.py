@@ -7,6 +7,7 @@ import base64
 import binascii
 
 from dsh.attention.model import one_line
+from dsh.attention.states import BLOCKED, DONE
 
 NOTICE_MAX = 200
 # OSC 99 chunks kept per notification id until its last one (d=1) comes; a program that never ends
@@ -78,6 +79,5 @@ _ASKS = {"codex": ("Approval requested", "Codex wants to", "Question requested")
 
 def agent_notice_state(kind: str, text: str) -> str:
     """blocked or done: the state an agent's terminal notification puts it in."""
-    from dsh.attention.states import BLOCKED, DONE
 
     return BLOCKED if text.startswith(_ASKS.get(kind, ())) else DONE

@@ -3,9 +3,12 @@ each host asked as `dsh attach` asks them; with --all, Claude Code sessions outs
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
+
+from dsh import __version__
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -33,15 +36,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def agents(args: argparse.Namespace) -> int:
     import asyncio
-    import json
 
     from dsh.attention.outside import session_records
     from dsh.attention.rows import sort_rows
     from dsh.session.machine_agents import ask_hosts
 
     if args.version_first:
-        from dsh import __version__
-
         sys.stdout.write(f"dsh {__version__}\n")
     if args.machine or args.machines:
         from dsh.cli.machines_cmd import run_remote_agents

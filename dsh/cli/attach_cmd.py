@@ -125,8 +125,6 @@ def _stop(args: argparse.Namespace) -> int:
 
 
 def _alive(pid: int) -> bool:
-    import os
-
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

@@ -13,6 +13,8 @@ import os
 import sys
 from pathlib import Path
 
+from dsh.cli import build_parser
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
@@ -323,8 +325,6 @@ def fish_script(cmds: list[Command]) -> str:
 
 
 def script(shell: str) -> str:
-    from dsh.cli import build_parser
-
     cmds = commands(build_parser())
     return {"bash": bash_script, "zsh": zsh_script, "fish": fish_script}[shell](cmds)
 

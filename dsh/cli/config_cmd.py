@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
@@ -31,8 +32,6 @@ def run(args: argparse.Namespace) -> int:
         return _run(args)
     except BrokenPipeError:
         # `dsh config | head`: the reader left; that is not an error (and no traceback).
-        import os
-
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0

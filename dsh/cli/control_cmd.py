@@ -10,7 +10,9 @@ DSH_PANE_ID), outside one the newest live session of this workspace.
 from __future__ import annotations
 
 import os
+import stat
 import sys
+import time
 
 from dsh.client.control import NO_TARGET, REFUSED, SEND_MAX, TIMED_OUT, ControlError, Unreachable, call, dumps
 
@@ -319,7 +321,6 @@ def _runtime_dir_usable(xdg: str) -> bool:
         info = os.stat(xdg)
     except OSError:
         return True
-    import stat
 
     return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o022
 
@@ -358,7 +359,7 @@ def locate(target: str | None, *, pane_verb: bool = True) -> Where:
 
 # -- the verbs ---------------------------------------------------------------------------------
 def _print_json(value: object) -> None:
-    import json
+    import json  # here: `dsh report` and `dsh send` print none, and json is most of their imports
 
     _out(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
 
@@ -653,7 +654,6 @@ def _hook_started() -> tuple[float, int]:
     boot time the kernel gives every process alike (`btime`): two hooks' times are then exact to a
     tick, where now-minus-uptime differed by up to 10 ms from one process to the next and put a
     permission ask before the prompt that came first (the pane stayed "working")."""
-    import time
 
     try:
         with open("/proc/self/stat", "rb") as handle:
@@ -671,7 +671,6 @@ def _stdin_text(wait: float = STDIN_WAIT) -> str | None:
     """What a hook was given on stdin (at most PAYLOAD_MAX; a terminal, or nothing within `wait`
     seconds, is none: a hook must never hang its agent)."""
     import select
-    import time
 
     try:
         fd = sys.stdin.fileno()

@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import TYPE_CHECKING, Any
 
+from dsh import __version__
 from dsh.cli.options import add_option_flag, option_flags
 
 if TYPE_CHECKING:
@@ -55,7 +57,6 @@ def _config(args: argparse.Namespace) -> tuple[MachineConfig | None, int]:
 
 
 def run_machines(args: argparse.Namespace) -> int:
-    from dsh import __version__
     from dsh.cli.output import say
     from dsh.machines.listing import run_versions
     from dsh.text import sanitize
@@ -158,8 +159,6 @@ def run_remote_sessions(args: argparse.Namespace) -> int:
             say("dsh: no sessions there" if not args.agents else "dsh: no agent conversations there")
         sys.stdout.flush()
     except BrokenPipeError:
-        import os
-
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
     return 1 if all(listing.error for listing in listings) else 0

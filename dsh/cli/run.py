@@ -7,6 +7,7 @@ import sys
 
 from dsh.client.intent import Action, Intent
 from dsh.client.session_choice import ClientError
+from dsh.text import sanitize
 
 TYPE_CHECKING = False  # the client's start-up path: importing typing costs it 5-10 ms
 if TYPE_CHECKING:
@@ -72,7 +73,6 @@ def run_app(args: argparse.Namespace) -> int:
 def nesting_refusal(env: Mapping[str, str], *, nested: bool) -> str | None:
     """Why dsh will not start in this terminal: it is a pane of a dsh session (tmux refuses nesting
     unless asked, too). None when it may, or when `--nested` asks for it anyway."""
-    from dsh.text import sanitize
 
     outer = env.get("DSH_SESSION_ID")
     if nested or not outer or not env.get("DSH_PANE_ID"):

@@ -8,6 +8,7 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
+from dsh import __version__
 from dsh.cli.json_rows import JsonRowsOut
 from dsh.cli.options import add_option_flag, option_flags
 
@@ -44,8 +45,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.version_first:
-        from dsh import __version__
-
         sys.stdout.write(f"dsh {__version__}\n")
     if args.machine or args.machines:
         from dsh.cli.machines_cmd import run_remote_sessions

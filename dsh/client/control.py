@@ -13,6 +13,7 @@ import _json
 import _socket
 import os
 import sys
+import time
 
 TYPE_CHECKING = False  # the client's start-up path: importing typing costs it 5-10 ms
 if TYPE_CHECKING:
@@ -151,8 +152,6 @@ def _connect(sock: _socket.socket, path: str) -> None:
                 limit = sock.gettimeout()
                 if limit is not None and waited >= limit:
                     raise ControlError(f"the host at {path} is too busy to answer", TIMED_OUT) from exc
-                import time
-
                 time.sleep(0.01)
                 waited += 0.01
             except OSError as exc:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import os
+import sys
+import time
 from pathlib import Path
 
 from dsh.client.intent import Action, Intent
@@ -62,8 +65,6 @@ def choose_target(intent: Intent, here: str) -> Target:
             newest = store.summaries(cwd=here)  # refreshes the index first
         finally:
             store.close()
-        import sys
-        import time
 
         from dsh.resume.continuing import choose, snapshot_mtime
 
@@ -142,8 +143,6 @@ def _agent_target(agent: str, options: list[str], here: str) -> Target:
     finally:
         store.close()
     if holder is not None:
-        import sys
-
         from dsh.resume.agent_open import go_to_holder
 
         what = f"{plan.kind} conversation {plan.session_id}"
@@ -181,7 +180,6 @@ def newest_detached(options: list[str], here: str) -> str:
         raise ClientError(
             f"no detached session in {where}, and no session at all (dsh sessions --all lists every workspace)" + said
         )
-    import io
 
     from dsh.store.table import write_table
 

@@ -17,6 +17,7 @@ from dsh.client.session_choice import (
     not_running,
     recorded_cwd,
 )
+from dsh.text import sanitize
 
 TYPE_CHECKING = False  # the client's start-up path: importing typing costs it 5-10 ms
 if TYPE_CHECKING:
@@ -203,8 +204,6 @@ def attach_or_start(
 
 
 def _say_waiting(line: str) -> None:
-    from dsh.text import sanitize
-
     sys.stderr.write(sanitize(line) + "\n")  # a session id from the command line: shown escaped
     sys.stderr.flush()
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from dsh import protocol
 from dsh.home import home_location
 from dsh.host.connection import Connection, RunView
+from dsh.ownlog import LOG_FOLDER, stderr_to
 from dsh.peer import peer_allowed, peer_uid
 from dsh.session.attention import agent_rows
 from dsh.session.file_watch import FileCheck, check_session_files
@@ -363,7 +364,6 @@ def _made_again(found: FileCheck, home_gone: bool, socket: Path) -> str:
 
 def _own_log_gone() -> bool:
     """A host's stderr (its log file) removed under it is opened again, at its path: True when so."""
-    from dsh.ownlog import LOG_FOLDER, stderr_to
 
     try:
         info = os.fstat(2)

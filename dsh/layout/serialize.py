@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from dsh.layout import tree
 from dsh.layout.errors import LayoutError
 from dsh.layout.ids import is_valid_id
+from dsh.layout.tabs import Tab, clean_title
 from dsh.layout.tree import ORIENTATIONS, Leaf, Node, Split
 
 if TYPE_CHECKING:
@@ -114,7 +115,6 @@ def tabset_to_dict(tabs: TabSet) -> dict[str, Any]:
 
 def tabset_from_dict(data: object, into: TabSet) -> TabSet:
     """Fill the empty `into` from `tabset_to_dict` output; LayoutError when malformed."""
-    from dsh.layout.tabs import Tab, clean_title
 
     if not isinstance(data, Mapping):
         raise LayoutError(f"layout: expected an object, got {_type_name(data)}")

@@ -560,13 +560,13 @@ class TabSet:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe picture of the tabs (see `dsh.layout.serialize`)."""
-        from dsh.layout.serialize import tabset_to_dict
+        from dsh.layout.serialize import tabset_to_dict  # a cycle: serialize builds Tab and TabSet
 
         return tabset_to_dict(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, min_width: int = MIN_WIDTH, min_height: int = MIN_HEIGHT) -> TabSet:
         """Rebuild tabs from `to_dict` output; anything malformed raises LayoutError saying what."""
-        from dsh.layout.serialize import tabset_from_dict
+        from dsh.layout.serialize import tabset_from_dict  # a cycle, as above
 
         return tabset_from_dict(data, cls(min_width=min_width, min_height=min_height))

@@ -14,6 +14,7 @@ from dsh.persist.records import AgentInfo, SnapshotError
 from dsh.persist.snapshot import MAX_SNAPSHOT_BYTES, SNAPSHOT_FILE, _parse
 from dsh.persist.states import PaneState, state_of
 from dsh.safefile import read_bytes
+from dsh.store import listed_rows, pane_cache
 from dsh.store.listed_rows import Kept
 from dsh.store.pane_cache import Key
 from dsh.text import sanitize
@@ -103,8 +104,6 @@ class CachedPaneStates:
         return rows
 
     def _records(self, session_id: str, key: Key) -> list[dict[str, Any]] | None:
-        from dsh.store import pane_cache
-
         try:
             kept = self._index.read(lambda conn: pane_cache.get(conn, session_id))
         except sqlite3.Error:
@@ -130,7 +129,6 @@ class CachedPaneStates:
         """Keep what this listing made; forget what no longer held and the records of sessions whose
         state folder is gone. A listing never fails for this: an index that cannot be written is simply
         asked again next time."""
-        from dsh.store import listed_rows, pane_cache
 
         if not (self._fresh or self._gone or self._kept or self._dropped):
             return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import time
 from typing import TYPE_CHECKING
 
@@ -70,8 +71,6 @@ def refresh_in_background(session: Session) -> None:
     db_path, root, loop = session.store.index.db_path, session.store.root, session.loop
 
     def work() -> None:
-        import io
-
         from dsh.resume.agent_rows import conversation_titles
         from dsh.store.index import SessionIndex
 

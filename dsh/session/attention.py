@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from dsh.attention.model import HOOK, PROCESS, TERMINAL, Attention, Report, one_line
@@ -86,8 +87,6 @@ class SessionAttention:
         return self.report(pane_id, Report(event.state, HOOK, event.message, subagent=event.subagent, quiet=quiet))
 
     def _learn_id(self, pane: Pane, session_id: str, transcript: str | None) -> None:
-        from dataclasses import replace
-
         from dsh.agents.registry import adapter_by_kind
 
         agent = pane.agent

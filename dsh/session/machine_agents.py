@@ -10,10 +10,13 @@ import logging
 import math
 import os
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dsh import protocol
 from dsh.attention.rows import AgentRow, rows_of
+from dsh.attention.states import session_line
+from dsh.machines.config import read_machines
 
 if TYPE_CHECKING:
     from dsh.machines.config import Machine
@@ -66,7 +69,6 @@ class MachineAgents:
     def _remote_due(self, now: float) -> list[Machine]:
         if self._remote is not None:
             return []
-        from dsh.machines.config import read_machines
 
         machines = read_machines(self.session.config).machines
         return [
@@ -77,7 +79,6 @@ class MachineAgents:
         due = self._remote_due(now)
         if not due:
             return
-        from dsh.machines.config import read_machines
         from dsh.machines.listing import run_attention
 
         config = read_machines(self.session.config)
@@ -135,7 +136,6 @@ class MachineAgents:
 def live_agents_line(session: Session, session_id: str) -> str:
     """Another live session's agents' states as its host last said them ("1 needs you · 2 working"), for
     its row in /resume; this session's own, as they are."""
-    from dsh.attention.states import session_line
 
     if session_id == session.log.id:
         states = [pane.agent_state.state for pane in session.panes.values() if pane.agent_state is not None]
@@ -160,7 +160,6 @@ async def ask_hosts(exclude: str | None = None) -> list[AgentRow]:
 
 async def ask_host(path: str) -> list[AgentRow]:
     """One host's answer to a query handshake, as agent rows ([] for no host, or a bad answer)."""
-    from pathlib import Path
 
     from dsh.rundir import RunDirError, connect_private
 

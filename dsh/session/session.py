@@ -7,7 +7,7 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Literal
 
-from dsh.config import Config
+from dsh.config import Config, load_config
 from dsh.layout.geometry import Rect
 from dsh.layout.tabs import TabSet
 from dsh.persist.scheduler import SnapshotScheduler
@@ -190,7 +190,6 @@ class Session:
         """Read the config again (the same -o flags on top), and tell every attached client (each takes
         its keys and says so); its warnings. `by`: the session whose /reload asked (None: this one's).
         Panes started from now on use the new values; running ones keep theirs."""
-        from dsh.config import load_config
 
         config = load_config(self.options)
         self._take_config(config)

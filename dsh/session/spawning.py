@@ -6,6 +6,7 @@ import time
 from typing import TYPE_CHECKING
 
 from dsh.agents.programs import runs_agent
+from dsh.home import ensure_home_dir
 from dsh.layout.ids import next_id
 from dsh.persist.states import PaneState
 from dsh.session import agent_titles, pane_programs, structure
@@ -107,7 +108,6 @@ def agent_hooks(
     if not session.config.flag("attention.hooks"):
         return argv, env
     from dsh.agents.hook_launch import with_hooks
-    from dsh.home import ensure_home_dir
 
     try:
         # Made as every folder under the home is (0700, no link followed), parents included.

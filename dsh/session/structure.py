@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal
 
 from dsh.layout.geometry import is_direction
+from dsh.layout.tree import find_path
 from dsh.session import hook_folders
 
 if TYPE_CHECKING:
@@ -89,7 +90,6 @@ def split(
 
 def _set_share(session: Session, pane_id: str, percent: float) -> None:
     """Give a new pane `percent` of the room it split from the pane before it."""
-    from dsh.layout.tree import find_path
 
     path = find_path(session.tabs.active_tab.root, pane_id)
     if not path:

@@ -11,6 +11,7 @@ from urllib.parse import unquote, urlsplit
 
 from pyte.graphics import FG_BG_256
 
+from dsh import __version__
 from dsh.term import sequences as sq
 from dsh.term.sgr import sgr_params
 from dsh.text import sanitize, strip_format
@@ -206,8 +207,6 @@ class Replies:
     def report_version(self, which: int = 0, *_: int) -> None:
         """XTVERSION (CSI > q): the terminal's name and version."""
         if which == 0:
-            from dsh import __version__
-
             self.write_process_input(f"\x1bP>|dsh({__version__})\x1b\\")
 
     def window_report(self, op: int = 0, which: int = 0, *_: int) -> None:

@@ -7,13 +7,16 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
+from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 
 from dsh.attention.agents_list import ListModel, NoteItem, Target, agents_model, next_needing, notifications_model
 from dsh.attention.rows import AgentRow
+from dsh.machines.config import read_machines
 from dsh.session.attention import agent_rows
+from dsh.session.view_records import Switch
 from dsh.store.timefmt import epoch_from_iso
 from dsh.ui.state import Mode
 
@@ -107,7 +110,6 @@ def go(app: DshApp, target: Target | None) -> None:
         elif target.pane:
             app.announce(f"pane {target.pane} is gone", error=True)
         return
-    from dsh.session.view_records import Switch
 
     app.list_overlay = None
     app.close_overlay()
@@ -119,9 +121,7 @@ def go(app: DshApp, target: Target | None) -> None:
 def go_to_machine(app: DshApp, target: Target) -> None:
     """A pane of a session on another machine: the client hands the terminal to ssh running
     `dsh focus` then `dsh attach` there, and comes back to this session when that ssh ends."""
-    from dsh.machines.config import read_machines
     from dsh.machines.ssh import attach_argv
-    from dsh.session.view_records import Switch
 
     config = read_machines(app.config)
     machine = config.find(target.machine or "")
@@ -171,7 +171,6 @@ def fragments(app: DshApp, model: ListModel) -> StyleAndTextTuples:
 
 def list_bindings(app: DshApp, m: Modes) -> KeyBindings:
     """While a list is shown: move, go, close (over the help overlay's pager keys)."""
-    from prompt_toolkit.filters import Condition
 
     listing = Condition(lambda: app.mode == Mode.HELP and getattr(app, "list_overlay", None) is not None)
     kb = KeyBindings()

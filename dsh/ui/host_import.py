@@ -34,7 +34,7 @@ def import_view() -> None:
     """Import what a host runs (`dsh.ui.remote`), the lean way described above."""
     _bare_package("prompt_toolkit")
     _import_without("asyncio", "ssl")
-    import dsh.ui.remote  # noqa: F401
+    import dsh.ui.remote  # noqa: F401  (here: only once the packages above are put in bare)
 
 
 def complete() -> None:

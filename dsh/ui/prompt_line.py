@@ -8,12 +8,13 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.buffer import Buffer, CompletionState
+from prompt_toolkit.completion import Completion
 from prompt_toolkit.document import Document
 
 from dsh.commands.parse import parse_line
 from dsh.commands.registry import CommandError
-from dsh.prompt.complete import CommandNames
+from dsh.prompt.complete import CommandNames, Found, Word, complete_line
 from dsh.ui.state import Mode
 
 if TYPE_CHECKING:
@@ -136,7 +137,6 @@ class PromptLine:
         """Tab on a shell line: candidates from the pane's directory and PATH, and the command's own
         bash completion, worked out on the session's worker; shown if the line is still the same."""
         view = self._view
-        from dsh.prompt.complete import Found, Word, complete_line
         from dsh.session.saving import pane_cwd
 
         pane = view.active_pane
@@ -155,8 +155,6 @@ class PromptLine:
 
     def _show_completions(self, document: Document, done: asyncio.Future[Any]) -> None:
         view = self._view
-        from prompt_toolkit.buffer import CompletionState
-        from prompt_toolkit.completion import Completion
 
         buffer = view.prompt_buffer
         if done.cancelled() or done.exception() is not None or buffer.document != document:

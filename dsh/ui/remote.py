@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 from typing import TYPE_CHECKING, NoReturn
 
@@ -14,7 +15,9 @@ from dsh.session.view_records import Announcement, EndReason, Switch, ViewResult
 from dsh.term.colour_replies import QUERIES, ColourReplies
 from dsh.term.features import NO_FEATURES, Features, terminal_features
 from dsh.term.replies import learn_colours
+from dsh.text import sanitize
 from dsh.ui.app import DshApp
+from dsh.ui.application import shared_default_bindings
 from dsh.ui.link_input import LinkInput
 from dsh.ui.view_options import ViewOptions
 
@@ -62,9 +65,6 @@ _HOST_MODULES = (
 def warm_up() -> None:
     """Do ahead what every host does first (the spawner calls this once, before it forks hosts): import
     the modules a host imports lazily, and build prompt_toolkit's default key bindings."""
-    import importlib
-
-    from dsh.ui.application import shared_default_bindings
 
     for name in _HOST_MODULES:
         importlib.import_module(name)
@@ -235,7 +235,6 @@ __all__ = ["Switch", "color_depth_for", "run_remote_view", "serve"]
 def _note(hello: dict[str, object]) -> list[str]:
     """The line a client asks its host to show as it attaches (why it came back from another machine),
     bounded and made safe: it came over the socket."""
-    from dsh.text import sanitize
 
     intent = hello.get("intent")
     note = intent.get("note") if isinstance(intent, dict) else None

@@ -8,8 +8,10 @@ import os
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from dsh.session.view_records import Switch
 from dsh.ui.state import Mode
 
 if TYPE_CHECKING:
@@ -251,7 +253,6 @@ class ResumeActions:
 
     def _find_rows(self, query: str, deliver: Callable[[str, Any], None]) -> None:
         """The rows that may match `query`, from the index on the searcher's thread (while every row loads)."""
-        from functools import partial
 
         from dsh.resume.loading import find_rows
 
@@ -368,7 +369,6 @@ class ResumeActions:
         """Move to the session `candidate` (a picker row, or an id) names, its workspace checked now."""
         from dsh.resume.handoff import HandoffError, check_directory
         from dsh.resume.preflight import PreflightError, preflight
-        from dsh.session.view_records import Switch
         from dsh.store.log import read_header
 
         view = self._view
@@ -387,7 +387,6 @@ class ResumeActions:
         comes back to this session when that ssh ends."""
         from dsh.machines.config import read_machines
         from dsh.machines.ssh import attach_argv
-        from dsh.session.view_records import Switch
 
         view = self._view
         config = read_machines(view.config)
@@ -409,7 +408,6 @@ class ResumeActions:
         session in its directory (the client starts its host), with a pane running the agent's resume."""
         from dsh.resume.agent_open import go_to_holder, held_elsewhere, plan_agent_open
         from dsh.resume.preflight import PreflightError
-        from dsh.session.view_records import Switch
 
         view = self._view
         try:

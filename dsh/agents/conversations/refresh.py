@@ -24,7 +24,7 @@ from dsh.agents.base import UUID_RE, uuid_like
 from dsh.agents.conversations import claude as claude_reader
 from dsh.agents.conversations import codex as codex_reader
 from dsh.agents.conversations.model import TITLE_MAX, Fold, one_line
-from dsh.agents.opencode import OpencodeAdapter
+from dsh.agents.opencode import OpencodeAdapter, _epoch
 from dsh.agents.opencode_store import OpencodeSession, read_sessions
 from dsh.safefile import open_foreign
 from dsh.store import agent_table, textsearch
@@ -428,7 +428,6 @@ def _opencode_listed(
 ) -> dict[str, ConversationRow] | None:
     """The sessions `opencode session list` gives in each folder of `cwds` and HOME; None when it cannot
     be asked (not installed: nothing to say) or gives no list (one warning)."""
-    from dsh.agents.opencode import _epoch
 
     adapter = OpencodeAdapter()
     if lister is None:
