@@ -199,21 +199,25 @@ def test_da_and_da2_answer_by_the_level_a_program_set() -> None:
     assert s.conformance_level is None  # RIS: a new terminal's answers again
 
 
-def test_titles_are_reported_and_pushed_and_popped_each_on_its_own_stack() -> None:
+def test_titles_are_reported_and_pushed_and_popped_as_xterm_does() -> None:
     """XTWINOPS 20/21 report the icon name and title, 22/23 push and pop them (0 both, 1 the icon
-    name, 2 the title): esctest2's XtermWinops title tests."""
+    name, 2 the title) on one stack: esctest2's XtermWinops title tests."""
     s, out = screen()
     s.feed(b"\x1b]2;win\x07\x1b]1;ico\x07\x1b[20t\x1b[21t")
     assert out == ["\x1b]Lico\x1b\\", "\x1b]lwin\x1b\\"]
     s.feed(b"\x1b[22;1t\x1b[22;2t\x1b]0;y\x07\x1b[23;0t")
-    assert (s.title, s.icon_name) == ("win", "ico")  # each from its own stack
-    s.feed(b"\x1b[22;0t\x1b]0;x\x07\x1b[23;2t")
-    assert (s.title, s.icon_name) == ("win", "x")
-    s.feed(b"\x1b[23;1t\x1b[23;1t\x1b[23t")  # popping an empty stack changes nothing
-    assert (s.title, s.icon_name) == ("win", "ico")
+    assert (s.title, s.icon_name) == ("win", "ico")  # popping both goes down to the icon's push
+    s.feed(b"\x1b[22;0t\x1b]0;x\x07\x1b[23;1t")
+    assert (s.title, s.icon_name) == ("x", "ico")
+    s.feed(b"\x1b[23;2t")
+    assert s.title == "x"  # that push is gone, its title with it (PushIconAndWindow_PopIcon)
+    s.feed(b"\x1b]2;a\x07\x1b[22;2t\x1b]2;b\x07\x1b[22;2t\x1b]2;z\x07\x1b[23;2t")
+    assert s.title == "b"
+    s.feed(b"\x1b[23;2t\x1b[23;2t\x1b[23t")  # popping an empty stack changes nothing
+    assert s.title == "a"
     for i in range(15):
         s.feed(f"\x1b]2;t{i}\x07\x1b[22;2t".encode())
-    assert len(s.title_stack) == 10 and s.title_stack[0] == "t5"  # the oldest dropped
+    assert len(s.title_stack) == 10 and s.title_stack[0] == (None, "t5")  # the oldest dropped
     out.clear()
     s.feed(b"\x1b]2;a\rb\x05\x9bc\x07\x1b[21t")
     assert len(out) == 1 and out[0].startswith("\x1b]l") and out[0].endswith("c\x1b\\")

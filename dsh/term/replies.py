@@ -130,8 +130,7 @@ class Replies:
     colour_sets: dict[int | str, str]  # OSC 4 (0-255), 10 ("fg") and 11 ("bg") as the program set them: rrggbb
     colours_set: int  # changes each time colour_sets does (the view's recolouring is cached by it)
     conformance_level: int | None  # DECSCL's 1-5 once a program set one (DA and DA2 answer by it)
-    title_stack: list[str]
-    icon_stack: list[str]
+    title_stack: list[tuple[str | None, str | None]]  # XTWINOPS 22's pushes: (icon name, title), None unpushed
     _reply: Callable[[str], None] | None
 
     def write_process_input(self, data: str) -> None:
@@ -221,15 +220,21 @@ class Replies:
             self.write_process_input(f"\x1b]L{self.icon_name}\x1b\\")
         elif op == 21:
             self.write_process_input(f"\x1b]l{self.title}\x1b\\")
-        elif op in (22, 23) and which in (0, 1, 2):
-            for stack, name, wanted in ((self.icon_stack, "icon_name", 1), (self.title_stack, "title", 2)):
-                if which not in (0, wanted):
-                    continue
-                if op == 22:
-                    stack.append(getattr(self, name))
-                    del stack[: -sq.TITLE_STACK_MAX]
-                elif stack:
-                    setattr(self, name, stack.pop())
+        elif op == 22 and which in (0, 1, 2):
+            self.title_stack.append((self.icon_name if which != 2 else None, self.title if which != 1 else None))
+            del self.title_stack[: -sq.TITLE_STACK_MAX]
+        elif op == 23 and which in (0, 1, 2):
+            # One stack of pushes, as xterm keeps: a pop takes the newest push whatever it holds (what
+            # it names of it is restored); popping both goes on down until each was found.
+            wanted = {0: {0, 1}, 1: {0}, 2: {1}}[which]
+            while wanted and self.title_stack:
+                entry = self.title_stack.pop()
+                for field in list(wanted):
+                    if entry[field] is not None:
+                        setattr(self, ("icon_name", "title")[field], entry[field])
+                        wanted.discard(field)
+                if which != 0:
+                    break
         elif op == 14:
             self.write_process_input(f"\x1b[4;{self.lines * CELL_PIXELS[0]};{self.columns * CELL_PIXELS[1]}t")
         elif op == 16:

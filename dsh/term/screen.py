@@ -121,8 +121,7 @@ class TermScreen(Drawing, Editing, Replies):
         self._saved: _Saved | None = None
         self.title = ""
         self.icon_name = ""
-        self.title_stack: list[str] = []
-        self.icon_stack: list[str] = []
+        self.title_stack: list[tuple[str | None, str | None]] = []
         self.conformance_level: int | None = None
         self.colour_sets: dict[int | str, str] = {}
         self.colours_set += 1  # (RIS drops the sets: a change too)
