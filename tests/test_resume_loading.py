@@ -343,7 +343,8 @@ def assert_same_rows(got: AllRows, want: AllRows) -> None:
     """Two listings of every row hold the same rows, in the same order, in both scopes, and search alike."""
     assert got.rows == want.rows
     assert got.here == want.here
-    assert got.index is not None and want.index is not None and got.index.texts == want.index.texts
+    assert got.search_index is not None and want.search_index is not None
+    assert got.search_index.texts == want.search_index.texts
     assert got.error == want.error
 
 
@@ -625,15 +626,15 @@ def test_every_row_listed_is_out_of_the_cyclic_collector(world: World) -> None:
     assert rows.rows and not any(gc.is_tracked(c) for c in rows.rows)
     assert not any(gc.is_tracked(c.preview) for c in rows.rows)
     # and the lists that hold them and their searched texts, which a collection would walk item by item
-    assert rows.index is not None
-    assert not any(gc.is_tracked(items) for items in (rows.rows, rows.here, *rows.index.lists()))
+    assert rows.search_index is not None
+    assert not any(gc.is_tracked(items) for items in (rows.rows, rows.here, *rows.search_index.lists()))
     title = rows.rows[0].title
     model = PickerModel([], current_cwd="/w/app", now=0.0, all_count=0)
     model.add_all(rows)
     model.toggle_scope()
     model.set_query(title)
     assert model.visible[0].title == title  # searched and drawn as before
-    holder = weakref.ref(rows.index) if rows.index is not None else None
+    holder = weakref.ref(rows.search_index) if rows.search_index is not None else None
     del model, rows
     gc.collect()
     assert holder is None or holder() is None

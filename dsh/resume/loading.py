@@ -136,7 +136,7 @@ def load_rest(
 
 def untrack_listing(listed: AllRows) -> None:
     """A listing's lists out of the cyclic collector too (`untrack_lists`): never given a tracked object."""
-    untrack_lists(listed.rows, listed.here, *(listed.index.lists() if listed.index is not None else ()))
+    untrack_lists(listed.rows, listed.here, *(listed.search_index.lists() if listed.search_index is not None else ()))
 
 
 def load_archived(index: _IndexLocation, *, cwd: str, current_session_id: str | None, own_pid: int) -> list[Candidate]:

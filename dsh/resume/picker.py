@@ -74,8 +74,8 @@ class AllRows(NamedTuple):
 
     rows: list[Candidate]  # newest first
     here: list[Candidate]  # those of the workspace scope, in the same order
-    # The `all` scope's search index over `rows`, or None to build it later (a field hides tuple.index).
-    index: FuzzyIndex | None  # type: ignore[assignment]
+    # The `all` scope's search index over `rows`, or None to build it later.
+    search_index: FuzzyIndex | None
     error: str | None = None  # why the rows could not be listed (then `rows` is empty)
 
 
@@ -172,6 +172,8 @@ class PickerModel:
         if self.now.tzinfo is None:
             self.now = self.now.replace(tzinfo=UTC)
         self.tz = tz  # of the absolute dates in the preview; None: the local zone
+        # Each session's last saved screen by id, read by the view (None: asked, not come yet).
+        self.thumbnails: dict[str, list[str] | None] = {}
         self.current_cwd = os.path.normpath(current_cwd) if current_cwd else current_cwd
         self.current_workspace = current_workspace
         everything = newest_first(candidates)
@@ -239,8 +241,8 @@ class PickerModel:
             return
         self._staged = None
         if self._stages(rows):
-            assert rows.index is not None
-            ranking = rows.index.search(self.query, want=max(64, self._capacity(self._last_height) * 2))
+            assert rows.search_index is not None
+            ranking = rows.search_index.search(self.query, want=max(64, self._capacity(self._last_height) * 2))
             self._staged = (rows, ranking)
             return
         self._take_all(rows)
@@ -252,9 +254,9 @@ class PickerModel:
     _staged: tuple[AllRows, Ranking] | None = None
 
     def _stages(self, rows: AllRows) -> bool:
-        if self.show_archived or self.scope != ALL or not self.query.split() or rows.index is None:
+        if self.show_archived or self.scope != ALL or not self.query.split() or rows.search_index is None:
             return False
-        if self._renamed or self._archived or len(rows.index) != len(rows.rows):
+        if self._renamed or self._archived or len(rows.search_index) != len(rows.rows):
             return False  # (the rows are changed here first, and indexed again)
         # Also while the rows on screen are still being ranked: that ranking goes on (ranked again from
         # scratch over rows a refresh's update brought, the bench's query took 0.3 s, not 0.16 s).
@@ -270,7 +272,7 @@ class PickerModel:
     def _take_all(self, rows: AllRows, ranking: Ranking | None = None) -> None:
         answered = self.answered()
         chosen = self.selected if self.selected_index > 0 and not self.show_archived else None
-        everything, here, index = rows.rows, rows.here, rows.index
+        everything, here, index = rows.rows, rows.here, rows.search_index
         if self._renamed or self._archived:
             everything = self._with_local_edits(everything)
             here = self._with_local_edits(here)

@@ -323,7 +323,7 @@ THUMBNAIL_MIN_WIDTH = 70
 def _thumbnail_rows(model: PickerModel, chosen: Candidate, width: int, count: int) -> list[str] | None:
     """The picture's rows, each padded to one width, bottom-aligned in `count` rows; None when there is no
     picture of this row (the view loads them: `model.thumbnails`, by id) or no room for one."""
-    screens = getattr(model, "thumbnails", None)
+    screens = model.thumbnails
     screen = screens.get(chosen.id) if screens and not chosen.is_agent else None
     if not screen or count <= 0 or width < THUMBNAIL_MIN_WIDTH:
         return None

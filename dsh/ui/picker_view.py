@@ -129,8 +129,7 @@ class PickerView:
         if chosen is None or chosen.is_agent or chosen.machine is not None or chosen.id in self._thumbnails:
             return
         self._thumbnails[chosen.id] = None  # asked: once
-        # Read by the model's drawing where the view set it (getattr in dsh.resume.picker_draw).
-        self.model.thumbnails = self._thumbnails  # type: ignore[attr-defined]
+        self.model.thumbnails = self._thumbnails  # read by the model's drawing (dsh.resume.picker_draw)
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
