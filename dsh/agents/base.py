@@ -52,18 +52,6 @@ def same_dir(a: str, b: str) -> bool:
         return False
 
 
-def option_value(args: Sequence[str], *names: str) -> str | None:
-    """The value of `--name VALUE` or `--name=VALUE` in `args`, the last one winning."""
-    value = None
-    for i, arg in enumerate(args):
-        for name in names:
-            if arg == name and i + 1 < len(args):
-                value = args[i + 1]
-            elif name.startswith("--") and arg.startswith(name + "="):
-                value = arg[len(name) + 1 :]
-    return value
-
-
 def env_home(env: Mapping[str, str]) -> Path:
     """The user's home for an agent: the pane's HOME, else this process's."""
     home = env.get("HOME")
@@ -85,20 +73,6 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
         return entry.is_dir()
     except OSError:
         return False
-
-
-def newest_files(paths: Iterator[Path], started_at: float) -> list[Path]:
-    """`paths` modified after `started_at` (with slack), newest first; unreadable ones skipped."""
-    found: list[tuple[float, Path]] = []
-    for path in paths:
-        try:
-            mtime = path.stat().st_mtime
-        except OSError:
-            continue
-        if mtime >= started_at - MTIME_SLACK:
-            found.append((mtime, path))
-    found.sort(key=lambda item: item[0], reverse=True)
-    return [path for _, path in found]
 
 
 def json_lines(path: Path, limit: int = MAX_SCAN_BYTES) -> Iterator[dict[str, Any]]:

@@ -113,9 +113,6 @@ class Attention:
         self.state, self.since = IDLE, now
         return True
 
-    def to_saved(self) -> tuple[str, float]:
-        return self.state, self.since
-
 
 def _recent(at: float, now: float) -> bool:
     return _within(at, now, STRONGER_WINDOW)

@@ -481,10 +481,6 @@ class PickerModel:
 
     # -- transcript search ---------------------------------------------------------------------------
 
-    @property
-    def hits_query(self) -> str:
-        return self._hits_query
-
     def set_transcript_hits(self, query: str, hits: Mapping[str, str]) -> bool:
         """What the transcript search found for `query`: owner (see Candidate.owner) -> the matching line.
 

@@ -180,9 +180,6 @@ class ClientState:
             return False
         return self.session.on_screen_of(self, pane_id)
 
-    def has_keyboard_in(self, pane_id: str) -> bool:
-        return self.mode == Mode.PANE and self.session.tabs.tabs != [] and self.session.tabs.active_pane == pane_id
-
     def pane_wants_secret(self) -> bool:
         """True while the active pane's program reads a line without echo (a password prompt)."""
         pane = self.active_pane

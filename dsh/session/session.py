@@ -398,9 +398,6 @@ class Session:
     def record_input(self, line: str) -> None:
         agent_titles.record_input(self, line)
 
-    def read_agent_titles_now(self) -> None:
-        agent_titles.read_now(self)
-
     def send_line(self, text: str) -> Pane | None:
         """Type `text` and Enter into the active pane, starting it first if it is a tombstone.
 

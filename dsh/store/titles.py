@@ -52,13 +52,6 @@ class TitleState(Value, fields=("explicit", "typed", "learned")):
         key = self.agent_key(open_keys)
         return session_title(self.explicit, agent_titles.get(key) if key else None, self.typed)
 
-    @classmethod
-    def from_events(cls, events: Iterable[Mapping[str, object]]) -> TitleState:
-        """The state a log's events leave (for a resumed session)."""
-        state = cls()
-        state.add_events(events)
-        return state
-
     def add_events(self, events: Iterable[Mapping[str, object]]) -> None:
         """Fold in a log's events (a batch at a time, as dsh.store.log.scan_log hands them over)."""
         state = self

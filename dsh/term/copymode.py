@@ -279,12 +279,6 @@ class CopyMode:
             return self.selection.text(cells)
         return row_text(cells.row(self.line), cells.columns)
 
-    def selected_lines(self) -> int:
-        if self.selection is None:
-            return 1
-        first, last = self.selection.ordered()
-        return last[0] - first[0] + 1
-
     @property
     def whole_lines(self) -> bool:
         """True when what a copy takes is whole lines (a line selection, or none)."""

@@ -65,7 +65,6 @@ class DshApp:
     result = _Of()
     active_pane = _Of()
     announce = _Of()
-    has_keyboard_in = _Of()
     pane_wants_secret = _Of()
     follow_keyboard = _Of()
     enter_pane = _Of()
