@@ -15,6 +15,7 @@ from prompt_toolkit.document import Document
 from dsh.commands.parse import parse_line
 from dsh.commands.registry import CommandError
 from dsh.prompt.complete import CommandNames, Found, Word, complete_line
+from dsh.session.saving import pane_cwd
 from dsh.ui.state import Mode
 
 if TYPE_CHECKING:
@@ -137,7 +138,6 @@ class PromptLine:
         """Tab on a shell line: candidates from the pane's directory and PATH, and the command's own
         bash completion, worked out on the session's worker; shown if the line is still the same."""
         view = self._view
-        from dsh.session.saving import pane_cwd
 
         pane = view.active_pane
         if pane is None:

@@ -6,15 +6,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from dsh.layout.choose_tree import thumbnail, tree_model
+from dsh.ui import agents_view
+from dsh.ui.chrome import pane_state_label
 
 if TYPE_CHECKING:
     from dsh.ui.app import DshApp
 
 
 def open_tree(app: DshApp) -> None:
-    from dsh.ui import agents_view
-    from dsh.ui.chrome import pane_state_label
-
     session = app.session
 
     def describe(pane_id: str) -> str:
