@@ -31,7 +31,7 @@ from prompt_toolkit.output import DummyOutput
 from dsh.config import load_config
 from dsh.session.session import Session
 from dsh.store.store import Store
-from dsh.ui import application
+from dsh.ui import view_application
 from dsh.ui.app import DshApp
 from dsh.ui.view_options import ViewOptions
 
@@ -49,7 +49,7 @@ scheduler.SnapshotScheduler._write_pending = note_write
 def at_first_frame(_app):
     if 'agents' not in report:
         report['agents'] = sorted(m for m in sys.modules if m.startswith('dsh.agents.') or m == 'uuid')
-        report['bindings_built'] = bool(application._shared_defaults)
+        report['bindings_built'] = bool(view_application._shared_defaults)
         report['own_bindings_built'] = views[0]._bindings is not None
         report['dataclasses'] = made
         report['snapshot_writes'] = len(writes)
@@ -73,7 +73,7 @@ async def main():
         while 'agents' not in report:
             await asyncio.sleep(0.005)
         await asyncio.sleep(0.3)
-        report['bindings_built_after'] = bool(application._shared_defaults)
+        report['bindings_built_after'] = bool(view_application._shared_defaults)
         report['own_bindings_built_after'] = view._bindings is not None
         report['prompt'] = view.prompt_buffer.text
         report['bare_after'] = host_import.bare_packages()
@@ -187,9 +187,9 @@ def test_the_way_to_the_first_frame_makes_no_dataclass_outside_the_records() -> 
 def test_the_spawner_s_warm_up_does_ahead_what_a_host_leaves_until_after_its_first_frame() -> None:
     # A host forked from the spawner should not pay for them on its first tick or its first key.
     code = (
-        "import sys\nfrom dsh.ui import application, remote\nremote.warm_up()\n"
+        "import sys\nfrom dsh.ui import remote, view_application\nremote.warm_up()\n"
         "print(sorted(m for m in ('dsh.session.agents', 'dsh.agents.registry', 'dsh.agents.resumable') "
-        "if m in sys.modules), bool(application._shared_defaults))"
+        "if m in sys.modules), bool(view_application._shared_defaults))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr

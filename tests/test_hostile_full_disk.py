@@ -187,10 +187,10 @@ def test_the_index_on_a_full_disk_lists_every_session_from_memory(
 
 def test_the_history_file_on_a_full_disk_is_a_message_not_an_exception(home_on_disk: Path, disk: SmallDisk) -> None:
     from dsh.store.history import PromptHistory
-    from dsh.ui.history import WorkspaceHistory
+    from dsh.ui.prompt_memory import PromptMemory
 
     said: list[str] = []
-    history = WorkspaceHistory(PromptHistory.for_workspace("/w"), said.append)
+    history = PromptMemory("/w", {}, said.append).history  # the prompt's own history, as Enter saves it
     history.append_string("kept")
     disk.fill()
     history.append_string("refused " + "x" * 5000)  # inside the Enter handler: must not raise

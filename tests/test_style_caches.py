@@ -37,7 +37,7 @@ def test_the_screens_cell_cache_keeps_its_newest_within_its_bound() -> None:
 def test_a_view_application_bounds_them_after_each_frame() -> None:
     from prompt_toolkit.application import Application
 
-    from dsh.ui.application import ViewApplication
+    from dsh.ui.view_application import ViewApplication
 
     assert issubclass(ViewApplication, Application)
     app = ViewApplication()

@@ -15,7 +15,7 @@ from prompt_toolkit.layout import screen as pt_screen
 from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.output import DummyOutput
 
-from dsh.ui.application import ViewApplication
+from dsh.ui.view_application import ViewApplication
 
 
 def _pane_focused_app() -> ViewApplication[None]:

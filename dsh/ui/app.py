@@ -29,9 +29,9 @@ from dsh.ui.view_options import ViewOptions
 if TYPE_CHECKING:
     from prompt_toolkit.layout import ConditionalContainer, Layout
 
-    from dsh.ui.application import ViewApplication
     from dsh.ui.bindings.modes import Modes
     from dsh.ui.panes_view import PanesContainer
+    from dsh.ui.view_application import ViewApplication
     from dsh.ui.window import ViewWindow
 
 

@@ -17,8 +17,8 @@ from dsh.term.features import NO_FEATURES, Features, terminal_features
 from dsh.term.replies import learn_colours
 from dsh.text import sanitize
 from dsh.ui.app import DshApp
-from dsh.ui.application import shared_default_bindings
 from dsh.ui.link_input import LinkInput
+from dsh.ui.view_application import shared_default_bindings
 from dsh.ui.view_options import ViewOptions
 
 # Keys wait at most this long for the prompt's history to load.

@@ -9,11 +9,11 @@ from prompt_toolkit.key_binding import DynamicKeyBindings
 
 from dsh.session.view_records import EndReason, ViewResult
 from dsh.ui import chrome
-from dsh.ui.application import ViewApplication
 from dsh.ui.cursor_shape import PaneCursorShape
 from dsh.ui.keypad import KeypadMirror
 from dsh.ui.link_input import LinkInput
 from dsh.ui.outer_title import TitleMirror
+from dsh.ui.view_application import ViewApplication
 
 if TYPE_CHECKING:
     from dsh.ui.app import DshApp
