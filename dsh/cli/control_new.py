@@ -47,6 +47,6 @@ def new_session(options: dict[str, Any], rest: list[str]) -> int:
 
 
 def _say(line: str) -> None:
-    from dsh.text import sanitize
+    from dsh.cli.output import say  # escaped as every CLI message is (dsh.cli.output)
 
-    sys.stderr.write(sanitize(line) + "\n")
+    say(line)
