@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from dsh.client.attach import Pump
+from dsh.client.attach import Attachment, Outcome, Pump, SwitchHandler
 from dsh.client.tty import RawTerminal
 
 
@@ -50,7 +50,6 @@ def test_work_left_for_later_waits_until_the_session_is_on_screen() -> None:
     """The spawner's start is owed by a client that started its host directly: it must not compete with
     that host before the first frame is shown, and must not wait for a session that keeps printing."""
     from dsh import protocol
-    from dsh.client.attach import Attachment
 
     host, client = socket.socketpair()
     stdin_r, stdin_w = os.pipe()
@@ -89,7 +88,6 @@ def test_work_left_for_later_runs_soon_after_the_first_frame_of_a_session_that_n
 ) -> None:
     from dsh import protocol
     from dsh.client import attach
-    from dsh.client.attach import Attachment
 
     monkeypatch.setattr(attach, "_LATER_AT_MOST", 0.3)
 
@@ -131,20 +129,52 @@ def test_work_left_for_later_runs_soon_after_the_first_frame_of_a_session_that_n
     assert len(ran) == 1 and ran[0] - started < 0.8  # the host never paused 50 ms in that time
 
 
+class _Wires:
+    """What a pump runs between: the host's end of a socket pair, the terminal's stdin pipe and its
+    stdout pipe (read back without blocking)."""
+
+    def __init__(self) -> None:
+        self.host, self.client = socket.socketpair()
+        self.stdin_r, self.stdin_w = os.pipe()
+        self.out_r, self.out_w = os.pipe()
+        os.set_blocking(self.out_r, False)
+
+    def run(
+        self, attachment: Attachment, on_switch: SwitchHandler, threads: list[threading.Thread], pumps: list[Pump]
+    ) -> tuple[Outcome, bytes]:
+        """The pump's outcome and what it wrote to the terminal, with `threads` (the host, the user)
+        running beside it; every end but stdin's writing one is closed after."""
+        for t in threads:
+            t.start()
+        try:
+            with Pump(RawTerminal(self.stdin_r), stdin=self.stdin_r, stdout=self.out_w) as pump:
+                pumps.append(pump)
+                outcome = pump.run(attachment, on_switch)
+            self.client.shutdown(socket.SHUT_RDWR)
+            for t in threads:
+                t.join(5)
+            shown = b""
+            with contextlib.suppress(BlockingIOError):
+                shown = os.read(self.out_r, 65536)
+        finally:
+            for fd in (self.stdin_r, self.out_r, self.out_w):
+                os.close(fd)
+            self.client.close()
+            self.host.close()
+        return outcome, shown
+
+
 def _silent_host_pump(monkeypatch: pytest.MonkeyPatch, answer_pings: bool) -> tuple[object, bytes, list[dict]]:
     """A host that welcomed the client, then reads its frames and answers only pings (or nothing); the
     user types a key, waits, then C-b and d in two reads. The outcome, what the terminal got, and the
     control messages the host received."""
     from dsh import protocol
     from dsh.client import attach
-    from dsh.client.attach import Attachment
 
     monkeypatch.setattr(attach, "PING_AFTER", 0.2)
     monkeypatch.setattr(attach, "WEDGED_AFTER", 0.6)
-    host, client = socket.socketpair()
-    stdin_r, stdin_w = os.pipe()
-    out_r, out_w = os.pipe()
-    os.set_blocking(out_r, False)
+    wires = _Wires()
+    host, stdin_w = wires.host, wires.stdin_w
     controls: list[dict] = []
 
     def the_host() -> None:
@@ -168,26 +198,13 @@ def _silent_host_pump(monkeypatch: pytest.MonkeyPatch, answer_pings: bool) -> tu
             os.close(stdin_w)  # the terminal goes: the pump ends there
 
     welcome = {"ok": True, "pid": 4242, "ping": True, "detach": "\x02d"}
-    attachment = Attachment(client, "s1", welcome, b"")
+    attachment = Attachment(wires.client, "s1", welcome, b"")
     threads = [threading.Thread(target=the_host), threading.Thread(target=the_user)]
-    for t in threads:
-        t.start()
     try:
-        with Pump(RawTerminal(stdin_r), stdin=stdin_r, stdout=out_w) as pump:
-            outcome = pump.run(attachment, lambda *a: None)
-        client.shutdown(socket.SHUT_RDWR)
-        for t in threads:
-            t.join(5)
-        shown = b""
-        with contextlib.suppress(BlockingIOError):
-            shown = os.read(out_r, 65536)
+        outcome, shown = wires.run(attachment, lambda *a: None, threads, [])
     finally:
-        for fd in (stdin_r, out_r, out_w):
-            os.close(fd)
         if not answer_pings:
-            os.close(stdin_w)
-        client.close()
-        host.close()
+            os.close(stdin_w)  # (answering, the user closed it: the terminal went)
     return outcome, shown, controls
 
 
@@ -213,12 +230,9 @@ def test_a_switch_that_fails_after_a_line_over_the_screen_asks_the_host_to_draw_
     own line on the bottom row, which the host's next frame would not know to repaint): when it then
     fails, the host is told why and asked for a whole frame; with nothing said, only told why."""
     from dsh import protocol
-    from dsh.client.attach import Attachment
 
-    host, client = socket.socketpair()
-    stdin_r, stdin_w = os.pipe()
-    out_r, out_w = os.pipe()
-    os.set_blocking(out_r, False)
+    wires = _Wires()
+    host, stdin_w = wires.host, wires.stdin_w
     controls: list[dict] = []
     pumps: list[Pump] = []
 
@@ -238,23 +252,8 @@ def test_a_switch_that_fails_after_a_line_over_the_screen_asks_the_host_to_draw_
                         if controls[-1]["type"] == "switch_failed":
                             threading.Timer(0.3, lambda: os.close(stdin_w)).start()  # then the terminal goes
 
-    attachment = Attachment(client, "s1", {"ok": True, "pid": 4242}, b"")
-    thread = threading.Thread(target=the_host)
-    thread.start()
-    try:
-        with Pump(RawTerminal(stdin_r), stdin=stdin_r, stdout=out_w) as pump:
-            pumps.append(pump)
-            outcome = pump.run(attachment, on_switch)
-        client.shutdown(socket.SHUT_RDWR)
-        thread.join(5)
-        shown = b""
-        with contextlib.suppress(BlockingIOError):
-            shown = os.read(out_r, 65536)
-    finally:
-        for fd in (stdin_r, out_r, out_w):
-            os.close(fd)
-        client.close()
-        host.close()
+    attachment = Attachment(wires.client, "s1", {"ok": True, "pid": 4242}, b"")
+    outcome, shown = wires.run(attachment, on_switch, [threading.Thread(target=the_host)], pumps)
     assert outcome.kind == "signal"  # type: ignore[attr-defined]
     failed = {"type": "switch_failed", "error": "the host of session s2 did not answer in 10 s"}
     if said:
