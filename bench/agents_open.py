@@ -19,53 +19,22 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 import ptyprocess
-import pyte
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.pty_screen import Screen  # noqa: E402
+
 TARGET_MS = 150.0
 
 
 def pct(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
-
-
-class Screen:
-    """A client's terminal, read into pyte on a thread."""
-
-    def __init__(self, proc: ptyprocess.PtyProcess, rows: int, cols: int) -> None:
-        self.proc = proc
-        self.screen = pyte.Screen(cols, rows)
-        self.stream = pyte.ByteStream(self.screen)
-        self.lock = threading.Lock()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        while True:
-            try:
-                data = self.proc.read(65536)
-            except EOFError:
-                return
-            with self.lock:
-                self.stream.feed(data)
-
-    def text(self) -> str:
-        with self.lock:
-            return "\n".join(self.screen.display)
-
-    def wait(self, test, what: str, limit: float = 30.0) -> float:  # type: ignore[no-untyped-def]
-        start = time.perf_counter()
-        deadline = time.monotonic() + limit
-        while not test(self.text()):
-            if time.monotonic() > deadline:
-                raise SystemExit(f"never saw {what}:\n{self.text()}")
-            time.sleep(0.0005)
-        return (time.perf_counter() - start) * 1000
 
 
 def main() -> int:

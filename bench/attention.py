@@ -93,39 +93,20 @@ def whole_process(runs: int, python: str) -> None:
 def end_to_end(runs: int, python: str) -> None:
     """`dsh report --hook claude` started -> the pane's header on an attached client's screen shows the
     new state (a PTY read into pyte), alternating working and needs-you; beside `python -c pass`."""
-    import threading
-
     import ptyprocess
-    import pyte
+
+    from bench.pty_screen import Screen
 
     live = LivePane(python)
     pane = live.pane
-    screen = pyte.Screen(120, 30)
-    stream = pyte.ByteStream(screen)
-    lock = threading.Lock()
     client = ptyprocess.PtyProcess.spawn([*live.dsh, "attach", live.session], env=live.env, dimensions=(30, 120))
+    screen = Screen(client, 30, 120)
 
-    def read() -> None:
-        while True:
-            try:
-                data = client.read(65536)
-            except EOFError:
-                return
-            with lock:
-                stream.feed(data)
-
-    threading.Thread(target=read, daemon=True).start()
-
-    def header() -> str:
-        with lock:
-            return next((line for line in screen.display if f" {pane} " in line), "")
+    def header(text: str) -> str:
+        return next((line for line in text.splitlines() if f" {pane} " in line), "")
 
     def wait(label: str, limit: float = 10.0) -> None:
-        deadline = time.monotonic() + limit
-        while label not in header():
-            if time.monotonic() > deadline:
-                raise SystemExit(f"the header never said {label!r}: {header()!r}")
-            time.sleep(0.0005)
+        screen.wait(lambda text: label in header(text), f"the header saying {label!r}", limit)
 
     wait(pane)
     events = (("UserPromptSubmit", "working"), ("PermissionRequest", "needs you"))
