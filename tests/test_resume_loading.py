@@ -463,7 +463,7 @@ def test_following_the_disk_makes_a_new_line_searchable_and_says_so(root: Path, 
     index.refresh()
     assert follow(index)[:2] == (False, [])  # nothing changed: nothing to search again
     log.append("input", text="deploy the ocelot service")
-    changed, warnings, paths, agents = follow(index)
+    changed, warnings, paths, agents, _ = follow(index)
     assert changed and warnings == [] and paths == [str(log.path)] and not agents
     found = index.read(lambda conn: textsearch.search(conn, "ocelot"))
     assert [hit.owner for hit in found] == [f"s:{log.id}"]
@@ -724,3 +724,28 @@ def test_a_background_job_gives_way_for_a_bounded_time_in_all(monkeypatch: pytes
             assert 0.45 <= took < 2.0, took  # paused, and for 0.5 s in all, not 10 x 0.2 s
     finally:
         keys_typed(0.0)
+
+
+def test_a_session_another_refresh_indexed_between_the_listing_and_its_own_refresh_is_listed(world: World) -> None:
+    """The first frame's refresh (another thread) or another dsh indexed a new log after the picker read
+    its rows and before the picker's refresh, which then had nothing left to change: the new session was
+    never shown (in CI, an empty /resume for 10 s)."""
+    import io
+
+    from dsh.resume.loading import load_rest_and_refresh
+
+    newer = make(world.root, "/home/u/other1", "brand new")  # on disk, not in the index yet
+    delivered: list[AllRows] = []
+
+    def deliver(rows: AllRows) -> None:
+        if not delivered:
+            other = SessionIndex(world.index.db_path, world.root, progress=io.StringIO())
+            other.refresh()
+            other.close()
+        delivered.append(rows)
+
+    load_rest_and_refresh(world.index, cwd=HERE, current_session_id=world.current.id, own_pid=12345, deliver=deliver)
+    assert newer.id not in {c.id for c in delivered[0].rows}
+    assert len(delivered) == 2 and newer.id in {c.id for c in delivered[1].rows}
+    assert_same_rows(delivered[1], world.rest())
+    assert delivered[1].generation == world.index.generation()

@@ -113,7 +113,9 @@ def load_rest(
         own = SessionIndex(index.db_path, index.root, progress=io.StringIO())
         own.give_way = give_way  # a search as keys are typed goes first
         agent_rows: list[Candidate] = []
+        generation = 0
         try:
+            generation = own.generation()  # before the rows: a write in between is read again later
             summaries = own.summaries(cwd=None)
             problems = own.warnings()
             if agents:
@@ -131,7 +133,7 @@ def load_rest(
         workspace = workspace_partition(cwd)
         listed = prepare_all(candidates, current_cwd=cwd, current_workspace=workspace, error=error, between=give_way)
         untrack_listing(listed)
-        return listed
+        return listed._replace(generation=generation)
 
 
 def untrack_listing(listed: AllRows) -> None:
@@ -171,7 +173,9 @@ def load_rest_and_refresh(
     agents = refresh_agents is not None
     rows = load_rest(index, cwd=cwd, current_session_id=current_session_id, own_pid=own_pid, agents=agents)
     deliver(rows)
-    followed = follow(index, refresh_agents)  # what was typed becomes searchable too
+    # Since the rows were read: another writer (the first frame's refresh, another dsh) may have indexed
+    # what this refresh then finds done.
+    followed = follow(index, refresh_agents, since=rows.generation)  # what was typed becomes searchable too
     if followed.changed:
         again = update_rest(
             index, rows, followed, cwd=cwd, current_session_id=current_session_id, own_pid=own_pid, agents=agents
@@ -241,7 +245,7 @@ def update_rest(
         give_way()
         updated = prepare_all(merged, current_cwd=cwd, current_workspace=workspace_partition(cwd), between=give_way)
         untrack_listing(updated)
-        return updated
+        return updated._replace(generation=listed.generation if followed.generation is None else followed.generation)
 
 
 _SLICE = 5000  # rows a worker's Python loop takes between two looks at whether to give way
@@ -346,11 +350,17 @@ class Followed(NamedTuple):
     warnings: list[str]
     paths: list[str] | None = None  # the session logs added, changed or gone (None: not known)
     agents: bool = False  # the agents' stores changed
+    generation: int | None = None  # the index's newest write once this look was done (with `since`)
 
 
-def follow(index: _IndexLocation, refresh_agents: AgentRefresher | None = None) -> Followed:
+def follow(
+    index: _IndexLocation, refresh_agents: AgentRefresher | None = None, *, since: int | None = None
+) -> Followed:
     """One look at the disk while the picker is open: the logs and the agents' stores into the index,
-    what they hold made searchable; safe on a worker thread."""
+    what they hold made searchable; safe on a worker thread.
+
+    With `since` (the generation a listing was read at), what changed is what every write after it
+    changed, this refresh's or another process's; without, this refresh's alone."""
     own = SessionIndex(index.db_path, index.root, progress=io.StringIO())
     agents_changed = False
     try:
@@ -365,13 +375,19 @@ def follow(index: _IndexLocation, refresh_agents: AgentRefresher | None = None) 
                 agents_changed, agent_warnings = refresh_agents(own)
                 changed = changed or agents_changed
                 warnings += agent_warnings
+            generation = None
+            if since is not None and own.write_error is None:
+                seen = own.changes_since(since)
+                generation, paths = seen.generation, seen.paths
+                agents_changed = agents_changed or seen.agents
+                changed = paths is None or bool(paths) or agents_changed
             give_way()
             own.sync_search()
     except Exception as exc:  # a broken index must not take the app down from a worker thread
         return Followed(False, [f"session index: {exc}"])
     finally:
         own.close()
-    return Followed(changed, warnings, paths, agents_changed)
+    return Followed(changed, warnings, paths, agents_changed, generation)
 
 
 def agent_refresher(

@@ -77,6 +77,9 @@ class AllRows(NamedTuple):
     # The `all` scope's search index over `rows`, or None to build it later.
     search_index: FuzzyIndex | None
     error: str | None = None  # why the rows could not be listed (then `rows` is empty)
+    # The index's write these rows were read after (`SessionIndex.generation`): a refresh later reads
+    # again what every write since changed, its own or another process's.
+    generation: int = 0
 
 
 def prepare_all(

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, TextIO, TypeVar
 
 from dsh.safefile import UnsafePathError, open_append, open_read_fd, refuse_special
-from dsh.store import agent_table, folder_names, textsearch
+from dsh.store import agent_table, folder_names, index_changes, textsearch
 from dsh.store.ids import InvalidSessionId, validate_session_id
 from dsh.store.json_listing import stored_json
 from dsh.store.lines_column import decode_lines, encode_lines
@@ -292,7 +292,12 @@ class SessionIndex:
             for statement in _SCHEMA.split(";"):
                 if statement.strip():
                     conn.execute(statement)
-            for statement in (*textsearch.STATEMENTS, *agent_table.STATEMENTS, *folder_names.STATEMENTS):
+            for statement in (
+                *textsearch.STATEMENTS,
+                *agent_table.STATEMENTS,
+                *folder_names.STATEMENTS,
+                *index_changes.STATEMENTS,
+            ):
                 conn.execute(statement)
 
     @staticmethod
@@ -362,6 +367,14 @@ class SessionIndex:
         """Run `action` with this index's connection (for the derived tables other modules keep here).
         A damaged index is rebuilt once; sqlite3.Error otherwise reaches the caller."""
         return self._retrying(action)
+
+    def generation(self) -> int:
+        """The number of the index's newest write: a listing read now asks `changes_since` it later."""
+        return self.read(index_changes.generation)
+
+    def changes_since(self, generation: int) -> index_changes.Changes:
+        """What every write after `generation` changed, whichever process wrote it."""
+        return self.read(lambda conn: index_changes.since(conn, generation))
 
     def write(self, action: Callable[[sqlite3.Connection], T]) -> T:
         """Run `action` in one write transaction (serialized with every other process's refresh)."""
@@ -449,6 +462,9 @@ class SessionIndex:
             rows.sort(key=_listing_order)
             conn.executemany(_UPSERT, rows)
             gone = [path for path in removed if path in known and not os.path.lexists(path)]
+            # What this write changed, for listings read before it (in any process): see index_changes.
+            written = [_from_db(row[0]) if isinstance(row[0], bytes) else str(row[0]) for row in rows]
+            index_changes.record(conn, [*written, *gone])
             conn.executemany("DELETE FROM sessions WHERE path = ?", [(_to_db(path),) for path in gone])
             _index_typed_lines(conn, self._typed, typed_before)
             for path in gone:

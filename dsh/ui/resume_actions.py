@@ -185,20 +185,21 @@ class ResumeActions:
             if time.monotonic() - picker_view.last_key < FOLLOW_SECONDS:
                 loop.call_later(FOLLOW_SECONDS, tick)  # typing: its keys first, the disk after
                 return
-            from dsh.resume.loading import Followed, follow, lists_every_row, update_rest
+            from dsh.resume.loading import follow, lists_every_row, update_rest
 
             session = view.session
             index, cwd, sid, pid = session.store.index, session.cwd, session.log.id, os.getpid()
             agents = refresher is not None
 
             def work() -> None:
-                followed = follow(index, refresher)
+                listed = self._listed
+                followed = follow(index, refresher, since=listed.generation if listed is not None else None)
                 if followed.changed and not view.ended:
                     # What changed is searchable now: searched again at once, before its rows are read
                     # again (0.3-1 s at 100,000 sessions when an agent's store changed), and after.
                     loop.call_soon_threadsafe(searched)
                 if self._stale:  # every row, put off by RELIST_SECONDS earlier: still owed
-                    followed = Followed(True, followed.warnings, None, followed.agents)
+                    followed = followed._replace(changed=True, paths=None)
                 every = lists_every_row(followed)
                 rows = None
                 if followed.changed and still_open() and self._listed is not None:

@@ -27,7 +27,7 @@ from dsh.agents.conversations.model import TITLE_MAX, Fold, one_line
 from dsh.agents.opencode import OpencodeAdapter, _epoch
 from dsh.agents.opencode_store import OpencodeSession, read_sessions
 from dsh.safefile import open_foreign
-from dsh.store import agent_table, textsearch
+from dsh.store import agent_table, index_changes, textsearch
 from dsh.store.agent_table import MARK_BYTES, ConversationRow
 from dsh.store.index import SessionIndex, apply_agent_titles
 from dsh.store.timefmt import iso_from_epoch
@@ -339,6 +339,7 @@ def _file_source(
                 keys.append(f"codex:{session_id}")
             agent_table.set_stamp(conn, f"{source.key}:names", names_stamp)
         apply_agent_titles(conn, keys=keys)
+        index_changes.record(conn, [], agents=True)
 
     index.write(write)
     result.changed = True
@@ -394,6 +395,7 @@ def _opencode_source(
         agent_table.upsert(conn, found.values())
         agent_table.set_stamp(conn, source.key, stamp)
         apply_agent_titles(conn, keys=[row.key for row in found.values()])
+        index_changes.record(conn, [], agents=True)
 
     index.write(write)
     result.changed = True
