@@ -13,8 +13,8 @@ from dsh.term import sequences as sq
 from dsh.term.cells import BLANK, SINGLE, Cell, Row
 from dsh.term.drawing import CHARSETS, Drawing
 from dsh.term.editing import Editing
-from dsh.term.history import compact, reflow
 from dsh.term.parser import Parser
+from dsh.term.reflow import compact, reflow
 from dsh.term.replies import TITLE_MAX, Palette, Replies, ShellMarks
 from dsh.term.rows import AnyRow, row_cells, row_width
 from dsh.term.sgr import canonical
@@ -493,7 +493,7 @@ class TermScreen(Drawing, Editing, Replies):
             self._saved = self._saved._replace(x=min(self._saved.x, columns - 1), y=min(self._saved.y, lines - 1))
 
     def _reflow(self, buf: list[Row], cursor: Cursor, rows: int, columns: int) -> None:
-        """The main screen and all of history at a new width (see `dsh.term.history.reflow`)."""
+        """The main screen and all of history at a new width (see `dsh.term.reflow.reflow`)."""
         history = self.history
         old_len = len(history)
         every, y, x = reflow([*history, *buf], old_len + cursor.y, cursor.x, self.columns, columns)

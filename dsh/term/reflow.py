@@ -1,4 +1,4 @@
-"""The history and reflow store: rewrapping history and screen to a new width, compacting history.
+"""Scrollback reflow: rewrapping history and screen to a new width, and compacting history.
 
 Reflow walks every row once; a row that needs no change (not wrapped, narrow enough) is kept as
 the same object after a constant-time check, so the per-cell work is proportional to the rows
