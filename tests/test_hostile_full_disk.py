@@ -186,7 +186,7 @@ def test_the_index_on_a_full_disk_lists_every_session_from_memory(
 
 
 def test_the_history_file_on_a_full_disk_is_a_message_not_an_exception(home_on_disk: Path, disk: SmallDisk) -> None:
-    from dsh.store.history import PromptHistory
+    from dsh.store.history_file import PromptHistory
     from dsh.ui.prompt_memory import PromptMemory
 
     said: list[str] = []

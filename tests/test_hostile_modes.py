@@ -13,7 +13,7 @@ from dsh.config import set_personal
 from dsh.ownlog import log_crash, log_line
 from dsh.persist.records import Snapshot, TabRecord
 from dsh.persist.snapshot import write_snapshot
-from dsh.store.history import PromptHistory
+from dsh.store.history_file import PromptHistory
 from tests.hostile import exited_pane, make_sessions, run_dsh
 from tests.test_app_harness import plain_shell, run, running_app  # noqa: F401  (plain_shell: autouse)
 

@@ -10,7 +10,7 @@ from dsh.prompt.history import HistorySources, other_workspaces
 from dsh.prompt.search import ReverseSearch
 from dsh.prompt.shellhist import history_file, parse_bash, parse_fish, parse_zsh, read_history
 from dsh.prompt.suggest import PrefixIndex, Suggester
-from dsh.store.history import PromptHistory
+from dsh.store.history_file import PromptHistory
 
 
 def test_bash_history_skips_time_stamps() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from dsh.home import dsh_home
 from dsh.prompt.shellhist import history_file, read_history
-from dsh.store.history import HISTORY_FOLDER, PromptHistory
+from dsh.store.history_file import HISTORY_FOLDER, PromptHistory
 from dsh.store.workspace import workspace_partition
 
 # Lines read from other workspaces' histories at most (the newest files first).

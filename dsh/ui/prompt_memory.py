@@ -15,7 +15,7 @@ from prompt_toolkit.history import History
 from dsh.prompt.history import HistorySources
 from dsh.prompt.search import ReverseSearch
 from dsh.prompt.suggest import Suggester
-from dsh.store.history import PromptHistory
+from dsh.store.history_file import PromptHistory
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
