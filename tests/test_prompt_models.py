@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from dsh.prompt.history import HistorySources, other_workspaces
+from dsh.prompt.history_sources import HistorySources, other_workspaces
 from dsh.prompt.search import ReverseSearch
 from dsh.prompt.shellhist import history_file, parse_bash, parse_fish, parse_zsh, read_history
 from dsh.prompt.suggest import PrefixIndex, Suggester

@@ -12,7 +12,7 @@ from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.document import Document
 from prompt_toolkit.history import History
 
-from dsh.prompt.history import HistorySources
+from dsh.prompt.history_sources import HistorySources
 from dsh.prompt.search import ReverseSearch
 from dsh.prompt.suggest import Suggester
 from dsh.store.history_file import PromptHistory
