@@ -191,7 +191,7 @@ def test_an_application_keypad_is_read_as_keypad_keys_for_a_pane_in_that_mode_an
 
 
 def test_keypad_keys_reach_the_pane_as_its_mode_asks() -> None:
-    from dsh.term.keys import key_to_bytes
+    from dsh.term.key_bytes import key_to_bytes
 
     assert key_to_bytes("kp-1", "1", app_keypad=True) == b"\x1bOq"
     assert key_to_bytes("kp-1", "1", app_keypad=False) == b"1"

@@ -9,7 +9,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from dsh.term.keys import alt_key_bytes
+from dsh.term.key_bytes import alt_key_bytes
 from dsh.term.terminal import Terminal
 
 # tmux's name for a key, and prompt_toolkit's (as the view hands it to the pane after Escape).

@@ -1,5 +1,5 @@
 """Issue 11's defects, one test each, reproduced from the escape stream on the screen model (the
-numbers are the issue's). Keys (10) are in test_term_keys.py."""
+numbers are the issue's). Keys (10) are in test_term_key_bytes.py."""
 
 from __future__ import annotations
 

@@ -213,7 +213,7 @@ async def _list(server: HostServer, request: dict[str, Any]) -> dict[str, Any]:
 
 # -- send, capture -----------------------------------------------------------------------------
 async def _send(server: HostServer, request: dict[str, Any]) -> dict[str, Any]:
-    from dsh.term.keys import paste_bytes, typed_bytes
+    from dsh.term.key_bytes import paste_bytes, typed_bytes
     from dsh.term.tmux_keys import keys_bytes
 
     session = server.session

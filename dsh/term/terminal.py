@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import ptyprocess
 
-from dsh.term.keys import alt_key_bytes, key_to_bytes, paste_bytes, typed_bytes
+from dsh.term.key_bytes import alt_key_bytes, key_to_bytes, paste_bytes, typed_bytes
 from dsh.term.replay import strip_modes
 from dsh.term.screen import TermScreen
 from dsh.term.scrollback import Scrollback

@@ -15,7 +15,7 @@ from prompt_toolkit.input.vt100_parser import Vt100Parser
 from prompt_toolkit.key_binding.key_processor import KeyPress
 from prompt_toolkit.keys import Keys
 
-from dsh.term.keys import KEYPAD_SEQUENCES, KEYPAD_TEXT
+from dsh.term.key_bytes import KEYPAD_SEQUENCES, KEYPAD_TEXT
 
 # A bracketed paste arrives as one stream; data after a pause this long inside one means its end mark
 # was lost (a truncated paste), and is read as keys again.
@@ -54,7 +54,7 @@ class KeypadParser(Vt100Parser):
             super()._call_handler(key, insert_text)
         elif self.keypad():
             # A key of its own name ("kp-1"), which KeyPress asserts no key may have: set after. The
-            # bindings for any key take it (the pane's sends it by term/keys.py's keypad table).
+            # bindings for any key take it (the pane's sends it by term/key_bytes.py's keypad table).
             press = KeyPress(Keys.Any, text)
             press.key = key
             self.feed_key_callback(press)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from prompt_toolkit.keys import Keys
 
-from dsh.term.keys import KEYPAD_SEQUENCES, key_to_bytes, paste_bytes
+from dsh.term.key_bytes import KEYPAD_SEQUENCES, key_to_bytes, paste_bytes
 
 TABLE: list[tuple[str, str, bool, bytes | None]] = [
     (Keys.Up, "", False, b"\x1b[A"),
@@ -94,7 +94,7 @@ def test_paste_bracketed_wraps_and_cannot_break_out() -> None:
 
 
 def test_a_byte_that_was_not_utf8_goes_out_as_that_byte() -> None:
-    from dsh.term.keys import paste_bytes, typed_bytes
+    from dsh.term.key_bytes import paste_bytes, typed_bytes
 
     typed = b"caf\xe9".decode("utf-8", "surrogateescape")  # as prompt_toolkit reads a Latin-1 é
     assert key_to_bytes("<any>", typed) == b"caf\xe9"
