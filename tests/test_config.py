@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from dsh.config import ENV_KEYS, ConfigError, load_config, session_root, set_personal
-from dsh.config.keys import ConfigKeyError, join_key, parse_value, split_key
+from dsh.config.key_value import ConfigKeyError, join_key, parse_value, split_key
 
 
 def test_base_holds_the_contract_keys() -> None:

@@ -127,7 +127,7 @@ def _resolved(config: Any) -> dict[str, str]:
 
 def _print_origins(config: Any) -> None:
     from dsh.cli.output import say
-    from dsh.config.keys import join_key
+    from dsh.config.key_value import join_key
 
     resolved = _resolved(config)
     for parts, value in _leaves(config.data):

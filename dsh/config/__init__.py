@@ -1,7 +1,7 @@
 """Layered TOML config: shipped base < personal overlay < DSH_* env < flags."""
 
 from dsh.config.env import ENV_KEYS
-from dsh.config.keys import ConfigError, ConfigKeyError
+from dsh.config.key_value import ConfigError, ConfigKeyError
 from dsh.config.load import load_config, personal_config_path, session_root
 from dsh.config.model import Config
 from dsh.config.personal import set_personal

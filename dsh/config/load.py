@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from dsh.config.env import ENV_KEYS
-from dsh.config.keys import ConfigKeyError, join_key, parse_value, split_key
+from dsh.config.key_value import ConfigKeyError, join_key, parse_value, split_key
 from dsh.config.model import Config
 from dsh.config.schema import MAX_DEPTH, depth, fit_value
 from dsh.config.table import OPTIONS, base_doc

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from dsh.config.keys import ConfigKeyError, split_key
+from dsh.config.key_value import ConfigKeyError, split_key
 from dsh.config.table import OPTIONS, Scalar
 from dsh.values import Value
 

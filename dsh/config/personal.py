@@ -7,7 +7,7 @@ import os
 import stat
 from pathlib import Path
 
-from dsh.config.keys import ConfigError, join_key, parse_value, split_key
+from dsh.config.key_value import ConfigError, join_key, parse_value, split_key
 from dsh.config.load import base_default, parse_toml_file, personal_config_path
 from dsh.config.schema import fit_value
 from dsh.config.unknown import unknown_name

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dsh.config.keys import coerce_like
+from dsh.config.key_value import coerce_like
 from dsh.config.table import OPTIONS, Check
 
 # A config nests tables in tables a few levels deep; far deeper is not a config (and would exhaust

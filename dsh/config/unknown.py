@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dsh.config.keys import join_key
+from dsh.config.key_value import join_key
 from dsh.config.table import OPTIONS, SCHEMA, TABLES, Table
 
 # What `look` says of a known name: look inside it (a table of the schema), or not (a value, a table of
