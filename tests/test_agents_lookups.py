@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from dsh.agents.evidence import conversation_state
-from dsh.agents.lookups import Looked, StoreStamps, checks_hold, still_hold
+from dsh.agents.lookups import RecheckReads, StoreStamps, checks_hold, still_hold
 from dsh.agents.registry import adapter_by_kind
 
 CLAUDE = adapter_by_kind("claude")
@@ -32,7 +32,7 @@ def _transcript(home: Path, sid: str, *records: dict) -> Path:  # type: ignore[t
 
 
 def _check(env: dict[str, str], sid: str, known: str | None = None) -> tuple[bool | None, list]:  # type: ignore[type-arg]
-    looked = Looked(StoreStamps(), {})
+    looked = RecheckReads(StoreStamps(), {})
     assert CLAUDE is not None
     _, conversation = conversation_state(CLAUDE, sid, "/w", env, known=known, looked=looked)
     return conversation, looked.checks
@@ -112,7 +112,7 @@ def test_checks_kept_as_text_hold_exactly_when_the_decoded_ones_do(tmp_path: Pat
     missing file, several checks and damaged text give what still_hold of the decoded checks gives."""
     path = tmp_path / f"{name}.jsonl"
     path.write_text("{}\n")
-    looked = Looked(StoreStamps(), {})
+    looked = RecheckReads(StoreStamps(), {})
     looked.file(str(path))
     looked.file(str(tmp_path / "never.jsonl"))
     one, missing, both = [looked.checks[0]], [looked.checks[1]], looked.checks

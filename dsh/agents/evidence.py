@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dsh.agents.base import NOTHING_SENT, AgentAdapter, Sent, program_index
-from dsh.agents.lookups import Looked
+from dsh.agents.lookups import RecheckReads
 from dsh.agents.process import ProcessFacts, resolve_program
 
 # Programs that run an agent CLI's script: `node …/codex`, `python …`.
@@ -141,7 +141,7 @@ def conversation_state(
     *,
     known: str | None = None,
     seen: bool = False,
-    looked: Looked | None = None,
+    looked: RecheckReads | None = None,
 ) -> tuple[str | None, bool | None]:
     """(transcript path, whether it holds a conversation) for a session; (None, None) when the agent's
     store cannot be checked here. A session with no transcript at all has no conversation (False).

@@ -85,7 +85,7 @@ def _stamp(folders: Sequence[os.PathLike[str] | str]) -> str | None:
     return digest.hexdigest()
 
 
-class Looked:
+class RecheckReads:
     """The checks of one agent pane's recheck (`conversation_state` appends them as it reads)."""
 
     def __init__(self, stamps: StoreStamps, saved_env: Mapping[str, str]) -> None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 
 from dsh.agents.base import AgentAdapter
 from dsh.agents.evidence import conversation_state
-from dsh.agents.lookups import Looked
+from dsh.agents.lookups import RecheckReads
 from dsh.persist.records import AgentInfo
 from dsh.persist.states import PaneState
 
@@ -57,7 +57,7 @@ def fresh_argv(agent: AgentInfo | None, which: Callable[[str], str | None] = shu
     return [*_env_prefix(adapter, agent), program_for(adapter, agent, which)]
 
 
-def recheck(agent: AgentInfo | None, looked: Looked | None = None) -> AgentInfo | None:
+def recheck(agent: AgentInfo | None, looked: RecheckReads | None = None) -> AgentInfo | None:
     """The agent with `conversation` read from its store now (blocking file reads; a restore calls it
     once per pane). An agent whose store cannot be checked here keeps what was saved. `looked` is told
     what was read (a listing keeps the answer while that is unchanged)."""

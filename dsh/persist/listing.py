@@ -8,7 +8,7 @@ import sqlite3
 import stat
 from typing import Any
 
-from dsh.agents.lookups import Check, Looked, StoreStamps, checks_hold
+from dsh.agents.lookups import Check, RecheckReads, StoreStamps, checks_hold
 from dsh.home import dsh_home_path
 from dsh.persist.records import AgentInfo, SnapshotError
 from dsh.persist.snapshot import MAX_SNAPSHOT_BYTES, SNAPSHOT_FILE, _parse
@@ -191,7 +191,7 @@ def listed_states(
         if live and lifecycle != "waiting":
             state = PaneState.LIVE if lifecycle == "running" else PaneState.EXITED
         else:
-            looked = Looked(stamps, agent.env) if stamps is not None and agent is not None else None
+            looked = RecheckReads(stamps, agent.env) if stamps is not None and agent is not None else None
             agent = recheck(agent, looked)  # as a restore would see it now
             if looked is not None and checks is not None:
                 checks.extend(looked.checks)
