@@ -15,7 +15,7 @@ from dsh.persist.snapshot import MAX_SNAPSHOT_BYTES, SNAPSHOT_FILE, _parse
 from dsh.persist.states import PaneState, state_of
 from dsh.safefile import read_bytes
 from dsh.store import listed_rows, pane_cache
-from dsh.store.listed_rows import Kept
+from dsh.store.listed_rows import ListedRow
 from dsh.store.pane_cache import Key
 from dsh.text import sanitize
 
@@ -79,7 +79,7 @@ class CachedPaneStates:
         self._stamps = StoreStamps()
         self._fresh: list[tuple[str, Key, str]] = []
         self._gone: list[str] = []
-        self._kept: list[Kept] = []
+        self._kept: list[ListedRow] = []
         self._dropped: list[str] = []
         # The checks (JSON, or None for no agent pane) of the last states() of each session, when a kept
         # row may show them.

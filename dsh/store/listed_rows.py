@@ -14,11 +14,11 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 
-# path, (log size, log mtime_ns) as listed, checks (JSON or None), text, home, title
-Kept = tuple[str, tuple[int, int], str | None, str, str, str]
+# One finished row to keep: path, (log size, log mtime_ns) as listed, checks (JSON or None), text, home, title
+ListedRow = tuple[str, tuple[int, int], str | None, str, str, str]
 
 
-def save(conn: sqlite3.Connection, kept: Iterable[Kept], dropped: Iterable[str]) -> None:
+def save(conn: sqlite3.Connection, kept: Iterable[ListedRow], dropped: Iterable[str]) -> None:
     """Forget the rows that no longer held, then keep the rows made this time: each only while its index
     row is the one listed (another process's refresh may have parsed the log again since)."""
     conn.executemany(
