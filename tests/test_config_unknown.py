@@ -86,9 +86,7 @@ def test_config_set_refuses_an_unknown_key(dsh_home: Path) -> None:
     assert set_personal('workspace."/w".auto_resume', "true") == path
 
 
-def test_the_cli_says_it_on_stderr_and_carries_on(
-    dsh_home: Path, dsh_cmd: list[str], dsh_env: dict[str, str]
-) -> None:
+def test_the_cli_says_it_on_stderr_and_carries_on(dsh_home: Path, dsh_cmd: list[str], dsh_env: dict[str, str]) -> None:
     path = dsh_home / "config.toml"
     path.write_text("[ui]\nmoues = false\n")
     got = run_dsh(dsh_cmd, dsh_env, "config", "get", "ui.mouse")

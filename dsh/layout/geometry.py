@@ -16,6 +16,7 @@ def is_direction(word: object) -> TypeGuard[Direction]:
     """True when `word` is one of DIRECTIONS (a typed word, a request's field)."""
     return word in DIRECTIONS
 
+
 # Smallest pane a layout gives out while the terminal has room for it.
 MIN_WIDTH = 5
 MIN_HEIGHT = 2

@@ -22,7 +22,6 @@ AGENT_STATES = (None, "working", "blocked", "done", "idle", "exited")
 MAX_TEXT = 4096
 
 
-
 class SnapshotError(Exception):
     """A snapshot (or a value meant for one) is malformed; the message says what and where."""
 

@@ -120,4 +120,3 @@ def _read(path: Path) -> bytes:
         return path.read_bytes()
     except OSError:
         return b""
-

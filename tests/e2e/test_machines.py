@@ -70,9 +70,9 @@ def test_a_hostile_machine_is_shown_safely(
         "#!/bin/sh\necho 'dsh 9.9.9'\n[ \"$1\" = --version ] && exit 0\n"
         "echo '['\n"
         f"echo '{json.dumps(good)},'\n"
-        "echo '{\"id\": \"../../etc/passwd\", \"state\": \"closed\"},'\n"
+        'echo \'{"id": "../../etc/passwd", "state": "closed"},\'\n'
         "echo 'not json at all,'\n"
-        "echo '{\"id\": \"20260101T000000Z-bbbbbb\", \"state\": \"exploded\"}'\n"
+        'echo \'{"id": "20260101T000000Z-bbbbbb", "state": "exploded"}\'\n'
         "echo ']'\n"
     )
     liar.chmod(0o755)
