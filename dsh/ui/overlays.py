@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from dsh.session.client_state import Mode
+from dsh.ui import agents_view
+from dsh.ui.keyhelp import key_help_lines
 
 if TYPE_CHECKING:
     from prompt_toolkit.formatted_text import StyleAndTextTuples
@@ -23,9 +25,7 @@ class Overlays:
 
     def help_fragments(self) -> StyleAndTextTuples:
         if self.list_overlay is not None:
-            from dsh.ui.agents_view import fragments
-
-            return fragments(self.app, self.list_overlay)
+            return agents_view.fragments(self.app, self.list_overlay)
         return [("", "\n".join(self.help_lines[self.help_scroll :]))]
 
     def scroll_help(self, delta: int) -> None:
@@ -39,8 +39,6 @@ class Overlays:
         app = self.app
         lines: list[str] = []
         if topic in (None, "keys"):
-            from dsh.ui.keyhelp import key_help_lines
-
             lines += key_help_lines(app.keymap, app.registry, app.escape_key, app.copy_keys)
             lines.append("")
         if topic != "keys":
@@ -58,18 +56,12 @@ class Overlays:
         tree_view.open_tree(self.app)
 
     def open_agents(self) -> None:
-        from dsh.ui import agents_view
-
         agents_view.open_agents(self.app)
 
     def agents_next(self) -> None:
-        from dsh.ui import agents_view
-
         agents_view.go_next(self.app)
 
     def open_notifications(self) -> None:
-        from dsh.ui import agents_view
-
         agents_view.open_notifications(self.app)
 
     def close_overlay(self) -> None:

@@ -11,7 +11,10 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from dsh.machines.config import read_machines
+from dsh.session.machine_agents import live_agents_line
 from dsh.session.view_records import Switch
+from dsh.store.log import LogError, append_event, read_header
 from dsh.ui.state import Mode
 
 if TYPE_CHECKING:
@@ -66,7 +69,6 @@ class ResumeActions:
     def _load_machines(self, picker_view: Any) -> None:
         """The machines scope's rows: every configured machine asked over ssh, on the loop; rows shown as
         each answers, a machine that fails one line in the scope line (dsh.machines.stream)."""
-        from dsh.machines.config import read_machines
         from dsh.machines.stream import MachineStream
         from dsh.resume.candidates import remote_agent_candidate, remote_candidate
 
@@ -122,8 +124,6 @@ class ResumeActions:
             return
         if model.selected is not None and model.selected.id == session.log.id:
             model.move(1)  # this session cannot be resumed from itself: start on the one before it
-        from dsh.session.machine_agents import live_agents_line
-
         model.agents_of = lambda session_id: live_agents_line(session, session_id)
         session.machine.refresh()  # the other hosts' agents as they are now (a redraw when they answer)
         view.picker = model
@@ -343,8 +343,6 @@ class ResumeActions:
 
     def _append_to_listed(self, candidate: Any, failure: str, event: str, **fields: Any) -> bool:
         """Append an event to another session's log (logs are append-only; this is how they change)."""
-        from dsh.store.log import LogError, append_event
-
         view = self._view
         path = view.session.store.find_log(candidate.id)
         if path is None:
@@ -370,7 +368,6 @@ class ResumeActions:
         """Move to the session `candidate` (a picker row, or an id) names, its workspace checked now."""
         from dsh.resume.handoff import HandoffError, check_directory
         from dsh.resume.preflight import PreflightError, preflight
-        from dsh.store.log import read_header
 
         view = self._view
         store = view.session.store
@@ -386,7 +383,6 @@ class ResumeActions:
         """Enter on another machine's row: the client hands the terminal to ssh running that machine's
         `dsh attach ID` (a running session) or `dsh --resume=ID` (restored there, in its directory), and
         comes back to this session when that ssh ends."""
-        from dsh.machines.config import read_machines
         from dsh.machines.ssh import attach_argv
 
         view = self._view
