@@ -5,12 +5,13 @@ class, and some 35 were made on the way to a new session's first frame. A `Value
 fields and writes its own `__init__`; this base gives what the dataclass gave besides: the repr
 (`Name(a=1, b='x')`), `==` between two objects of the same class comparing the fields in order, no
 hash unless frozen, and for `frozen=True` a hash of the fields and no assignment
-(`dataclasses.FrozenInstanceError`). A frozen class sets its fields with `object.__setattr__`.
+(`dataclasses.FrozenInstanceError`, imported only then: dataclasses with inspect is 9-13 ms of a start
+that never makes one, such as the listing another machine's picker asks for). A frozen class sets its
+fields with `object.__setattr__`.
 """
 
 from __future__ import annotations
 
-from dataclasses import FrozenInstanceError
 from operator import attrgetter
 from typing import Any, ClassVar
 
@@ -55,8 +56,12 @@ def _hash_fields(self: Value) -> int:
 
 
 def _refuse_set(self: Value, name: str, value: object) -> None:
+    from dataclasses import FrozenInstanceError
+
     raise FrozenInstanceError(f"cannot assign to field {name!r}")
 
 
 def _refuse_delete(self: Value, name: str) -> None:
+    from dataclasses import FrozenInstanceError
+
     raise FrozenInstanceError(f"cannot delete field {name!r}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -148,3 +149,38 @@ def _imports_of(tree: ast.Module) -> list[str]:
         elif isinstance(node, ast.ImportFrom) and node.module:
             names.append(node.module)
     return names
+
+
+def test_the_listing_another_machine_asks_for_loads_no_dataclasses(tmp_path: Path) -> None:
+    # Another machine's picker runs `dsh sessions --all --json --version-first` over ssh for its first
+    # rows: dataclasses with inspect (13 ms), the snapshot's records and the agents' adapters come only
+    # with a session that has saved panes, and hashlib (OpenSSL) only with an agent's store to stamp.
+    import json
+
+    from dsh.store.workspace import workspace_partition
+
+    home = tmp_path / "home"
+    part = home / "sessions" / workspace_partition("/src/project")
+    part.mkdir(parents=True, mode=0o700)
+    os.chmod(home, 0o700)
+    sid = "20261202T180000Z-000001"
+    lines = [
+        {"type": "session", "version": 1, "id": sid, "cwd": "/src/project", "created_at": "2026-12-02T18:00:00Z"},
+        {"type": "title", "at": "2026-12-02T18:00:01Z", "title": "task one"},
+        {"type": "close", "at": "2026-12-02T18:00:02Z"},
+    ]
+    (part / f"{sid}.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    probe = (
+        "import sys\nfrom dsh.cli import main\n"
+        "code = main(['sessions', '--all', '--json', '--version-first'])\nsys.stdout.flush()\n"
+        "print(code, sorted(m for m in sys.modules if m in ('dataclasses', 'inspect', 'hashlib') or "
+        "m.startswith(('dsh.persist.records', 'dsh.persist.snapshot', 'dsh.agents.base'))), file=sys.stderr)\n"
+    )
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(PACKAGE.parent), "DSH_HOME": str(home), "HOME": str(tmp_path)}
+    for _run in range(2):  # the first builds the index, the second reads it, as a machine in use does
+        out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, env=env)
+        assert out.returncode == 0, out.stderr
+        version, rows = out.stdout.split("\n", 1)
+        assert version.startswith("dsh ")
+        assert [row["title"] for row in json.loads(rows)] == ["task one"]
+        assert out.stderr.strip() == "0 []"

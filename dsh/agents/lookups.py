@@ -17,17 +17,18 @@ timestamp tick, so such a stamp is None and never matches (as the session index 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
 import time
 from collections.abc import Mapping, Sequence
 from stat import S_ISREG
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dsh.agents.base import AgentAdapter
 from dsh.store.scan import RACY_NS
+
+if TYPE_CHECKING:  # the adapters (and dataclasses with them) are not on a listing's path with no agent
+    from dsh.agents.base import AgentAdapter
 
 # One thing a recheck read, as JSON: ["file", path, [size, mtime_ns, inode] or None when it was not a
 # regular file], or ["store", kind, the agent's saved environment, the store's home, its stamp or None].
@@ -72,6 +73,8 @@ class StoreStamps:
 
 
 def _stamp(folders: Sequence[os.PathLike[str] | str]) -> str | None:
+    import hashlib  # OpenSSL, 3 ms of a start: only a listing with an agent pane stamps a store
+
     started = time.time_ns()
     digest = hashlib.blake2b(digest_size=16)
     for folder in folders:

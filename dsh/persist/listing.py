@@ -8,11 +8,8 @@ import sqlite3
 import stat
 from typing import Any
 
-from dsh.agents.lookups import Check, RecheckReads, StoreStamps, checks_hold
+from dsh.agents.lookups import Check, StoreStamps, checks_hold
 from dsh.home import dsh_home_path
-from dsh.persist.records import AgentInfo, SnapshotError
-from dsh.persist.snapshot import MAX_SNAPSHOT_BYTES, SNAPSHOT_FILE, _parse
-from dsh.persist.states import PaneState, state_of
 from dsh.safefile import read_bytes
 from dsh.store import listed_rows, pane_cache
 from dsh.store.listed_rows import ListedRow
@@ -37,6 +34,10 @@ def sessions_with_state(index: Any | None = None) -> set[str]:
 def snapshot_key(folder: str, session_id: str) -> Key | None:
     """The key of a session's snapshot; None when there is none, or it is a link, a FIFO (never read:
     snapshot_panes would refuse it too)."""
+    # The snapshot's modules (its records are dataclasses: dataclasses with inspect, 13 ms) load only for
+    # a listing with a session that may have one: another machine's picker asks for the listing often.
+    from dsh.persist.snapshot import SNAPSHOT_FILE
+
     try:
         info = os.stat(f"{folder}/{session_id}/{SNAPSHOT_FILE}", follow_symlinks=False)
     except (OSError, ValueError):
@@ -147,6 +148,9 @@ def snapshot_panes(session_id: str) -> list[dict[str, Any]] | None:
     """What a listing needs of each pane in the session's snapshot (`{id, title, lifecycle, agent}`, the
     agent as `AgentInfo.to_dict`), checked as the loader checks it; None when there is no snapshot that
     can be read as this session's."""
+    from dsh.persist.records import SnapshotError
+    from dsh.persist.snapshot import MAX_SNAPSHOT_BYTES, SNAPSHOT_FILE, _parse
+
     try:
         # Never a FIFO, a device or a link: a listing must not hang on one planted in the home.
         raw = read_bytes(dsh_home_path("state", session_id, SNAPSHOT_FILE), MAX_SNAPSHOT_BYTES + 1)
@@ -181,8 +185,11 @@ def listed_states(
     """The listing's rows for `snapshot_panes` records: each pane's state now (an agent's store is read
     again, as a restore would read it). With `stamps`, what each agent's state was read from is added to
     `checks` (agents/lookups.py)."""
+    from dsh.agents.lookups import RecheckReads
     from dsh.agents.registry import adapter_by_kind, resume_argv_for
     from dsh.agents.resumable import recheck
+    from dsh.persist.records import AgentInfo
+    from dsh.persist.states import PaneState, state_of
 
     rows: list[dict[str, object]] = []
     for record in records:
