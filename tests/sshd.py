@@ -47,8 +47,10 @@ def _keygen(path: Path) -> None:
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(path)], check=True)
 
 
-def start_sshd(folder: Path) -> Sshd:
-    """An sshd serving this user on a free port of 127.0.0.1, keys and config under `folder`."""
+def start_sshd(folder: Path, also_authorized: str = "") -> Sshd:
+    """An sshd serving this user on a free port of 127.0.0.1, keys and config under `folder`;
+    `also_authorized`, one more AuthorizedKeysFile (sshd's tokens: %h, %u), for another user, who cannot
+    read `folder`."""
     folder.mkdir(parents=True, exist_ok=True)
     os.chmod(folder, 0o700)
     host_key, user_key = folder / "host_key", folder / "user_key"
@@ -64,7 +66,8 @@ def start_sshd(folder: Path) -> Sshd:
         server_config = folder / "sshd_config"
         server_config.write_text(
             f"Port {port}\nListenAddress 127.0.0.1\nHostKey {host_key}\nPidFile {folder / 'sshd.pid'}\n"
-            f"AuthorizedKeysFile {authorized}\nPasswordAuthentication no\nKbdInteractiveAuthentication no\n"
+            f"AuthorizedKeysFile {authorized} {also_authorized}\n"
+            "PasswordAuthentication no\nKbdInteractiveAuthentication no\n"
             "UsePAM no\nStrictModes no\nPermitRootLogin prohibit-password\nAllowTcpForwarding no\n"
             "X11Forwarding no\nPrintMotd no\nLogLevel ERROR\nMaxSessions 50\nMaxStartups 50\n"
         )
