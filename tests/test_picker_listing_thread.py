@@ -121,3 +121,53 @@ def test_a_session_another_dsh_indexed_while_the_picker_is_open_joins_the_rows(
             await h.wait(lambda: h.app.mode != Mode.PICKER, "the picker closed")
 
     run(body)
+
+
+def test_a_first_frame_s_index_refresh_is_left_to_the_picker_that_is_listing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`dsh --resume`: the picker opens before the first frame and lists every row, then refreshes the
+    index itself. The first frame's own refresh beside it did the same work on another thread, taking
+    the GIL from the keys typed at the open; it is not made while this view's picker lists."""
+    from dsh.store.index import SessionIndex
+
+    listing = threading.Event()
+    release = threading.Event()
+    real = loading.load_rest_and_refresh
+    refreshes: list[str] = []
+    real_refresh = SessionIndex.refresh
+
+    def slow(*args: Any, **kw: Any) -> list[str]:
+        listing.set()
+        release.wait(30)
+        return real(*args, **kw)
+
+    def counted(self: SessionIndex, *args: Any, **kw: Any) -> Any:
+        refreshes.append(threading.current_thread().name)
+        return real_refresh(self, *args, **kw)
+
+    monkeypatch.setattr(loading, "load_rest_and_refresh", slow)
+    monkeypatch.setattr(SessionIndex, "refresh", counted)
+
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            await h.wait(lambda: h.app._first_frame_out, "the first frame")
+            await asyncio.wrap_future(h.session.worker.submit(lambda: None))  # its own refresh done
+            h.type_line("/resume")
+            await h.wait(lambda: h.app.mode == Mode.PICKER and listing.is_set(), "the picker, listing")
+            del refreshes[:]
+            try:
+                h.app.refresh_index_in_background()  # as a first frame drawn now would ask
+                await asyncio.wrap_future(h.session.worker.submit(lambda: None))
+                assert refreshes == []
+            finally:
+                release.set()
+            await h.wait(lambda: not h.app.resume._loading, "the listing and its own look at the disk")
+            assert len(refreshes) == 1  # the picker's, after its rows
+            h.app.refresh_index_in_background()  # the picker done: a first frame's refresh again
+            await asyncio.wrap_future(h.session.worker.submit(lambda: None))
+            assert len(refreshes) == 2
+            h.send("\x1b")
+            await h.wait(lambda: h.app.mode != Mode.PICKER, "the picker closed")
+
+    run(body)

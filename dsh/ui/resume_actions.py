@@ -301,6 +301,10 @@ class ResumeActions:
 
         view = self._view
         session = view.session
+        if self._loading:
+            # This view's picker is listing every row, and refreshes the index right after: `dsh
+            # --resume`'s first frame. A second refresh beside it took the GIL from the keys typed then.
+            return
         if session.index_refresh_queued:
             return  # one already waits for the worker, and will see what this one would (100 attaches: 1)
         session.index_refresh_queued = True
