@@ -110,14 +110,36 @@ def test_real_codex_accepts_the_options_dsh_gives_it(tmp_path: Path) -> None:
     argv = codex_argv([str(codex), "exec", "--skip-git-repo-check", "hello"], env={"CODEX_HOME": str(home)})
     env = {**os.environ, "CODEX_HOME": str(home), "OPENAI_API_KEY": "sk-not-a-key", "DISABLE_AUTOUPDATER": "1",
            "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}  # fmt: skip
-    try:
-        done = subprocess.run(argv, env=env, cwd=tmp_path, capture_output=True, timeout=15, stdin=subprocess.DEVNULL)
-        out = (done.stdout + done.stderr).decode("utf-8", "replace")
-    except subprocess.TimeoutExpired as exc:  # it retries the address nobody listens on for minutes
-        out = ((exc.stdout or b"") + (exc.stderr or b"")).decode("utf-8", "replace")
+    # Until it starts the turn (it then retries the address nobody listens on for minutes). A fixed 15 s
+    # wait once ended in CI, on a loaded machine, before it had printed more than its first warning.
+    out = output_until(argv, "user\nhello", env=env, cwd=tmp_path, timeout=90)
     # It read the options and started the turn (which then fails: nothing listens there).
     assert "OpenAI Codex v0.171.0" in out and "user\nhello" in out, out[-2000:]
     assert "error loading config" not in out.lower() and "unrecognized" not in out.lower()
+
+
+def output_until(argv: list[str], marker: str, *, env: dict[str, str], cwd: Path, timeout: float) -> str:
+    """What `argv` writes (stdout and stderr as one) until `marker` is in it, or `timeout` s; then it is
+    killed."""
+    import select
+
+    child = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT)  # fmt: skip
+    assert child.stdout is not None
+    got = b""
+    deadline = time.monotonic() + timeout
+    try:
+        while marker.encode() not in got and (left := deadline - time.monotonic()) > 0:
+            if select.select([child.stdout], [], [], min(left, 1.0))[0]:
+                chunk = os.read(child.stdout.fileno(), 65536)
+                if not chunk:
+                    break
+                got += chunk
+    finally:
+        child.kill()
+        child.wait()
+        child.stdout.close()
+    return got.decode("utf-8", "replace")
 
 
 def listed_hook(codex: Path, hook: str, *, env: dict[str, str], cwd: Path) -> dict[str, object]:
@@ -167,11 +189,9 @@ def test_real_codex_runs_a_launch_s_hooks_only_with_every_hook_trusted(tmp_path:
 
     def run(*options: str) -> str:
         argv = [str(codex), "exec", "--skip-git-repo-check", "-c", hook, *options, "hello"]
-        try:
-            done = subprocess.run(argv, env=env, cwd=tmp_path, capture_output=True, timeout=8, stdin=subprocess.DEVNULL)
-            return (done.stdout + done.stderr).decode("utf-8", "replace")
-        except subprocess.TimeoutExpired as exc:  # it retries the address nobody listens on for minutes
-            return ((exc.stdout or b"") + (exc.stderr or b"")).decode("utf-8", "replace")
+        # Until the turn's first request has failed (it retries for minutes): SessionStart's hooks have
+        # run by then, or never will.
+        return output_until(argv, "Reconnecting", env=env, cwd=tmp_path, timeout=90)
 
     run()
     assert not mark.exists()  # untrusted: not run
