@@ -3,6 +3,7 @@ programmable completion (bash-completion); each candidate quoted as the shell ne
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 import shutil
@@ -212,8 +213,6 @@ class CommandNames:
     def complete(self, word: Word, path: str) -> list[Candidate]:
         prefix = word.value
         names = self.names(path)
-        import bisect
-
         lo = bisect.bisect_left(names, prefix)
         out = []
         for name in names[lo:]:

@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from dsh.attention.model import HOOK, PROCESS, TERMINAL, Attention, Report, one_line
+from dsh.attention.rows import MAX_ROWS_PER_HOST
 from dsh.attention.states import BLOCKED, DONE, EXITED, IDLE, LABELS, WORKING
 from dsh.persist.snapshot import Notification
 from dsh.store.timefmt import now_iso
@@ -252,8 +253,6 @@ class SessionAttention:
 
 def agent_rows(session: Session) -> list[dict[str, object]]:
     """This session's agent panes as rows (dsh.attention.rows), for another host's or a CLI's query."""
-    from dsh.attention.rows import MAX_ROWS_PER_HOST
-
     rows: list[dict[str, object]] = []
     title = session.display_title
     for pane in session.panes.values():

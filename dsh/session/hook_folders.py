@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import stat
 import time
 from collections.abc import Callable, Iterable
@@ -11,6 +12,7 @@ from pathlib import Path
 
 from dsh.home import dsh_home_path
 from dsh.store.ids import is_valid_session_id
+from dsh.store.log import live_pid
 
 HOOKS = "hooks"
 # Another session's folder is taken as stale only when its session is not live and nothing in it has
@@ -29,8 +31,6 @@ def _remove(path: Path) -> None:
     except OSError:
         return
     if stat.S_ISDIR(info.st_mode):
-        import shutil  # (not on the host's way to its first frame)
-
         shutil.rmtree(path, ignore_errors=True)
 
 
@@ -96,8 +96,6 @@ def _quiet_since(folder: Path, since: float) -> bool:
 
 def session_is_live(session_id: str) -> bool:
     """True when a host holds the session's log (its lock), wherever its workspace's folder is."""
-    from dsh.store.log import live_pid
-
     for log in dsh_home_path("sessions").glob(f"*/{session_id}.jsonl"):
         if live_pid(log) is not None:
             return True

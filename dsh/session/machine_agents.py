@@ -17,6 +17,7 @@ from dsh import protocol
 from dsh.attention.rows import AgentRow, rows_of
 from dsh.attention.states import session_line
 from dsh.machines.config import read_machines
+from dsh.rundir import SOCKET_SUFFIX, RunDirError, connect_private, host_sockets
 
 if TYPE_CHECKING:
     from dsh.machines.config import Machine
@@ -146,8 +147,6 @@ def live_agents_line(session: Session, session_id: str) -> str:
 
 async def ask_hosts(exclude: str | None = None) -> list[AgentRow]:
     """Every listening host's agent rows (but `exclude`'s), asked in parallel."""
-    from dsh.rundir import SOCKET_SUFFIX, RunDirError, host_sockets
-
     try:
         paths = host_sockets()
     except (OSError, RunDirError):
@@ -160,8 +159,6 @@ async def ask_hosts(exclude: str | None = None) -> list[AgentRow]:
 
 async def ask_host(path: str) -> list[AgentRow]:
     """One host's answer to a query handshake, as agent rows ([] for no host, or a bad answer)."""
-
-    from dsh.rundir import RunDirError, connect_private
 
     writer = None
     try:

@@ -16,6 +16,7 @@ from dsh.attention.agents_list import ListModel, NoteItem, Target, agents_model,
 from dsh.attention.rows import AgentRow
 from dsh.machines.config import read_machines
 from dsh.session.attention import agent_rows
+from dsh.session.machine_agents import focus_in_host
 from dsh.session.view_records import Switch
 from dsh.store.timefmt import epoch_from_iso
 from dsh.ui.state import Mode
@@ -138,8 +139,6 @@ def go_to_machine(app: DshApp, target: Target) -> None:
 
 def focus_in(session_id: str, pane_id: str) -> None:
     """Ask another session's host to focus a pane (its control channel), so the attach shows it."""
-    from dsh.session.machine_agents import focus_in_host
-
     focus_in_host(session_id, pane_id)
 
 
