@@ -8,6 +8,7 @@ import signal
 import socket
 import threading
 import time
+from collections.abc import Callable
 
 import pytest
 
@@ -163,6 +164,19 @@ class _Wires:
             self.host.close()
         return outcome, shown
 
+    def read_controls(self, controls: list[dict], on_each: Callable[[dict], None]) -> None:
+        """As the host: read the client's frames until it goes, each control message appended to
+        `controls`, then handed to `on_each`."""
+        from dsh import protocol
+
+        frames = protocol.FrameReader()
+        with contextlib.suppress(OSError):
+            while data := self.host.recv(65536):
+                for kind, payload in frames.feed(data):
+                    if kind == protocol.CONTROL:
+                        controls.append(protocol.parse_json(payload))
+                        on_each(controls[-1])
+
 
 def _silent_host_pump(monkeypatch: pytest.MonkeyPatch, answer_pings: bool) -> tuple[object, bytes, list[dict]]:
     """A host that welcomed the client, then reads its frames and answers only pings (or nothing); the
@@ -177,15 +191,12 @@ def _silent_host_pump(monkeypatch: pytest.MonkeyPatch, answer_pings: bool) -> tu
     host, stdin_w = wires.host, wires.stdin_w
     controls: list[dict] = []
 
+    def answer(message: dict) -> None:
+        if answer_pings and message["type"] == "ping":
+            host.sendall(protocol.control(protocol.ToClient.PONG))
+
     def the_host() -> None:
-        frames = protocol.FrameReader()
-        with contextlib.suppress(OSError):
-            while data := host.recv(65536):
-                for kind, payload in frames.feed(data):
-                    if kind == protocol.CONTROL:
-                        controls.append(protocol.parse_json(payload))
-                        if answer_pings and controls[-1]["type"] == "ping":
-                            host.sendall(protocol.control(protocol.ToClient.PONG))
+        wires.read_controls(controls, answer)
 
     def the_user() -> None:
         os.write(stdin_w, b"x")
@@ -241,16 +252,13 @@ def test_a_switch_that_fails_after_a_line_over_the_screen_asks_the_host_to_draw_
             pumps[0].say("dsh: the host of session s2 has not answered for 2 s")
         return "the host of session s2 did not answer in 10 s"
 
+    def on_control(message: dict) -> None:
+        if message["type"] == "switch_failed":
+            threading.Timer(0.3, lambda: os.close(stdin_w)).start()  # then the terminal goes
+
     def the_host() -> None:
         host.sendall(protocol.control(protocol.ToClient.SWITCH, session="s2", cwd="/"))
-        frames = protocol.FrameReader()
-        with contextlib.suppress(OSError):
-            while data := host.recv(65536):
-                for kind, payload in frames.feed(data):
-                    if kind == protocol.CONTROL:
-                        controls.append(protocol.parse_json(payload))
-                        if controls[-1]["type"] == "switch_failed":
-                            threading.Timer(0.3, lambda: os.close(stdin_w)).start()  # then the terminal goes
+        wires.read_controls(controls, on_control)
 
     attachment = Attachment(wires.client, "s1", {"ok": True, "pid": 4242}, b"")
     outcome, shown = wires.run(attachment, on_switch, [threading.Thread(target=the_host)], pumps)
