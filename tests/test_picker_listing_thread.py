@@ -43,11 +43,17 @@ def test_a_long_listing_leaves_the_sessions_worker_free(tmp_path: Path, monkeypa
     run(body)
 
 
+@pytest.mark.parametrize("indexed_by", ["this picker", "another dsh"])
 def test_a_session_written_while_the_picker_is_open_is_searched_then_read_alone(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, indexed_by: str
 ) -> None:
     """A look at the disk while the picker is open finds a new session: its lines are searched again at
-    once, then that row alone is read and joins the rows (every row is listed once, at the open)."""
+    once, then that row alone is read and joins the rows (every row is listed once, at the open). Also
+    when another dsh (`dsh sessions`, a client starting) indexed it first, which leaves the picker's own
+    refresh nothing to change."""
+    import io
+
+    from dsh.store.index import SessionIndex
     from dsh.store.log import SessionLog
 
     listings: list[int] = []
@@ -69,53 +75,17 @@ def test_a_session_written_while_the_picker_is_open_is_searched_then_read_alone(
             add_all, search_again = view.add_all, view.search_again
             monkeypatch.setattr(view, "add_all", lambda rows: (seen.append("rows"), add_all(rows)))
             monkeypatch.setattr(view, "search_again", lambda: (seen.append("search"), search_again()))
-            log = SessionLog.create(h.session.store.root, "/w/elsewhere")
-            log.append("input", text="make the ocelot")
-            log.close()
-            h.send("\t")  # every workspace
-            await h.wait(lambda: any(c.id == log.id for c in h.app.picker.visible), "the new session listed")
-            assert seen[:3] == ["search", "rows", "search"], seen
-            assert len(listings) == 1
-            h.send("\x1b")
-            await h.wait(lambda: h.app.mode != Mode.PICKER, "the picker closed")
-
-    run(body)
-
-
-def test_a_session_another_dsh_indexed_while_the_picker_is_open_joins_the_rows(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Another dsh (`dsh sessions`, a client starting) indexes a new session while this picker is open:
-    the picker's own look at the disk then finds nothing to change, and still lists it, reading that row
-    alone (every row is listed once, at the open)."""
-    import io
-
-    from dsh.store.index import SessionIndex
-    from dsh.store.log import SessionLog
-
-    listings: list[int] = []
-    real = loading.load_rest
-
-    def counted(*args: Any, **kw: Any) -> Any:
-        listings.append(1)
-        return real(*args, **kw)
-
-    monkeypatch.setattr(loading, "load_rest", counted)
-
-    async def body() -> None:
-        async with running_app(tmp_path) as h:
-            h.type_line("/resume")
-            await h.wait(lambda: h.app.mode == Mode.PICKER and h.app.picker.all_loaded, "every row")
-            await h.wait(lambda: not h.app.resume._loading, "the open's listing and its look at the disk")
             store = h.session.store
             log = SessionLog.create(store.root, "/w/elsewhere")
             log.append("input", text="make the ocelot")
             log.close()
-            other = SessionIndex(store.index.db_path, store.root, progress=io.StringIO())
-            other.refresh()
-            other.close()
+            if indexed_by == "another dsh":
+                other = SessionIndex(store.index.db_path, store.root, progress=io.StringIO())
+                other.refresh()
+                other.close()
             h.send("\t")  # every workspace
             await h.wait(lambda: any(c.id == log.id for c in h.app.picker.visible), "the new session listed")
+            assert seen[:3] == ["search", "rows", "search"], seen
             assert len(listings) == 1
             h.send("\x1b")
             await h.wait(lambda: h.app.mode != Mode.PICKER, "the picker closed")
