@@ -90,6 +90,12 @@ class PtyDriver:
         with self._lock:
             return "\n".join(line.rstrip() for line in self.screen.display)
 
+    def flowed(self) -> str:
+        """The screen's rows joined with nothing between them and no blank stripped, so a message wrapped
+        over whole rows reads as the one line it is, a space that fell at a row's end included."""
+        with self._lock:
+            return "".join(self.screen.display)
+
     def lines(self) -> list[str]:
         with self._lock:
             return [line.rstrip() for line in self.screen.display]

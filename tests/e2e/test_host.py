@@ -77,7 +77,7 @@ def test_detach_leaves_the_program_running_and_attach_shows_it_later(run, dsh_ho
     assert d.wait_exit() == 0
     (sid,) = [p.stem for p in (dsh_home / "sessions").glob("*/*.jsonl")]
     # Titled by the first line typed, as dsh sessions titles it.
-    assert f"detached from {COUNTER} ({sid}) — dsh attach {sid}" in d.text().replace("\n", "")
+    assert f"detached from {COUNTER} ({sid}) — dsh attach {sid}" in d.flowed()
     host = host_pid(dsh_home)
     assert alive(host) and children_of(host), "the host and its shell run on"
     seen = last_tick(d.text()) if re.search(r"tick-\d", d.text()) else 0  # the title holds `tick-$i`
@@ -217,7 +217,7 @@ def test_clients_share_a_session_a_watcher_cannot_type_and_d_takes_it_over(run, 
     third.wait_for("PROMPT", timeout=20)
     for left in (first, second, watcher):
         assert left.wait_exit() == 0
-        assert "was attached from another terminal" in left.text().replace("\n", "")
+        assert "was attached from another terminal" in left.flowed()
     third.type_line("echo still-yours")
     third.wait_for("still-yours", timeout=20)
 
@@ -237,7 +237,7 @@ def test_stop_ends_the_session_and_tells_the_attached_client(
     )
     assert out.returncode == 0 and f"stopped session {row['id']}" in out.stdout
     assert d.wait_exit() == 0
-    assert "was stopped (dsh stop)" in d.text().replace("\n", "")
+    assert "was stopped (dsh stop)" in d.flowed()
     assert not alive(host)
     assert not running(dsh_home, "sleep 1000")
     (row,) = sessions(dsh_cmd, dsh_env, workdir)
@@ -465,7 +465,7 @@ def test_a_stopped_host_is_said_and_the_detach_keys_still_get_the_user_out(run, 
         assert f"session host (pid {pid}) is not answering; C-b d detaches" in d.text()
         d.send("\x02d")
         assert d.wait_exit(timeout=10) == 0
-        assert f"kill -CONT {pid}" in d.text().replace("\n", "")
+        assert f"kill -CONT {pid}" in d.flowed()
     finally:
         os.kill(pid, signal.SIGCONT)
     assert alive(pid)  # the session stays

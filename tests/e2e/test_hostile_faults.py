@@ -34,7 +34,8 @@ def run(launch: Launch, dsh_env: dict[str, str], workdir: Path) -> Launch:
 
 def _said(d: PtyDriver, text: str, timeout: float = 15.0) -> str:
     """The screen once it shows `text`, wherever the message line wraps it (long paths do)."""
-    return d.wait_until(lambda screen: text in screen.replace("\n", ""), timeout, what=repr(text))
+    d.wait_until(lambda _screen: text in d.flowed(), timeout, what=repr(text))
+    return d.flowed()
 
 
 def _session_id(dsh_home: Path) -> str:
@@ -54,7 +55,7 @@ def test_attaching_a_stopped_host_says_so_at_once_and_dsh_stop_ends_it(
     try:
         a = run("attach", sid)
         assert a.wait_exit(timeout=30) not in (0, None)
-        said = a.text().replace("\n", "")
+        said = a.flowed()
         assert f"(pid {pid}) is stopped and does not answer" in said, said
         assert f"kill -CONT {pid}" in said and f"dsh stop {sid}" in said, said
         # Said by the stopped host's check, not by the handshake's 10 s timeout ("did not answer in"):
@@ -97,7 +98,7 @@ def test_dsh_home_removed_under_a_running_host_is_made_again_with_all_it_held(
     shutil.rmtree(dsh_home, ignore_errors=True)  # rm -rf ~/.dsh (a file the host makes meanwhile may keep a folder)
     screen = _said(d, "was removed under this session: made again (")
     # The log may be found first by an append (said on its own line); the socket only by the look.
-    assert "socket" in screen.replace("\n", "").split("was removed under this session", 1)[1], screen
+    assert "socket" in screen.split("was removed under this session", 1)[1], screen
     # Everything the host held is where it belongs again: the log whole, the snapshot, the socket.
     (log,) = (dsh_home / "sessions").glob(f"*/{sid}.jsonl")
     assert b'"text": "echo before-the-rm"' in log.read_bytes()
@@ -212,7 +213,7 @@ def test_a_resume_that_fails_to_start_leaves_the_session_closed_and_resumable(
         try:
             if r.wait_exit(timeout=20) == 0:
                 break  # enough to start: the limits below it were the failures
-            said = r.text().replace("\n", "")  # a long line wraps
+            said = r.flowed()  # a long line wraps
             assert "Traceback" not in said and "internal error" not in said, said
             assert "Too many open files" in said, said
         finally:
@@ -246,7 +247,7 @@ def test_a_host_that_runs_but_does_not_answer_is_said_within_seconds_and_c_c_is_
         taken.append(conn)
         # Said while the handshake still waits: C-c then ends the wait (after its 10 s, the status is 1).
         screen = _said(a, "has not answered for 2 s")
-        assert f"dsh stop {sid} ends it" in screen.replace("\n", ""), screen
+        assert f"dsh stop {sid} ends it" in screen, screen
         a.send("\x03")
         status = a.wait_exit(timeout=8)
         said = a.text()
@@ -292,7 +293,7 @@ def test_a_snapshot_cut_short_or_replaced_under_the_host_is_said_and_written_aga
     screen = _said(d, "this session's snapshot was replaced by another file: kept beside it as snapshot.json.replaced-")
     (aside,) = path.parent.glob("snapshot.json.replaced-*")
     assert aside.read_bytes() == b"a file an editor saved over it\n"
-    assert aside.name in screen.replace("\n", "")
+    assert aside.name in screen
     d.wait_until(lambda _s: _snapshot_panes(path) == ["p1", "p2"], what="the snapshot written again whole")
     d.type_line("echo still-here")
     d.wait_for("still-here")

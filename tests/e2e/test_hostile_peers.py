@@ -89,7 +89,7 @@ def test_attach_and_stop_refuse_a_host_of_another_uid_naming_the_path(
     fake = plant(path)
     d = launch("attach", sid, cwd=tmp_path, env=dsh_env, rows=24, cols=100)
     assert d.wait_exit() != 0
-    screen = d.text().replace("\n", "")
+    screen = d.flowed()
     assert f"refused {path}" in screen and f"uid {OTHER_UID}" in screen, screen
     stopped = run_dsh(dsh_cmd, dsh_env, "stop", sid, cwd=tmp_path)
     assert stopped.returncode != 0 and f"refused {path}" in stopped.stderr, stopped.stderr

@@ -249,7 +249,7 @@ def test_an_internal_error_is_one_line_and_a_log_not_a_traceback(dsh_env, dsh_ho
     d = PtyDriver([sys.executable, "-c", script], env=dsh_env, cwd=workdir)
     try:
         assert d.wait_exit() == 1
-        screen = d.text().replace("\n", "")
+        screen = d.flowed()
         assert "dsh: internal error: RuntimeError: simulated bug" in screen
         assert "the session runs on: dsh attach" in screen  # a bug in the view ends the client only
         assert "Traceback" not in screen
