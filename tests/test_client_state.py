@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 from dsh.commands.registry import Registry
 from dsh.config import load_config
-from dsh.session.client_state import ClientState, Mode
+from dsh.session.client_state import MESSAGE_ERROR_SECONDS, MESSAGE_SECONDS, ClientState, Mode
 
 
 class FakeTerminal:
@@ -150,6 +150,7 @@ def test_a_message_goes_at_the_next_key_or_when_its_time_is_up_but_a_question_st
     assert state.message is not None and "\x1b" not in state.message.text
     state.key_pressed()
     assert state.message is None
+    state.first_frame_shown()
     state.announce("timed")
     view.run_later()
     assert state.message is None
@@ -157,6 +158,20 @@ def test_a_message_goes_at_the_next_key_or_when_its_time_is_up_but_a_question_st
     state.key_pressed()  # the answer key: the question's line stays until it is handled
     assert state.message is not None and state.message.text == "really?"
     assert view.focused[-1] == "pane"  # the prompt line's own keys must not edit it meanwhile
+
+
+def test_a_message_said_before_the_first_frame_counts_its_seconds_from_that_frame() -> None:
+    state, _session, view = make("p1")
+    state.announce("the saved layout was damaged: restored the one saved before it")
+    state.announce("a warning", error=True)
+    view.run_later()  # a start slowed past the message's seconds: nothing has shown it yet
+    assert state.message is not None and state.message.text == "a warning"
+    state.first_frame_shown()
+    assert sorted(delay for delay, _ in view.pending) == [MESSAGE_SECONDS, MESSAGE_ERROR_SECONDS]
+    view.run_later()
+    assert state.message is None
+    state.announce("later")
+    assert [delay for delay, _ in view.pending] == [MESSAGE_SECONDS]  # after the first frame: at once
 
 
 def test_output_is_paced_and_an_echo_is_drawn_at_once() -> None:

@@ -12,6 +12,7 @@ import asyncio
 import time
 from collections.abc import Callable
 from enum import StrEnum
+from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 from dsh.commands.parse import parse_line
@@ -133,6 +134,9 @@ class ClientState:
         self.keyboard = Keyboard(session.config.text("ui.keyboard"))
         self.prefix_pending = False
         self.message: Announcement | None = None
+        # Messages said before the first frame, each with its seconds: they count from that frame, so a
+        # start slowed by a busy machine does not put a warning away before anyone saw it.
+        self._unseen: list[tuple[float, Announcement]] | None = []
         # A y/n question waiting for its one key: what y does, and what to say otherwise (at most one).
         self.confirming: list[tuple[Callable[[], object], str]] = []
         self.result = ViewResult(EndReason.RUNNING)  # whatever ends the view says why
@@ -195,7 +199,17 @@ class ClientState:
         """Show a message over the bottom of the panes until the next key, or a few seconds pass."""
         message = self.message = Announcement(sanitize(text, max_len=400), error)
         self.view.invalidate()
-        self.view.later(MESSAGE_ERROR_SECONDS if error else MESSAGE_SECONDS, lambda: self._expire(message))
+        seconds = MESSAGE_ERROR_SECONDS if error else MESSAGE_SECONDS
+        if self._unseen is not None:
+            self._unseen.append((seconds, message))
+        else:
+            self.view.later(seconds, lambda: self._expire(message))
+
+    def first_frame_shown(self) -> None:
+        """The screen has drawn its first frame: the messages said before it start their seconds now."""
+        unseen, self._unseen = self._unseen, None
+        for seconds, message in unseen or ():
+            self.view.later(seconds, partial(self._expire, message))
 
     def _expire(self, message: Announcement) -> None:
         if self.message is message:

@@ -69,6 +69,7 @@ class ViewLifetime:
         # loop's next turns, not inside the render.
         if not self.first_frame_out:
             self.first_frame_out = True
+            self.app.state.first_frame_shown()
             loop = self.app.loop
             loop.call_soon(self.app.keys.current_bindings)
             loop.call_soon(self.app.resume.refresh_index_in_background)
