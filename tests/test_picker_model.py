@@ -439,3 +439,32 @@ def test_rows_that_come_while_a_query_is_ranked_let_that_ranking_finish_first(mo
     while m.refine(0.0):
         pass
     assert [c.title for c in m.visible] == ["flamingo checkout race"] and m.counts[0] == 39999
+
+
+def test_the_owners_of_every_row_come_with_the_listing_not_on_the_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Transcript hits find their rows by owner: at 120,000 rows making that map on the loop, when the
+    first hits came, held a key's frame off for 130-180 ms. The listing brings it, made off the loop."""
+    from dsh.resume import picker
+    from dsh.resume.picker import owner_rows, prepare_all
+
+    holder = cand("s1", "/w/a", "untitled", "2026-11-29T20:00:00.000Z")._replace(agents=("codex:th-1",))
+    rows = [
+        cand("s2", "/w/b", "fix the login", "2026-11-29T21:00:00.000Z"),
+        holder,
+        cand("th-1", "/w/a", "its own row", "2026-11-29T19:00:00.000Z")._replace(kind="codex"),
+        cand("s3", "/w/c", "another holder", "2026-11-29T18:00:00.000Z")._replace(agents=("codex:th-1", "claude:x")),
+    ]
+    # The conversation's own row wins over the sessions holding it, the newest holder over older ones.
+    assert owner_rows(rows) == {"s:s2": 0, "s:s1": 1, "a:codex:th-1": 2, "s:s3": 3, "a:claude:x": 3}
+    listed = prepare_all(rows, current_cwd=HERE, current_workspace=None)
+    m = PickerModel([], current_cwd=HERE, now=NOW, all_count=len(rows))
+    m.add_all(listed)
+    m.toggle_scope()
+    m.set_query("health endpoint")
+
+    def on_the_loop(*args: object) -> dict[str, int]:
+        raise AssertionError("the owners were made again on the loop")
+
+    monkeypatch.setattr(picker, "owner_rows", on_the_loop)
+    assert m.set_transcript_hits("health endpoint", {"a:claude:x": "add a /health endpoint"})
+    assert ids(m.visible) == ["s3"]

@@ -10,7 +10,7 @@ from itertools import pairwise
 from operator import attrgetter
 from typing import NamedTuple
 
-from dsh.resume.candidates import Candidate, clean
+from dsh.resume.candidates import DSH, Candidate, clean
 from dsh.resume.picker_draw import Line, age, cells, draw, render_text, rows_height
 from dsh.resume.search import SUBSEQUENCE, FuzzyIndex, Ranking, compiled
 
@@ -80,6 +80,8 @@ class AllRows(NamedTuple):
     # The index's write these rows were read after (`SessionIndex.generation`): a refresh later reads
     # again what every write since changed, its own or another process's.
     generation: int = 0
+    # `owner_rows(rows)`, made with the index (None: made on first use, on the loop).
+    owners: dict[str, int] | None = None
 
 
 def prepare_all(
@@ -100,7 +102,31 @@ def prepare_all(
     here = os.path.normpath(current_cwd) if current_cwd else current_cwd
     mine = [c for c in rows if in_workspace(c, here, current_workspace)]
     index = FuzzyIndex(search_texts(rows, with_label=True), between) if with_index else None
-    return AllRows(rows, mine, index, error)
+    owners = owner_rows(rows, between) if with_index else None
+    return AllRows(rows, mine, index, error, owners=owners)
+
+
+def owner_rows(rows: Sequence[Candidate], between: Callable[[], None] | None = None) -> dict[str, int]:
+    """The row of each owner whose lines a transcript search returns (`Candidate.owner`): a conversation
+    open in a dsh pane leads to the row of the session holding it (it has no row of its own).
+
+    Made on the loop when the first transcript hits came, at 120,000 rows it held a key's frame off for
+    130-180 ms; `prepare_all` makes it beside the search index (`between`: as there)."""
+    by_owner: dict[str, int] = {}
+    agents: list[tuple[str, int]] = []
+    for start in range(0, len(rows), _OWNER_SLICE):
+        if between is not None and start:
+            between()
+        for i, c in enumerate(rows[start : start + _OWNER_SLICE], start):
+            by_owner[f"a:{c.kind}:{c.id}" if c.kind != DSH else f"s:{c.id}"] = i
+            if c.agents:
+                agents += [(f"a:{agent}", i) for agent in c.agents]
+    for owner, i in agents:
+        by_owner.setdefault(owner, i)
+    return by_owner
+
+
+_OWNER_SLICE = 8192
 
 
 class _Scope:
@@ -124,24 +150,21 @@ class _Scope:
             self._index = FuzzyIndex(search_texts(self.rows, self.with_label))
         return self._index
 
-    def reset(self, rows: list[Candidate], index: FuzzyIndex | None = None) -> None:
+    def reset(
+        self, rows: list[Candidate], index: FuzzyIndex | None = None, owners: dict[str, int] | None = None
+    ) -> None:
+        """New rows; `index` and `owners` (`owner_rows`) are taken only as made over these very rows."""
         self.rows = rows
         self._index = index if index is not None and len(index) == len(rows) else None
         self.ranking = None
-        self._by_owner = None
+        self._by_owner = owners if self._index is not None else None
 
     _by_owner: dict[str, int] | None = None
 
     def row_of(self, owner: str) -> int | None:
-        """The row whose lines a transcript search names `owner`: a conversation open in a dsh pane is
-        the row of the session holding it (it has no row of its own)."""
+        """The row whose lines a transcript search names `owner` (see `owner_rows`)."""
         if self._by_owner is None:
-            by_owner: dict[str, int] = {}
-            for i, c in enumerate(self.rows):
-                by_owner[c.owner] = i
-                for agent in c.agents:
-                    by_owner.setdefault(f"a:{agent}", i)
-            self._by_owner = by_owner
+            self._by_owner = owner_rows(self.rows)
         return self._by_owner.get(owner)
 
     def owners(self) -> frozenset[str]:
@@ -281,7 +304,7 @@ class PickerModel:
             here = self._with_local_edits(here)
             index = None
         changed = {ALL: True, WORKSPACE: here != self._live[WORKSPACE].rows}
-        self._live[ALL].reset(everything, index)
+        self._live[ALL].reset(everything, index, rows.owners)
         if changed[WORKSPACE]:
             self._live[WORKSPACE].reset(here)
         self.all_loaded = True
@@ -468,7 +491,8 @@ class PickerModel:
             return self.pending
         if ranking is None or ranking.complete:
             return False
-        chosen = self.selected
+        # (The top row needs no looking for: at 120,000 rows each look assembles every row ranked so far.)
+        chosen = self.selected if self.selected_index > 0 else None
         more = ranking.refine(budget)
         if chosen is not None and self.selected_index > 0:
             found = self._find(chosen.key, self.selected_index + self._capacity(self._last_height))
