@@ -174,6 +174,16 @@ def test_a_message_said_before_the_first_frame_counts_its_seconds_from_that_fram
     assert [delay for delay, _ in view.pending] == [MESSAGE_SECONDS]  # after the first frame: at once
 
 
+def test_a_question_stays_on_the_screen_until_its_key_comes() -> None:
+    state, _session, view = make("p1")
+    state.first_frame_shown()
+    answered: list[bool] = []
+    state.confirm("still running: p1 sh. End them and quit?", lambda: answered.append(True))
+    view.run_later()  # however long the user takes to read it
+    assert state.message is not None and state.message.text.startswith("still running")
+    assert state.confirming and not answered
+
+
 def test_output_is_paced_and_an_echo_is_drawn_at_once() -> None:
     state, _session, view = make("p1", "p2")
     state.key_pressed()

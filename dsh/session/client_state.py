@@ -197,13 +197,19 @@ class ClientState:
     # -- the message line ----------------------------------------------------------------------------
     def announce(self, text: str, *, error: bool = False) -> None:
         """Show a message over the bottom of the panes until the next key, or a few seconds pass."""
-        message = self.message = Announcement(sanitize(text, max_len=400), error)
-        self.view.invalidate()
         seconds = MESSAGE_ERROR_SECONDS if error else MESSAGE_SECONDS
+        self._show(Announcement(sanitize(text, max_len=400), error), seconds)
+
+    def _show(self, message: Announcement, seconds: float | None) -> None:
+        """Put `message` on the message line for `seconds` (None: until the next key)."""
+        self.message = message
+        self.view.invalidate()
+        if seconds is None:
+            return
         if self._unseen is not None:
             self._unseen.append((seconds, message))
         else:
-            self.view.later(seconds, lambda: self._expire(message))
+            self.view.later(seconds, partial(self._expire, message))
 
     def first_frame_shown(self) -> None:
         """The screen has drawn its first frame: the messages said before it start their seconds now."""
@@ -405,7 +411,8 @@ class ClientState:
         """A y/n question answered by one key (y does it; any other key does not), as tmux asks."""
         self.confirming[:] = [(on_yes, declined)]
         self.hold_keyboard()
-        self.announce(question)
+        # No time limit: a question that went away by itself would still take the next key as its "no".
+        self._show(Announcement(sanitize(question, max_len=400)), None)
 
     # -- commands ---------------------------------------------------------------------------------------
     def run_command_line(self, line: str) -> None:

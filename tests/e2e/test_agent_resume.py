@@ -125,7 +125,9 @@ def test_transcript_search_finds_a_line_typed_in_a_session(run, agent_env, tmp_p
     a.type_line("echo first line")
     a.type_line("python3 -c 'print(1)' # http.server later")
     a.type_line("echo third")
-    a.wait_for("third\n")
+    # The shell's prompt after the output, not the type-ahead's echo while python3 still runs: a /quit
+    # then asks first ("still running"), and the test would wait for an exit that waits for a "y".
+    a.wait_for("third\n#")
     a.type_line("/quit")
     a.wait_exit()
     d = run(cwd=here, env=agent_env)
