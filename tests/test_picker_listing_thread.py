@@ -141,3 +141,51 @@ def test_a_first_frame_s_index_refresh_is_left_to_the_picker_that_is_listing(
             await h.wait(lambda: h.app.mode != Mode.PICKER, "the picker closed")
 
     run(body)
+
+
+def test_a_query_typed_before_the_picker_s_own_refresh_finds_the_lines_that_refresh_indexed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Keys typed as the picker opens search the typed lines at once, while the picker's own look at the
+    disk may still be indexing them (a session that ended just before, here written after the first
+    frame's refresh). Once that look is done, the query is searched again: before, its hit was missed
+    for as long as the picker stayed open ("No matching session" for a line in the index)."""
+    from dsh.store.log import SessionLog
+
+    listing = threading.Event()
+    release = threading.Event()
+    real = loading.load_rest_and_refresh
+
+    def held(*args: Any, **kw: Any) -> list[str]:
+        listing.set()
+        release.wait(30)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(loading, "load_rest_and_refresh", held)
+
+    async def body() -> None:
+        async with running_app(tmp_path) as h:
+            await h.wait(lambda: h.app._first_frame_out, "the first frame")
+            await asyncio.wrap_future(h.session.worker.submit(lambda: None))  # its own refresh done
+            log = SessionLog.create(h.session.store.root, "/w/elsewhere")
+            log.append("input", text="echo first line")
+            log.append("input", text="make the ocelot")
+            log.append("input", text="echo third")
+            log.close()
+            h.type_line("/resume")
+            await h.wait(lambda: h.app.mode == Mode.PICKER and listing.is_set(), "the picker, listing")
+            h.send("\t")  # every workspace
+            h.send("ocelot")
+            picker = h.app.picker
+            await h.wait(lambda: picker._hits_query == "ocelot", "the search of the typed lines, before the refresh")
+            release.set()
+            await h.wait(lambda: not h.app.resume._loading, "the listing and its own look at the disk")
+
+            def matched() -> bool:
+                return any(c.id == log.id and picker.transcript_line(c) == "make the ocelot" for c in picker.visible)
+
+            await h.wait(matched, "the row, shown with its matched line")
+            h.send("\x1b")
+            await h.wait(lambda: h.app.mode != Mode.PICKER, "the picker closed")
+
+    run(body)

@@ -237,6 +237,10 @@ class ResumeActions:
     def _refreshed(self, warnings: list[str], notes: list[str] | None = None) -> None:
         view = self._view
         self._loading = False
+        if view.mode == Mode.PICKER and view.picker_view is not None:
+            # Keys typed at the open were searched while this look at the disk was still indexing (and
+            # making searchable) what was typed in sessions since: their hits may be missing until now.
+            view.picker_view.search_again()
         for warning in warnings[:1]:
             view.announce(warning, error=True)
         # An agent store that cannot be read is one line in the picker, not a message over the app.
