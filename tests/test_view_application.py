@@ -86,3 +86,19 @@ def test_views_share_prompt_toolkit_s_default_key_bindings_and_other_application
     assert len(first._default_bindings.bindings) > 100
     plain = Application()
     assert plain._default_bindings is not first._default_bindings  # the library's own path is untouched
+
+
+def test_no_young_pass_after_a_frame_while_a_worker_has_the_collector_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker making 120,000 picker rows turns the collector off (gc_paused); a pass after each frame
+    walked its new objects all the same, 11-16 ms of a key's frame. Once the pause ends, it runs again."""
+    from dsh.resume.candidates import gc_paused
+    from dsh.ui import view_application
+
+    passes: list[int] = []
+    monkeypatch.setattr(view_application.gc, "collect", lambda generation=2: passes.append(generation) or 0)
+    monkeypatch.setattr(view_application.gc, "get_count", lambda: (10, 0, 0))
+    with gc_paused():
+        view_application._collect_young(None)
+    assert passes == []
+    view_application._collect_young(None)
+    assert passes == [1]

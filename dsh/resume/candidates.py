@@ -382,6 +382,11 @@ _paused_lock = threading.Lock()
 _was_enabled = True
 
 
+def collector_paused() -> bool:
+    """Whether a `gc_paused` block is under way in any thread (a collection now would walk its rows)."""
+    return _paused > 0
+
+
 @contextlib.contextmanager
 def gc_paused() -> Iterator[None]:
     """No cyclic GC while 100k rows are built: each collection would walk all of them again.
