@@ -395,6 +395,48 @@ def test_keys_read_together_are_ranked_once_after_the_last() -> None:
     assert [c.id for c in model.visible] == ["id0042"]
 
 
+def test_the_index_is_asked_for_the_rows_before_the_model_ranks_the_query() -> None:
+    """While every row is on its way, the index's search (its own thread, in SQLite without the GIL) starts
+    before the model ranks the rows it has, not after: at the open that was 7 ms more to the row found."""
+    import asyncio
+
+    model = PickerModel(sample()[:3], current_cwd=HERE, now=NOW, all_count=5000, all_recent=sample())
+    order: list[str] = []
+    real = model.set_query
+
+    def ranking(text: str) -> None:
+        order.append(f"rank {text}")
+        real(text)
+
+    model.set_query = ranking  # type: ignore[method-assign]
+    view = PickerView(
+        model,
+        on_resume=lambda c: None,
+        on_close=lambda: None,
+        on_rename=lambda c, t: None,
+        on_archive=lambda c: None,
+        on_message=lambda m: None,
+        find_rows=lambda query, deliver: order.append(f"find {query}"),
+    )
+    extra = KeyBindings()
+
+    @extra.add("c-q")
+    def _quit(event: Any) -> None:
+        async def later() -> None:
+            await asyncio.sleep(0)
+            event.app.exit()
+
+        event.app.create_background_task(later())
+
+    with create_pipe_input() as pipe:
+        app: Application[None] = Application(
+            layout=Layout(view.container), key_bindings=extra, input=pipe, output=DummyOutput()
+        )
+        pipe.send_text("docs" + QUIT)
+        app.run()
+    assert order == ["find docs", "rank docs"]
+
+
 def test_the_picker_draws_what_prompt_toolkits_own_window_draws() -> None:
     """The picker's window copies its rows from made-once cells (dsh.ui.pane_window): the screen, the cursor
     and the rows drawn are those prompt_toolkit's own copy, a character at a time, gives."""
