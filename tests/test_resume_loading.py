@@ -749,3 +749,44 @@ def test_a_session_another_refresh_indexed_between_the_listing_and_its_own_refre
     assert len(delivered) == 2 and newer.id in {c.id for c in delivered[1].rows}
     assert_same_rows(delivered[1], world.rest())
     assert delivered[1].generation == world.index.generation()
+
+
+def test_conversations_are_made_rows_in_slices_that_give_way(
+    root: Path, index: SessionIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A listing's 20,000 conversations are made rows a slice at a time, giving way between slices (keys
+    typed or a search up front go first), and the rows are the same as made at once."""
+    from dsh.resume import agent_rows
+    from dsh.resume.agent_rows import agent_candidates
+
+    add_conversations(index, 7)
+    whole = index.read(lambda conn: agent_candidates(conn))
+    looks: list[int] = []
+    monkeypatch.setattr(agent_rows, "_MAKE_SLICE", 3)
+    monkeypatch.setattr(agent_rows, "give_way", lambda: looks.append(1))
+    sliced = index.read(lambda conn: agent_candidates(conn))
+    assert sliced == whole and len(whole) == 7 and len(looks) == 2  # 8 rows read (one never listed): 3 slices
+
+
+def test_an_update_s_reads_give_way_as_a_whole_listing_s_do(
+    root: Path, index: SessionIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """update_rest reads with a connection whose long reads go in slices that give way (load_rest's did,
+    update_rest's did not: its reads held the GIL from the loop ranking a query typed meanwhile)."""
+    from dsh.resume import loading
+    from dsh.resume.candidates import give_way
+    from dsh.resume.loading import Followed, update_rest
+
+    make(root, "/w/a", "make")
+    index.refresh()
+    listed = load_rest(index, cwd="/w/here", current_session_id=None, own_pid=os.getpid(), agents=True)
+    pauses: list[object] = []
+
+    class Recording(SessionIndex):
+        def close(self) -> None:
+            pauses.append(self.give_way)
+            super().close()
+
+    monkeypatch.setattr(loading, "SessionIndex", Recording)
+    update_rest(index, listed, Followed(True, [], [], agents=True), cwd="/w/here", current_session_id=None, own_pid=1)
+    assert pauses == [give_way]

@@ -11,7 +11,7 @@ import sqlite3
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from dsh.resume.candidates import Candidate, _label, clean
+from dsh.resume.candidates import Candidate, _label, clean, give_way
 from dsh.store import agent_table
 from dsh.store.agent_table import ConversationRow
 from dsh.store.index import SessionIndex
@@ -19,6 +19,7 @@ from dsh.store.lines_column import decode_lines
 
 NO_DIRECTORY = "conversation has no recorded directory"
 RECENT_ROWS = 300
+_MAKE_SLICE = 2000  # rows made between two looks at whether a search or a key waits (`give_way`)
 
 
 def open_agent_keys(conn: sqlite3.Connection) -> set[str]:
@@ -83,11 +84,18 @@ def agent_candidates(
     picker lists those as the session holding them) unless `include_open`."""
     hidden = set() if include_open else open_agent_keys(conn)
     rows = agent_table.conversations(conn, cwds=cwds, limit=limit, like=like)
-    return [
-        candidate(row)
-        for row in rows
-        if row.key not in hidden and listable(row) and (kinds is None or row.kind in kinds)
-    ]
+    out: list[Candidate] = []
+    # In slices that give way (a listing's on a worker): 20,000 rows held the GIL from the loop ranking
+    # a query typed meanwhile, as the dsh sessions' rows did before they were made in slices.
+    for start in range(0, len(rows), _MAKE_SLICE):
+        if start:
+            give_way()
+        out += [
+            candidate(row)
+            for row in rows[start : start + _MAKE_SLICE]
+            if row.key not in hidden and listable(row) and (kinds is None or row.kind in kinds)
+        ]
+    return out
 
 
 def agent_count(conn: sqlite3.Connection) -> int:

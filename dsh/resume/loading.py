@@ -212,6 +212,7 @@ def update_rest(
     with gc_paused(), sharing_the_gil(), in_the_background():
         ids = {_session_id(path) for path in paths}
         own = SessionIndex(index.db_path, index.root, progress=io.StringIO())
+        own.give_way = give_way  # as load_rest's: its long reads go in slices that give way
         try:
             fresh = Candidate.from_summaries(
                 own.summaries_of(sorted(ids)), current_session_id=current_session_id, own_pid=own_pid
