@@ -159,10 +159,13 @@ def listed_hook(codex: Path, hook: str, *, env: dict[str, str], cwd: Path) -> di
         ]
         server.stdin.write(b"".join(json.dumps(r).encode() + b"\n" for r in requests))
         server.stdin.flush()
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 90  # its first start in a fresh CODEX_HOME, on a loaded machine
         while time.monotonic() < deadline:
             if select.select([server.stdout], [], [], 1)[0]:
-                message = json.loads(server.stdout.readline() or b"{}")
+                line = server.stdout.readline()
+                if not line:
+                    raise AssertionError(f"codex app-server ended ({server.wait()}) before listing the hook")
+                message = json.loads(line)
                 if message.get("id") == 2:
                     [entry] = message["result"]["data"][0]["hooks"]
                     return dict(entry)
