@@ -142,8 +142,6 @@ def _give_up(opened: Opened, *, fresh: bool, why: str) -> None:
 
 
 def _open_session(spec: HostSpec, store: Store) -> Opened:
-    from dsh.persist.snapshot import SnapshotVersionError, load_snapshot
-    from dsh.resume.preflight import PreflightError, preflight
     from dsh.store.log import LogError, SessionBusy, SessionLog, read_header, read_log
 
     if spec.session_id is None:
@@ -152,6 +150,10 @@ def _open_session(spec: HostSpec, store: Store) -> Opened:
         except (LogError, OSError) as exc:
             raise HostStartError(f"cannot create a session under {store.root}: {exc}") from exc
         return Opened(log, None, None, list(spec.announcements))
+    # A resumed session's only: a new one's host has no use for the preflight's modules before its frame.
+    from dsh.persist.snapshot import SnapshotVersionError, load_snapshot
+    from dsh.resume.preflight import PreflightError, preflight
+
     sid = spec.session_id
     path = store.find_log(sid, spec.launch_dir)
     if path is None:

@@ -17,11 +17,11 @@ from dsh.host.connection import Connection, RunView
 from dsh.ownlog import LOG_FOLDER, stderr_to
 from dsh.peer import peer_allowed, peer_uid
 from dsh.session.attention import agent_rows
-from dsh.session.file_watch import FileCheck, check_session_files
 from dsh.session.view_records import EndReason
 
 if TYPE_CHECKING:
     from dsh.commands.registry import Registry
+    from dsh.session.file_watch import FileCheck
     from dsh.session.session import Session
 
 logger = logging.getLogger(__name__)
@@ -145,6 +145,8 @@ class HostServer:
             await asyncio.sleep(SOCKET_CHECK)
             if self.session.closing:
                 continue
+            from dsh.session.file_watch import check_session_files  # a while after the first frame
+
             found = check_session_files(self.session)
             # Gone, or made again already (by a write of the log or the snapshot since the last look).
             home = _folder_key(home_location())

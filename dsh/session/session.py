@@ -19,7 +19,6 @@ from dsh.session.lifetime import KILL_GRACE_SECONDS
 from dsh.session.machine_agents import MachineAgents
 from dsh.session.observer import NoObserver, SessionObserver
 from dsh.session.pane import Pane
-from dsh.session.reload_hosts import reload_other_hosts
 from dsh.store.log import LogError, SessionLog
 from dsh.store.store import Store
 from dsh.term import widths
@@ -209,6 +208,8 @@ class Session:
         return warnings
 
     async def _reload_others(self, on_spread: Callable[[int], object] | None) -> None:
+        from dsh.session.reload_hosts import reload_other_hosts  # /reload's only (ARCHITECTURE.md)
+
         count = await reload_other_hosts(self.log.id)
         if on_spread is not None and not self.closing:
             on_spread(count)

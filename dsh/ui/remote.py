@@ -55,7 +55,7 @@ _HOST_MODULES = (
     "dsh.session.session",
     "dsh.store.log",
     "dsh.store.store",
-    "dsh.ui.bindings",
+    "dsh.ui.bindings.merged",
     "dsh.ui.copy_keys",
     "dsh.ui.keyhelp",
     "prompt_toolkit.key_binding.bindings.search",

@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING
 
 from dsh.commands.keymap import Keymap, key_display
 from dsh.home import dsh_home_path
-from dsh.ui.bindings import build_key_bindings, mode_bindings
 
 if TYPE_CHECKING:
     from prompt_toolkit.key_binding import KeyBindingsBase
@@ -39,6 +38,8 @@ class ViewKeys:
 
     def current_bindings(self) -> KeyBindingsBase:
         if self.bindings is None:
+            from dsh.ui.bindings.merged import mode_bindings  # after the first frame (ARCHITECTURE.md)
+
             self.bindings = mode_bindings(self.app, self.app.modes)
         return self.bindings
 
@@ -48,6 +49,8 @@ class ViewKeys:
         app = self.app
         app.config = app.session.config
         warnings = warnings + self.read_keymap()
+        from dsh.ui.bindings.merged import build_key_bindings
+
         self.bindings = build_key_bindings(app)
         if warnings:
             app.announce(" | ".join(warnings), error=True)
