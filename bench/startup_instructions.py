@@ -15,7 +15,9 @@ script beside it), in a PTY of 140x40, with a DSH_HOME of its own:
   detached host of the same workspace (started beforehand, outside valgrind);
 - the host's work for a connection: the host run as above with 6 connections one after another (each
   read to its first frame, then closed, and the host's end of it read) less the run with 2, divided
-  by 4: a connection's whole round, its first frame, what the view does after it, and its end.
+  by 4: a connection's whole round, its first frame, what the view does after it, and its end;
+  and the 6th connection alone, to its first frame: the run with 6 less the run that ends once the
+  5th has come and gone (the client has read the host's end of it).
 
 The reference, in the same run: `python -c pass` with the same interpreter. The hooks are the audit
 events `os.fork` and `socket.connect` (sys.addaudithook), the frame of `start_host` at the fork, whose
@@ -51,7 +53,7 @@ ROWS, COLS = 40, 140
 FEW, MANY = 2, 6
 
 # Run with -c in the measured interpreter, so that the count holds nothing of this script's imports.
-# argv: mode (client, host, attach), connections, the dsh script, its words.
+# argv: mode (client, imports, ready, host, ended, attach), connections, the dsh script, its words.
 CHILD = r"""
 import os, sys
 
@@ -98,7 +100,7 @@ async def connect(session_id):
 
     _SelectorSocketTransport.write = host_writes
     for n in range(connections):
-        if n == connections - 1:
+        if n == connections - 1 and mode == "host":
             last.append(n)
         reader, writer = await asyncio.open_unix_connection(path)
         hello = protocol.hello(rows=40, cols=140, env={"TERM": "xterm-256color"}, pid=os.getpid(), intent={})
@@ -114,6 +116,7 @@ async def connect(session_id):
         while await reader.read(1 << 16):
             pass
         writer.close()
+    os._exit(0)  # mode "ended": every connection came and went
 
 
 def on_event(event, args):
@@ -264,7 +267,7 @@ def count(python: str, argv: list[str], space: Workspace, out: Path, keep: Path 
     return int(found[1].replace(",", ""))
 
 
-PATHS = ("pass", "client", "imports", "ready", "host1", f"host{FEW}", f"host{MANY}", "attach")
+PATHS = ("pass", "client", "imports", "ready", "host1", f"host{FEW}", f"host{MANY}", f"ended{MANY - 1}", "attach")
 
 
 def one_round(python: str, dsh: str, root: Path, keep: Path | None, tag: str, only: set[str]) -> dict[str, int]:
@@ -275,8 +278,9 @@ def one_round(python: str, dsh: str, root: Path, keep: Path | None, tag: str, on
             continue
         if name == "pass":
             argv = ["-c", "pass"]
-        elif name.startswith("host"):
-            argv = ["-c", CHILD, "host", name.removeprefix("host"), dsh]
+        elif name.startswith(("host", "ended")):
+            kind = "host" if name.startswith("host") else "ended"
+            argv = ["-c", CHILD, kind, name.removeprefix(kind), dsh]
         elif name == "attach":
             argv = ["-c", CHILD, "attach", "0", dsh, "attach"]
         else:
@@ -304,6 +308,10 @@ FIGURES: tuple[tuple[str, Callable[[dict[str, int]], float]], ...] = (
     (
         f"host: a connection's round, ({MANY}-{FEW} connections)/{MANY - FEW}",
         lambda r: (r[f"host{MANY}"] - r[f"host{FEW}"]) / (MANY - FEW),
+    ),
+    (
+        f"host: connection {MANY} to its first frame, {MANY - 1} gone",
+        lambda r: r[f"host{MANY}"] - r[f"ended{MANY - 1}"],
     ),
 )
 
