@@ -63,6 +63,22 @@ def test_narrowing_while_typing_gives_the_same_result() -> None:
         assert ranking.rows() == _brute(query, texts), query
 
 
+def test_a_chunk_of_rows_needing_fuzzy_scores_is_tiered_a_slice_per_look_at_the_clock() -> None:
+    """A longer query narrowed from a shorter one's survivors: every row of a chunk passes the filters and
+    needs a fuzzy score (13 ms for 256), so a keystroke's refine stops inside the chunk and goes on later."""
+    texts = [f"feature {i:04d} lamp amber moth" for i in range(600)]
+    index = FuzzyIndex(texts)
+    ranking = index.search("flam")
+    ranking.refine(0.0)
+    assert not ranking.complete and 0 < ranking.known() <= 32  # one slice of the first chunk's 256
+    steps = 1
+    while ranking.refine(0.0):
+        steps += 1
+    assert steps > len(texts) // 256 + 1  # more looks at the clock than chunks
+    assert ranking.rows() == _brute("flam", texts) == _finish(FuzzyIndex(texts), "flam")
+    assert ranking.narrowed() == list(range(len(texts)))
+
+
 def test_an_exact_phrase_leads_fuzzy_noise_and_substrings() -> None:
     texts = [
         "now · and · dad a test target",  # scattered letters only (newest)
