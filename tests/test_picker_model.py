@@ -417,6 +417,41 @@ def test_rows_that_come_while_an_answer_is_final_show_only_once_ranked_whole() -
     assert [c.title for c in m.visible] == ["flamingo checkout race", "flamingo chalk"]
 
 
+def test_a_key_typed_while_new_rows_wait_off_screen_ranks_only_its_own_query(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows a refresh brought wait off screen while the query is answered; a key then takes them for the new
+    query alone. Settling them first ranked the query being replaced over them again: 25-30 ms of a key at
+    100,000 rows (the PTY bench's slowest first repaints)."""
+    from dsh.resume.picker import prepare_all
+    from dsh.resume.search import FuzzyIndex
+
+    def rows(extra: str) -> list[Candidate]:
+        out = [cand(f"r{i:04d}", f"/w/ws{i % 7}", f"task number {i}", f"2026-11-{1 + i // 100:02d}T00:00:00.000Z")
+               for i in range(2000)]  # fmt: skip
+        out[9] = out[9]._replace(title=extra)
+        return sorted(out, key=lambda c: c.updated_at, reverse=True)
+
+    m = PickerModel([], current_cwd=HERE, now=NOW, all_count=2000)
+    m.add_all(prepare_all(rows("task number 9"), current_cwd=HERE, current_workspace=None))
+    m.toggle_scope()
+    m.set_query("task numb")
+    m.refine(0.0)  # still being ranked as the rows come
+    asked: list[str] = []
+    search = FuzzyIndex.search
+
+    def counted(self: FuzzyIndex, text: str, want: int = 64) -> object:
+        asked.append(text)
+        return search(self, text, want)
+
+    monkeypatch.setattr(FuzzyIndex, "search", counted)
+    m.add_all(prepare_all(rows("task number nine"), current_cwd=HERE, current_workspace=None))
+    del asked[:]  # the staged ranking of the query on screen, made as the rows came
+    m.set_query("task numbe")
+    assert asked == ["task numbe"]
+    while m.refine(1.0):
+        pass
+    assert "task number nine" in [c.title for c in m.visible]
+
+
 def test_rows_that_come_while_a_query_is_ranked_let_that_ranking_finish_first(monkeypatch: pytest.MonkeyPatch) -> None:
     from dsh.resume import picker
     from dsh.resume.picker import prepare_all
