@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from datetime import UTC, datetime
 from typing import Any
@@ -51,7 +52,8 @@ def sample() -> list[Candidate]:
 
 
 class Harness:
-    def __init__(self, model: PickerModel | None = None) -> None:
+    def __init__(self, model: PickerModel | None = None, **options: Any) -> None:
+        """`options`: more of PickerView's (`find_rows`, say)."""
         self.model = model if model is not None else PickerModel(sample(), current_cwd=HERE, now=NOW)
         self.events: list[tuple[Any, ...]] = []
         self.view = PickerView(
@@ -61,6 +63,7 @@ class Harness:
             on_rename=lambda c, t: self.events.append(("rename", c.id, t)),
             on_archive=lambda c: self.events.append(("archive", c.id)),
             on_message=lambda m: self.events.append(("message", m)),
+            **options,
         )
 
     def type(self, keys: str) -> list[tuple[Any, ...]]:
@@ -68,7 +71,11 @@ class Harness:
 
         @extra.add("c-q")
         def _quit(event: Any) -> None:
-            event.app.exit()
+            async def later() -> None:
+                await asyncio.sleep(0)  # the keys read together are ranked on the loop's next turn
+                event.app.exit()
+
+            event.app.create_background_task(later())
 
         with create_pipe_input() as pipe:
             app: Application[None] = Application(
@@ -172,8 +179,6 @@ def test_a_change_the_host_could_not_save_leaves_the_row() -> None:
 
 
 def test_ranking_left_after_a_key_is_finished_in_the_background(monkeypatch: Any) -> None:
-    import asyncio
-
     from dsh.resume import picker as picker_mod
     from dsh.ui import picker_view as view_mod
 
@@ -234,8 +239,6 @@ def test_tab_before_every_row_arrives_then_the_rows_come_and_enter_resumes() -> 
 
 def test_the_app_sequence_open_then_rows_from_a_worker_thread(tmp_path: Any) -> None:
     """open_picker on the loop, load_rest_and_refresh on a worker, rows handed back with call_soon_threadsafe."""
-    import asyncio
-
     from dsh.resume.loading import load_rest_and_refresh, open_picker
     from dsh.store.index import SessionIndex
     from dsh.store.log import SessionLog
@@ -355,10 +358,9 @@ def test_agent_rows_are_renamed_and_archived_in_their_own_cli() -> None:
 
 
 def test_keys_read_together_are_ranked_once_after_the_last() -> None:
-    import asyncio
-
     many = [cand(f"id{i:04d}", HERE, f"row {i}", "2026-11-01T10:00:00Z") for i in range(50)]
-    model = PickerModel(many, current_cwd=HERE, now=NOW)
+    h = Harness(PickerModel(many, current_cwd=HERE, now=NOW))
+    model = h.model
     ranked: list[str] = []
     real = model.set_query
 
@@ -367,30 +369,7 @@ def test_keys_read_together_are_ranked_once_after_the_last() -> None:
         real(text)
 
     model.set_query = counting  # type: ignore[method-assign]
-    view = PickerView(
-        model,
-        on_resume=lambda c: None,
-        on_close=lambda: None,
-        on_rename=lambda c, t: None,
-        on_archive=lambda c: None,
-        on_message=lambda m: None,
-    )
-    extra = KeyBindings()
-
-    @extra.add("c-q")
-    def _quit(event: Any) -> None:
-        async def later() -> None:
-            await asyncio.sleep(0)
-            event.app.exit()
-
-        event.app.create_background_task(later())
-
-    with create_pipe_input() as pipe:
-        app: Application[None] = Application(
-            layout=Layout(view.container), key_bindings=extra, input=pipe, output=DummyOutput()
-        )
-        pipe.send_text("row 4x\x7f2" + QUIT)  # typed at once, a backspace among them
-        app.run()
+    h.type("row 4x\x7f2")  # typed at once, a backspace among them
     assert ranked == ["row 42"] and model.query == "row 42"
     assert [c.id for c in model.visible] == ["id0042"]
 
@@ -398,10 +377,9 @@ def test_keys_read_together_are_ranked_once_after_the_last() -> None:
 def test_the_index_is_asked_for_the_rows_before_the_model_ranks_the_query() -> None:
     """While every row is on its way, the index's search (its own thread, in SQLite without the GIL) starts
     before the model ranks the rows it has, not after: at the open that was 7 ms more to the row found."""
-    import asyncio
-
-    model = PickerModel(sample()[:3], current_cwd=HERE, now=NOW, all_count=5000, all_recent=sample())
     order: list[str] = []
+    model = PickerModel(sample()[:3], current_cwd=HERE, now=NOW, all_count=5000, all_recent=sample())
+    h = Harness(model, find_rows=lambda query, deliver: order.append(f"find {query}"))
     real = model.set_query
 
     def ranking(text: str) -> None:
@@ -409,31 +387,7 @@ def test_the_index_is_asked_for_the_rows_before_the_model_ranks_the_query() -> N
         real(text)
 
     model.set_query = ranking  # type: ignore[method-assign]
-    view = PickerView(
-        model,
-        on_resume=lambda c: None,
-        on_close=lambda: None,
-        on_rename=lambda c, t: None,
-        on_archive=lambda c: None,
-        on_message=lambda m: None,
-        find_rows=lambda query, deliver: order.append(f"find {query}"),
-    )
-    extra = KeyBindings()
-
-    @extra.add("c-q")
-    def _quit(event: Any) -> None:
-        async def later() -> None:
-            await asyncio.sleep(0)
-            event.app.exit()
-
-        event.app.create_background_task(later())
-
-    with create_pipe_input() as pipe:
-        app: Application[None] = Application(
-            layout=Layout(view.container), key_bindings=extra, input=pipe, output=DummyOutput()
-        )
-        pipe.send_text("docs" + QUIT)
-        app.run()
+    h.type("docs")
     assert order == ["find docs", "rank docs"]
 
 
