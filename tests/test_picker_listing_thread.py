@@ -14,19 +14,25 @@ from dsh.ui.state import Mode
 from tests.test_app_harness import run, running_app
 
 
-def test_a_long_listing_leaves_the_sessions_worker_free(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """What waits on the session's worker (the prompt's history, which the keys typed at an attach wait
-    for) is not queued behind a listing of every row, which takes seconds at 100,000 sessions."""
+def _held_listing(monkeypatch: pytest.MonkeyPatch) -> tuple[threading.Event, threading.Event]:
+    """The picker's listing (`load_rest_and_refresh`) held until `release` is set; `listing` says it began."""
     listing = threading.Event()
     release = threading.Event()
     real = loading.load_rest_and_refresh
 
-    def slow(*args: Any, **kw: Any) -> list[str]:
+    def held(*args: Any, **kw: Any) -> list[str]:
         listing.set()
         release.wait(30)
         return real(*args, **kw)
 
-    monkeypatch.setattr(loading, "load_rest_and_refresh", slow)
+    monkeypatch.setattr(loading, "load_rest_and_refresh", held)
+    return listing, release
+
+
+def test_a_long_listing_leaves_the_sessions_worker_free(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What waits on the session's worker (the prompt's history, which the keys typed at an attach wait
+    for) is not queued behind a listing of every row, which takes seconds at 100,000 sessions."""
+    listing, release = _held_listing(monkeypatch)
 
     async def body() -> None:
         async with running_app(tmp_path) as h:
@@ -101,22 +107,14 @@ def test_a_first_frame_s_index_refresh_is_left_to_the_picker_that_is_listing(
     the GIL from the keys typed at the open; it is not made while this view's picker lists."""
     from dsh.store.index import SessionIndex
 
-    listing = threading.Event()
-    release = threading.Event()
-    real = loading.load_rest_and_refresh
+    listing, release = _held_listing(monkeypatch)
     refreshes: list[str] = []
     real_refresh = SessionIndex.refresh
-
-    def slow(*args: Any, **kw: Any) -> list[str]:
-        listing.set()
-        release.wait(30)
-        return real(*args, **kw)
 
     def counted(self: SessionIndex, *args: Any, **kw: Any) -> Any:
         refreshes.append(threading.current_thread().name)
         return real_refresh(self, *args, **kw)
 
-    monkeypatch.setattr(loading, "load_rest_and_refresh", slow)
     monkeypatch.setattr(SessionIndex, "refresh", counted)
 
     async def body() -> None:
@@ -152,16 +150,7 @@ def test_a_query_typed_before_the_picker_s_own_refresh_finds_the_lines_that_refr
     for as long as the picker stayed open ("No matching session" for a line in the index)."""
     from dsh.store.log import SessionLog
 
-    listing = threading.Event()
-    release = threading.Event()
-    real = loading.load_rest_and_refresh
-
-    def held(*args: Any, **kw: Any) -> list[str]:
-        listing.set()
-        release.wait(30)
-        return real(*args, **kw)
-
-    monkeypatch.setattr(loading, "load_rest_and_refresh", held)
+    listing, release = _held_listing(monkeypatch)
 
     async def body() -> None:
         async with running_app(tmp_path) as h:
