@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from dsh.resume.candidates import CURRENT_SESSION, NO_WORKSPACE, Candidate
-from dsh.resume.picker import ALL, WORKSPACE, PickerModel, age, render_text
+from dsh.resume.picker import ALL, WORKSPACE, AllRows, PickerModel, age, prepare_all, render_text
 
 NOW = datetime(2026, 11, 29, 21, 0, 0, tzinfo=UTC)
 HERE = "/home/u/dsh"
@@ -380,28 +380,29 @@ def test_crashed_rows_are_marked_as_detached_ones_are() -> None:
     assert "the one that died  ✗ crashed" in text and "ended cleanly  ✗" not in text
 
 
+def _every_row(title_of_9: str) -> AllRows:
+    """2,000 rows of every workspace, newest first, one planted ("flamingo checkout race") and row 9 titled
+    `title_of_9`: the rows a look at the disk brings again with one of them changed."""
+    out = [cand(f"r{i:04d}", f"/w/ws{i % 7}", f"task number {i}", f"2026-11-{1 + i // 100:02d}T00:00:00.000Z")
+           for i in range(2000)]  # fmt: skip
+    out[1500] = out[1500]._replace(title="flamingo checkout race")
+    out[9] = out[9]._replace(title=title_of_9)
+    return prepare_all(sorted(out, key=lambda c: c.updated_at, reverse=True), current_cwd=HERE, current_workspace=None)
+
+
 def test_rows_that_come_while_an_answer_is_final_show_only_once_ranked_whole() -> None:
     """Every row again (a look at the disk changed one) while a query's complete answer is on screen: the
     screen keeps that answer until the same query is ranked over the new rows, then shows that at once,
     never a partly ranked one (the planted row left the screen for a few hundred ms, then came back)."""
-    from dsh.resume.picker import prepare_all
-
-    def rows(title_of_9: str) -> list[Candidate]:
-        out = [cand(f"r{i:04d}", f"/w/ws{i % 7}", f"task number {i}", f"2026-11-{1 + i // 100:02d}T00:00:00.000Z")
-               for i in range(2000)]  # fmt: skip
-        out[1500] = out[1500]._replace(title="flamingo checkout race")
-        out[9] = out[9]._replace(title=title_of_9)
-        return sorted(out, key=lambda c: c.updated_at, reverse=True)
-
     m = PickerModel([], current_cwd=HERE, now=NOW, all_count=2000)
-    m.add_all(prepare_all(rows("task number 9"), current_cwd=HERE, current_workspace=None))
+    m.add_all(_every_row("task number 9"))
     m.toggle_scope()
     m.set_query("flamingoc")
     while m.refine(1.0):
         pass
     before = render_text(m.frame(100, 20))
     assert [c.title for c in m.visible] == ["flamingo checkout race"]
-    m.add_all(prepare_all(rows("flamingo cheek"), current_cwd=HERE, current_workspace=None))
+    m.add_all(_every_row("flamingo cheek"))
     frames = [render_text(m.frame(100, 20))]
     while m.refine(0.0):  # a chunk of rows at a time
         frames.append(render_text(m.frame(100, 20)))
@@ -410,7 +411,7 @@ def test_rows_that_come_while_an_answer_is_final_show_only_once_ranked_whole() -
     assert [i for i, f in enumerate(frames) if f != before] == [len(frames) - 1], (before, frames[-2], frames[-1])
     assert [c.title for c in m.visible] == ["flamingo checkout race", "flamingo cheek"]
     # A key typed meanwhile shows the new rows at once, ranked for the new query.
-    m.add_all(prepare_all(rows("flamingo chalk"), current_cwd=HERE, current_workspace=None))
+    m.add_all(_every_row("flamingo chalk"))
     m.set_query("flamingoch")
     while m.refine(1.0):
         pass
@@ -421,17 +422,10 @@ def test_a_key_typed_while_new_rows_wait_off_screen_ranks_only_its_own_query(mon
     """Rows a refresh brought wait off screen while the query is answered; a key then takes them for the new
     query alone. Settling them first ranked the query being replaced over them again: 25-30 ms of a key at
     100,000 rows (the PTY bench's slowest first repaints)."""
-    from dsh.resume.picker import prepare_all
     from dsh.resume.search import FuzzyIndex
 
-    def rows(extra: str) -> list[Candidate]:
-        out = [cand(f"r{i:04d}", f"/w/ws{i % 7}", f"task number {i}", f"2026-11-{1 + i // 100:02d}T00:00:00.000Z")
-               for i in range(2000)]  # fmt: skip
-        out[9] = out[9]._replace(title=extra)
-        return sorted(out, key=lambda c: c.updated_at, reverse=True)
-
     m = PickerModel([], current_cwd=HERE, now=NOW, all_count=2000)
-    m.add_all(prepare_all(rows("task number 9"), current_cwd=HERE, current_workspace=None))
+    m.add_all(_every_row("task number 9"))
     m.toggle_scope()
     m.set_query("task numb")
     m.refine(0.0)  # still being ranked as the rows come
@@ -443,7 +437,7 @@ def test_a_key_typed_while_new_rows_wait_off_screen_ranks_only_its_own_query(mon
         return search(self, text, want)
 
     monkeypatch.setattr(FuzzyIndex, "search", counted)
-    m.add_all(prepare_all(rows("task number nine"), current_cwd=HERE, current_workspace=None))
+    m.add_all(_every_row("task number nine"))
     del asked[:]  # the staged ranking of the query on screen, made as the rows came
     m.set_query("task numbe")
     assert asked == ["task numbe"]
@@ -454,7 +448,6 @@ def test_a_key_typed_while_new_rows_wait_off_screen_ranks_only_its_own_query(mon
 
 def test_rows_that_come_while_a_query_is_ranked_let_that_ranking_finish_first(monkeypatch: pytest.MonkeyPatch) -> None:
     from dsh.resume import picker
-    from dsh.resume.picker import prepare_all
 
     # The keystroke's own slice of ranking is cut to its least, so the ranking is still partial after
     # set_query however fast the machine is at that moment.
@@ -480,7 +473,7 @@ def test_the_owners_of_every_row_come_with_the_listing_not_on_the_loop(monkeypat
     """Transcript hits find their rows by owner: at 120,000 rows making that map on the loop, when the
     first hits came, held a key's frame off for 130-180 ms. The listing brings it, made off the loop."""
     from dsh.resume import picker
-    from dsh.resume.picker import owner_rows, prepare_all
+    from dsh.resume.picker import owner_rows
 
     holder = cand("s1", "/w/a", "untitled", "2026-11-29T20:00:00.000Z")._replace(agents=("codex:th-1",))
     rows = [
