@@ -10,7 +10,7 @@ from itertools import pairwise
 from operator import attrgetter
 from typing import NamedTuple
 
-from dsh.resume.candidates import DSH, Candidate, clean
+from dsh.resume.candidates import Candidate, clean
 from dsh.resume.picker_draw import Line, age, cells, draw, render_text, rows_height
 from dsh.resume.search import SUBSEQUENCE, FuzzyIndex, Ranking, compiled
 
@@ -118,7 +118,7 @@ def owner_rows(rows: Sequence[Candidate], between: Callable[[], None] | None = N
         if between is not None and start:
             between()
         for i, c in enumerate(rows[start : start + _OWNER_SLICE], start):
-            by_owner[f"a:{c.kind}:{c.id}" if c.kind != DSH else f"s:{c.id}"] = i
+            by_owner[c.owner] = i
             if c.agents:
                 agents += [(f"a:{agent}", i) for agent in c.agents]
     for owner, i in agents:
