@@ -9,7 +9,8 @@ probe is answered as a VT220 would), and these are timed, wall clock:
 - at the open: Tab and the 9 keys `flamingoc` typed at once as soon as the picker shows, until the planted
   row is the highlighted row, and until the screen then stays still for --quiet seconds;
 - once every row is in: the same 9 keys at once (after C-u), to the row and to a still screen;
-- each key's first repaint: 9 keys one at a time, each after the screen went still, send to first byte;
+- each key's first repaint: 9 keys one at a time, each after the screen went still, send to first byte
+  (the query line: the rows follow once ranked), and to its last change before a still screen;
 - a rewritten transcript: with a query for a word no row holds typed, the planted transcript is rewritten
   in place (a new file renamed over it) with a prompt holding that word: write to the row showing.
 
@@ -226,7 +227,9 @@ def loaded(lines: list[str]) -> bool:
 
 
 def one_run(args: argparse.Namespace, env: dict[str, str], work: Path, transcript: Path) -> dict[str, list[float]]:
-    out: dict[str, list[float]] = {k: [] for k in ("open_row", "open", "loaded_row", "loaded", "repaint", "rewrite")}
+    out: dict[str, list[float]] = {
+        k: [] for k in ("open_row", "open", "loaded_row", "loaded", "repaint", "key_still", "rewrite")
+    }
     term = Screen([args.dsh, "--resume"], env, str(work))
     try:
         term.wait(lambda ls: any("This workspace ·" in line for line in ls[:3]), 60, "the picker")
@@ -250,7 +253,7 @@ def one_run(args: argparse.Namespace, env: dict[str, str], work: Path, transcrip
         for ch in QUERY:
             sent = term.send(ch)
             out["repaint"].append(term.first_read_after(sent) - sent)
-            term.quiet(0.15)
+            out["key_still"].append(term.quiet(0.15) - sent)
         # A transcript rewritten in place while the picker is open.
         term.send("\x15" + RW_WORD)
         term.quiet(args.quiet)
@@ -314,11 +317,13 @@ def interpreter(dsh: str) -> str:
     return sys.executable
 
 
-def report(name: str, values: list[float], target: float | None) -> None:
+def report(name: str, values: list[float], target: float | None, *, each: bool = False) -> None:
+    """One figure's median and worst; `each`: the target holds for every value, not the median."""
     ms = sorted(v * 1000 for v in values)
     med = statistics.median(ms)
     worst = ms[-1]
-    verdict = "" if target is None else ("  OK" if med <= target else f"  OVER {target:.0f} ms")
+    judged = worst if each else med
+    verdict = "" if target is None else ("  OK" if judged <= target else f"  OVER {target:.0f} ms")
     print(f"  {name:<48} median {med:7.1f} ms  max {worst:7.1f} ms  n={len(ms)}{verdict}  ({load()})")
 
 
@@ -378,7 +383,8 @@ def main() -> int:
     report("9 keys at the open: to a still screen", figures["open"], TARGET_MS["open"])
     report("9 keys once rows are in: to the planted row", figures["loaded_row"], None)
     report("9 keys once rows are in: to a still screen", figures["loaded"], TARGET_MS["loaded"])
-    report("each key's first repaint", figures["repaint"], TARGET_MS["repaint"])
+    report("each key's first repaint", figures["repaint"], TARGET_MS["repaint"], each=True)
+    report("each key: to a still screen (rows ranked)", figures["key_still"], None)
     report("rewritten transcript: write to row shown", figures["rewrite"], TARGET_MS["rewrite"])
     report("reference: a key's echo through a PTY to `cat`", cat_echo(env), None)
     print(f"  (settled = no change on screen for {args.quiet:.1f} s; the figure is the last change, from the last key)")

@@ -79,7 +79,11 @@ class Harness:
 
         with create_pipe_input() as pipe:
             app: Application[None] = Application(
-                layout=Layout(self.view.container), key_bindings=extra, input=pipe, output=DummyOutput()
+                layout=Layout(self.view.container),
+                key_bindings=extra,
+                input=pipe,
+                output=DummyOutput(),
+                max_render_postpone_time=None,  # as dsh's own (ui/view_lifetime.py): a frame is never put off
             )
             pipe.send_text(keys + QUIT)
             app.run()
@@ -464,3 +468,24 @@ def test_a_background_listing_waits_while_the_rows_on_screen_are_ranked(monkeypa
         pipe.send_text("tdy")
         app.run()
     assert len(held) > 3 and all(held), held
+
+
+def test_a_keys_echo_is_drawn_before_its_ranking() -> None:
+    """As fzf draws its query line before its matcher is done: the frame after a key shows the query as
+    typed (its count not yet known) over the last query's rows, then the ranking and its frame follow."""
+    h = Harness()
+    drawn: list[tuple[str, str]] = []
+    frame = h.model.frame
+
+    def recording(width: int, height: int, **kw: Any) -> list[Any]:
+        lines = frame(width, height, **kw)
+        drawn.append((h.model.query, "".join(text for _, text in lines[1])))
+        return lines
+
+    h.model.frame = recording  # type: ignore[method-assign]
+    h.type("layout")
+    echoes = [line for ranked, line in drawn if ranked == "" and line.startswith("> layout")]
+    assert echoes and "…/" in echoes[0]  # the query line, its count to come
+    ranked = [line for query, line in drawn if query == "layout"]
+    assert ranked and drawn.index(("", echoes[0])) < drawn.index(("layout", ranked[0]))
+    assert "…" not in ranked[-1] and [c.id for c in h.model.visible] == ["a3"]

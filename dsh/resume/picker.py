@@ -846,17 +846,20 @@ class PickerModel:
 
     # -- drawing -----------------------------------------------------------------------------------
 
-    def frame(self, width: int, height: int, *, edit: tuple[str, str] | None = None) -> list[Line]:
+    def frame(
+        self, width: int, height: int, *, edit: tuple[str, str] | None = None, typed: str | None = None
+    ) -> list[Line]:
         """The whole picker as `height` lines of (style, text) fragments, each exactly `width` wide.
 
-        `edit` = (prompt, text) replaces the query line, for an inline edit such as a rename.
+        `edit` = (prompt, text) replaces the query line, for an inline edit such as a rename. `typed`: the
+        query as typed, shown on the query line before it is ranked (the rows are the last query's).
         """
-        return draw(self, width, height, edit)
+        return draw(self, width, height, edit, typed)
 
     def rows_height(self, height: int) -> int:
         """Lines the row list gets in a frame `height` lines tall (for paging by a screenful)."""
         return rows_height(height)
 
-    def cursor(self, width: int) -> tuple[int, int]:
-        """Where the text cursor goes: after the query, on the query line."""
-        return min(max(0, width - 1), 2 + cells(clean(self.query, 10_000))), 1
+    def cursor(self, width: int, typed: str | None = None) -> tuple[int, int]:
+        """Where the text cursor goes: after the query (or `typed`, see `frame`), on the query line."""
+        return min(max(0, width - 1), 2 + cells(clean(self.query if typed is None else typed, 10_000))), 1

@@ -166,11 +166,13 @@ def row_meta(c: Candidate, now: datetime) -> list[Fragment]:
     return out
 
 
-def draw(model: PickerModel, width: int, height: int, edit: tuple[str, str] | None = None) -> list[Line]:
+def draw(
+    model: PickerModel, width: int, height: int, edit: tuple[str, str] | None = None, typed: str | None = None
+) -> list[Line]:
     """The whole picker as `height` lines, each exactly `width` wide (see PickerModel.frame)."""
     width = max(0, width)
     height = max(0, height)
-    lines: list[Line] = [fit([(S_SCOPE, model.scope_line())], width), _query_line(model, width, edit)]
+    lines: list[Line] = [fit([(S_SCOPE, model.scope_line())], width), _query_line(model, width, edit, typed)]
     preview_lines = preview_height(height)
     height_for_rows = rows_height(height)
     rows = model.window(height_for_rows)
@@ -208,15 +210,18 @@ def rows_height(height: int) -> int:
     return max(0, height - FIXED_LINES - preview_height(height))
 
 
-def _query_line(model: PickerModel, width: int, edit: tuple[str, str] | None) -> Line:
+def _query_line(model: PickerModel, width: int, edit: tuple[str, str] | None, typed: str | None = None) -> Line:
     if edit is not None:
         prompt, text = edit
         return fit([(S_SCOPE, prompt), (S_QUERY, clean(text, 10_000))], width)
-    count = model.count()
-    shown = "…" if model.loading else f"{count}{'…' if model.counting or model.partial else ''}"
+    if typed is not None and typed != model.query:
+        shown = "…"  # typed, not yet ranked: the rows below are still the last query's
+    else:
+        count = model.count()
+        shown = "…" if model.loading else f"{count}{'…' if model.counting or model.partial else ''}"
     right = f" {shown}/{model.counts[0]} "
     left_room = max(0, width - cells(right))
-    left = fit([(S_SCOPE, "> "), (S_QUERY, clean(model.query, 10_000))], left_room)
+    left = fit([(S_SCOPE, "> "), (S_QUERY, clean(model.query if typed is None else typed, 10_000))], left_room)
     return [*left, (S_COUNT, right)] if cells(right) <= width else fit(left, width)
 
 
