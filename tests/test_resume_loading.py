@@ -726,6 +726,25 @@ def test_a_background_job_gives_way_for_a_bounded_time_in_all(monkeypatch: pytes
         keys_typed(0.0)
 
 
+def test_past_its_budget_a_background_job_still_lets_a_keys_frames_go_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its GIVE_WAY_TOTAL spent, a job still pauses for KEY_FRAME after a key (its echo and ranking, which
+    a listing's slices beside it made take twice as long), and not at all with no key typed."""
+    from dsh.resume import candidates
+    from dsh.resume.candidates import KEY_FRAME, give_way, in_the_background, keys_typed
+
+    monkeypatch.setattr(candidates, "GIVE_WAY_TOTAL", 0.0)
+    with in_the_background():
+        keys_typed()
+        started = time.monotonic()
+        give_way()
+        paused = time.monotonic() - started
+        keys_typed(0.0)
+        started = time.monotonic()
+        give_way()
+        unpaused = time.monotonic() - started
+    assert paused >= KEY_FRAME * 0.8 and unpaused < KEY_FRAME * 0.8
+
+
 def test_a_session_another_refresh_indexed_between_the_listing_and_its_own_refresh_is_listed(world: World) -> None:
     """The first frame's refresh (another thread) or another dsh indexed a new log after the picker read
     its rows and before the picker's refresh, which then had nothing left to change: the new session was

@@ -19,7 +19,7 @@ from dsh.store.lines_column import decode_lines
 
 NO_DIRECTORY = "conversation has no recorded directory"
 RECENT_ROWS = 300
-_MAKE_SLICE = 2000  # rows made between two looks at whether a search or a key waits (`give_way`)
+_MAKE_SLICE = 200  # rows made between two looks at whether a search or a key waits (`give_way`)
 
 
 def open_agent_keys(conn: sqlite3.Connection) -> set[str]:

@@ -17,7 +17,7 @@ DSH = "dsh"
 CURRENT_SESSION = "this is the current session"
 NO_WORKSPACE = "session has no recorded workspace"
 UNTITLED = "untitled"
-_MAKE_SLICE = 2000  # rows made between two looks at whether a search waits (`give_way`)
+_MAKE_SLICE = 500  # rows made between two looks at whether a search waits (`give_way`)
 # A title or input longer than this is never shown whole on one row anyway.
 _TEXT_MAX = 300
 
@@ -348,18 +348,24 @@ def in_the_background() -> Iterator[None]:
 # Until when keys being typed keep background listings paused (`keys_typed`), monotonic seconds.
 _typing_until = 0.0
 TYPING_PAUSE = 0.3
+# Until when a key's own frames keep them paused even past their GIVE_WAY_TOTAL.
+_frame_until = 0.0
+KEY_FRAME = 0.05
 
 
 def keys_typed(seconds: float = TYPING_PAUSE) -> None:
     """Keys are being typed (on the event loop): background listings pause until `seconds` after the last,
     so that each key's frame and the search it starts have the cores and the GIL."""
-    global _typing_until
-    _typing_until = time.monotonic() + seconds
+    global _typing_until, _frame_until
+    now = time.monotonic()
+    _typing_until = now + seconds
+    _frame_until = now + min(seconds, KEY_FRAME)
 
 
 def give_way() -> None:
     """Between slices of a background listing: wait while a search is `up_front` or keys are being typed
-    (`keys_typed`), at most GIVE_WAY_MAX, and GIVE_WAY_TOTAL over the whole `in_the_background` block.
+    (`keys_typed`), at most GIVE_WAY_MAX, and GIVE_WAY_TOTAL over the whole `in_the_background` block;
+    past that, still for KEY_FRAME after a key.
     Only in a thread `in_the_background`; anywhere else it returns at once."""
     if not getattr(_thread, "background", False):
         return
@@ -373,6 +379,10 @@ def give_way() -> None:
                 time.sleep(min(_typing_until, deadline) - now)
             else:
                 return
+        # Past its budget a listing still lets the frames of a key just typed go first: its echo and its
+        # ranking take the loop 10-30 ms, and beside a listing's slices (the GIL shared) twice that.
+        if (now := time.monotonic()) < _frame_until:
+            time.sleep(_frame_until - now)
     finally:
         _thread.waited += time.monotonic() - began
 

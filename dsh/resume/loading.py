@@ -249,7 +249,7 @@ def update_rest(
         return updated._replace(generation=listed.generation if followed.generation is None else followed.generation)
 
 
-_SLICE = 5000  # rows a worker's Python loop takes between two looks at whether to give way
+_SLICE = 2000  # rows a worker's Python loop takes between two looks at whether to give way
 
 
 def _giving_way(rows: Iterable[Candidate]) -> Iterator[Candidate]:

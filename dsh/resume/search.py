@@ -31,7 +31,7 @@ WHOLE_PHRASE, WHOLE_WORDS, SUBSTRING, WORD_STARTS, SUBSEQUENCE = range(5)
 _CHUNK = 256
 _SCORE_SLICE = 32  # rows tiered between two looks at the clock
 _QUICK_ROWS = 8192  # rows a ranking must have left to look at before the joined text is searched first
-_BUILD_SLICE = 4096
+_BUILD_SLICE = 2048
 _WORD = re.compile(r"\w")
 _SPACE_NOT_NEWLINE = re.compile(r"[^\S\n]")
 

@@ -862,7 +862,7 @@ def release(items: list[Any]) -> None:
 
 
 _RELEASE_SLICE = 5000
-_FETCH_SLICE = 2000
+_FETCH_SLICE = 500
 
 
 def _summary(row: tuple[Any, ...]) -> Summary:
