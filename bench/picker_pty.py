@@ -131,7 +131,10 @@ def _claude(prompt: str, at: str) -> str:
 
 
 class Screen:
-    """A child in a PTY, its output fed to pyte by a reader thread that notes when each read came."""
+    """A child in a PTY: a reader thread notes when each read came and only queues it; a parser thread feeds
+    it to pyte and dates what it shows by that read. pyte parses a frame in Python in milliseconds (a real
+    terminal in microseconds): parsing beside the reads delayed the reads behind a frame by its parse,
+    and the figures counted pyte's time as dsh's (up to 20 ms in a traced run)."""
 
     def __init__(self, argv: list[str], env: dict[str, str], cwd: str) -> None:
         self.proc = ptyprocess.PtyProcess.spawn(argv, env=env, cwd=cwd, dimensions=(ROWS, COLS))
@@ -143,26 +146,47 @@ class Screen:
         self._shown: tuple[object, ...] = ()
         self.reads: list[float] = []
         self.changed = threading.Condition(self.lock)
+        self._read_lock = threading.Lock()
+        self._queued: list[tuple[float, bytes]] = []
+        self._got = threading.Condition(self._read_lock)
+        self._ended = False
         threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=self._parse, daemon=True).start()
 
     def _read(self) -> None:
         while True:
             try:
                 data = self.proc.read(65536)
             except (EOFError, OSError):
+                with self._read_lock:
+                    self._ended = True
+                    self._got.notify_all()
                 return
             now = time.perf_counter()
             if b"\x1b[c" in data or b"\x1b[0c" in data:
                 self.send(b"\x1b[?62;22c")  # DA1: a VT220 with ANSI colour
-            with self.lock:
-                self.stream.feed(data)
-                self.last_output = now
-                shown = (*self.screen.display, self.screen.cursor.x, self.screen.cursor.y)
-                if shown != self._shown:
-                    self._shown = shown
-                    self.last_change = now
+            with self._read_lock:
+                self._queued.append((now, data))
                 self.reads.append(now)
-                self.changed.notify_all()
+                self._got.notify_all()
+
+    def _parse(self) -> None:
+        while True:
+            with self._read_lock:
+                while not self._queued and not self._ended:
+                    self._got.wait()
+                if not self._queued:
+                    return
+                taken, self._queued = self._queued, []
+            for when, data in taken:
+                with self.lock:
+                    self.stream.feed(data)
+                    self.last_output = when
+                    shown = (*self.screen.display, self.screen.cursor.x, self.screen.cursor.y)
+                    if shown != self._shown:
+                        self._shown = shown
+                        self.last_change = when
+                    self.changed.notify_all()
 
     def send(self, data: bytes | str) -> float:
         """Write `data`; the time just before (an echo can be read before the write returns)."""
@@ -203,7 +227,7 @@ class Screen:
     def first_read_after(self, t: float, timeout: float = 5.0) -> float:
         deadline = time.perf_counter() + timeout
         while time.perf_counter() < deadline:
-            with self.lock:
+            with self._read_lock:
                 later = [r for r in self.reads[-50:] if r > t]
             if later:
                 return later[0]
@@ -328,6 +352,9 @@ def report(name: str, values: list[float], target: float | None, *, each: bool =
 
 
 def main() -> int:
+    # The reader thread takes its time stamp as soon as a read returns, not a 5 ms turn of the GIL later,
+    # when the parser thread holds it.
+    sys.setswitchinterval(0.0002)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--home", default="/tmp/picker-bench", help="the store (built there once, then kept)")
     parser.add_argument("--sessions", type=int, default=100_000)
