@@ -7,6 +7,7 @@ after it) cannot be resumed, so it is not listed.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Collection, Sequence
 from typing import Any
@@ -82,20 +83,37 @@ def agent_candidates(
 ) -> list[Candidate]:
     """Conversations newest first (of `cwds`, or every directory), less those open in a dsh pane (the
     picker lists those as the session holding them) unless `include_open`."""
+    global _made, _made_home
     hidden = set() if include_open else open_agent_keys(conn)
     rows = agent_table.conversations(conn, cwds=cwds, limit=limit, like=like)
     out: list[Candidate] = []
+    home = os.path.expanduser("~")  # a row's label is made for it
+    made = _made if _made_home == home else {}
+    every = cwds is None and limit is None and not like
+    now: dict[str, tuple[ConversationRow, Candidate]] = {}
     # In slices that give way (a listing's on a worker): 20,000 rows held the GIL from the loop ranking
     # a query typed meanwhile, as the dsh sessions' rows did before they were made in slices.
     for start in range(0, len(rows), _MAKE_SLICE):
         if start:
             give_way()
-        out += [
-            candidate(row)
-            for row in rows[start : start + _MAKE_SLICE]
-            if row.key not in hidden and listable(row) and (kinds is None or row.kind in kinds)
-        ]
+        for row in rows[start : start + _MAKE_SLICE]:
+            if row.key in hidden or not listable(row) or (kinds is not None and row.kind not in kinds):
+                continue
+            before = made.get(row.path)
+            # A row read again unchanged is the row made last time (a refresh that changed one
+            # conversation read all 20,000 again: 0.3 s of a worker's CPU to make them rows).
+            c = before[1] if before is not None and before[0] == row else candidate(row)
+            out.append(c)
+            if every:
+                now[row.path] = (row, c)
+    if every:
+        _made, _made_home = now, home  # the last listing of every conversation's, and no more
     return out
+
+
+# Each conversation's row as the last listing of every one read it, and the Candidate made of it.
+_made: dict[str, tuple[ConversationRow, Candidate]] = {}
+_made_home = ""
 
 
 def agent_count(conn: sqlite3.Connection) -> int:
