@@ -150,6 +150,7 @@ class Screen:
         self._queued: list[tuple[float, bytes]] = []
         self._got = threading.Condition(self._read_lock)
         self._ended = False
+        self._parsing = False
         threading.Thread(target=self._read, daemon=True).start()
         threading.Thread(target=self._parse, daemon=True).start()
 
@@ -178,6 +179,7 @@ class Screen:
                 if not self._queued:
                     return
                 taken, self._queued = self._queued, []
+                self._parsing = True
             for when, data in taken:
                 with self.lock:
                     self.stream.feed(data)
@@ -187,6 +189,12 @@ class Screen:
                         self._shown = shown
                         self.last_change = when
                     self.changed.notify_all()
+            with self._read_lock:
+                self._parsing = False
+
+    def _unparsed(self) -> bool:
+        with self._read_lock:
+            return self._parsing or bool(self._queued)
 
     def send(self, data: bytes | str) -> float:
         """Write `data`; the time just before (an echo can be read before the write returns)."""
@@ -219,7 +227,8 @@ class Screen:
         while time.perf_counter() < deadline:
             with self.lock:
                 last = self.last_change
-            if time.perf_counter() - last >= seconds:
+            # What was read but not yet parsed may change the screen: still only once it is parsed.
+            if time.perf_counter() - last >= seconds and not self._unparsed():
                 return last
             time.sleep(0.01)
         raise SystemExit("the screen never went still")
