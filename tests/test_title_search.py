@@ -7,6 +7,7 @@ import io
 import sqlite3
 from pathlib import Path
 
+import pytest
 from test_index_listing import make, plans
 
 from dsh.store import agent_table, title_search
@@ -189,3 +190,26 @@ def test_the_conversations_first_search_reads_their_covering_index(index: Sessio
     assert [row.title for row in agent_table.conversations(conn, like=["%fla%"], limit=1)] == ["other"]
     found = plans(index, lambda: agent_table.conversations(conn, like=["%fla%"], limit=100))
     assert any("COVERING INDEX agent_search" in step for step in found)
+
+
+def test_a_write_of_many_sessions_makes_the_table_again_after_them(
+    index: SessionIndex, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """More sessions written at once than BULK_ROWS (a first build): the table is dropped, the rows are
+    written without its triggers (64 us a row) and it is made again whole, triggers and all."""
+    fired: list[str] = []
+    real_drop = title_search.drop
+    monkeypatch.setattr(title_search, "BULK_ROWS", 2)
+    monkeypatch.setattr(title_search, "drop", lambda conn: (fired.append("drop"), real_drop(conn)))
+    for n in range(4):
+        make(root, f"/w{n}", f"bulk line {n}")
+    index.refresh()
+    assert fired  # dropped and made again
+    conn = index._connect()
+    listed = "SELECT path, rowid, lower(title || ' ' || coalesce(first_input, '')) FROM sessions WHERE archived = 0"
+    assert sorted(table_rows(index)) == sorted(conn.execute(listed).fetchall()) and len(table_rows(index)) == 4
+    assert title_search.present(conn)
+    fired.clear()
+    log = make(root, "/w9", "one more")  # one row: through the triggers
+    index.refresh()
+    assert not fired and [s.id for s in index.matching(["one more"], 10)] == [log.id]

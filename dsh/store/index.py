@@ -469,6 +469,11 @@ class SessionIndex:
             # nearly in order (a changed log's row is replaced, and so takes the newest rowid, as its
             # session is the newest). At 100,000 rows that was 80 ms of a 400 ms query.
             rows.sort(key=_listing_order)
+            # Many rows at once (a first build): the titles' table is made again in one pass after them,
+            # as its triggers cost each row 64 us (a cold build of 10,000 sessions 1.6 s -> 2.3 s).
+            titles_after = len(rows) > title_search.BULK_ROWS and title_search.present(conn)
+            if titles_after:
+                title_search.drop(conn)
             conn.executemany(_UPSERT, rows)
             gone = [path for path in removed if path in known and not os.path.lexists(path)]
             # What this write changed, for listings read before it (in any process): see index_changes.
@@ -481,6 +486,8 @@ class SessionIndex:
             if self._sync_search:
                 textsearch.sync(conn)
             apply_agent_titles(conn, paths=list(self._typed))
+            if titles_after:
+                title_search.create(conn)
             self._typed = {}
             # A log that could not be read is tried again (and said again) next time, as before its folder
             # was recorded.
