@@ -228,7 +228,7 @@ def test_the_pickers_wide_search_reads_only_its_covering_index(index: SessionInd
         make(root, f"/w{i}", f"make target{i}")
     index.refresh()
     found = plans(index, lambda: index.matching(["target"], 100, wide=True))
-    assert any("COVERING INDEX sessions_search" in step for step in found)
+    assert any("COVERING INDEX session_titles_wide" in step for step in found)
     assert [s.first_input for s in index.matching(["tgt2"], 100)] == ["make target2"]
 
 

@@ -76,6 +76,26 @@ def test_it_answers_as_the_like_over_every_row_did(index: SessionIndex, root: Pa
     assert index.matching_ids(["fla"], 1) == like_ids(index, ["fla"], 1)
 
 
+def like_wide_ids(index: SessionIndex, terms: list[str], limit: int = 1001) -> list[int]:
+    """What `matching_ids(wide=True)` answered before the table: a LIKE over SEARCH_INDEX."""
+    from dsh.store.index import WIDE_TEXT
+
+    where = " AND ".join(["root = ?", "archived = 0", *(f"{WIDE_TEXT} LIKE ? ESCAPE '\\'" for _ in terms)])
+    sql = f"SELECT rowid FROM sessions WHERE {where} ORDER BY updated_at DESC, mtime_ns DESC, id DESC LIMIT {limit}"
+    conn = index._connect()
+    return [row[0] for row in conn.execute(sql, [index._root_db, *map(like_subsequence, terms)])]
+
+
+def test_its_wide_search_answers_as_the_like_over_every_rows_whole_text(index: SessionIndex, root: Path) -> None:
+    for n, text in enumerate(TEXTS):
+        make(root, f"/Work{n}/Proj_%", text)
+    make(root, "/untitled", "")
+    index.refresh()
+    for terms in [*QUERIES, ["work3"], ["proj_%"], ["untitled"], ["no workspace"], ["~"], ["wkpj"]]:
+        assert index.matching_ids(terms, 1001, wide=True) == like_wide_ids(index, terms), terms
+    assert len(index.matching_ids(["w"], 2, wide=True)) == 2
+
+
 def test_the_pickers_search_reads_the_titles_table_alone(index: SessionIndex, root: Path) -> None:
     for i in range(3):
         make(root, f"/w{i}", f"make target{i}")
@@ -124,6 +144,15 @@ def test_an_index_made_before_the_table_gets_it_filled_when_opened(tmp_path: Pat
     conn.execute(f"DROP TABLE {title_search.TABLE}")  # its index and the triggers go with the tables they are on
     for kind in ("insert", "update", "delete"):
         conn.execute(f"DROP TRIGGER IF EXISTS {title_search.TABLE}_{kind}")
+    conn.commit()
+    conn.close()
+    # Made before: the first form of the table, without its whole text (nor that index).
+    again = SessionIndex(db, root, progress=io.StringIO())
+    again.count()
+    again.close()
+    conn = sqlite3.connect(db)
+    conn.execute(f"DROP INDEX {title_search.TABLE}_wide")
+    conn.execute(f"ALTER TABLE {title_search.TABLE} DROP COLUMN wide")
     conn.commit()
     conn.close()
     again = SessionIndex(db, root, progress=io.StringIO())
