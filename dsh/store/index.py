@@ -95,9 +95,10 @@ _COLUMNS = (
     "raw",
 )
 
-# The texts the picker's search of the index reads (`matching`), in listing order: its LIKE scans this
-# (15 MB at 100,000 sessions) instead of every wide row (400 MB): 48 ms against 145-275 ms. Made where it
-# is missing without a new schema version (0.3 s at 100,000 sessions), so no index is built again for it.
+# The texts the picker's search of the index reads (`matching`) where the titles' own table
+# (`title_search`) is missing, in listing order: its LIKE scans this (15 MB at 100,000 sessions) instead of
+# every wide row (400 MB): 48 ms against 145-275 ms. Made where it is missing without a new schema version
+# (0.3 s at 100,000 sessions), so no index is built again for it.
 SEARCH_INDEX = (
     "CREATE INDEX IF NOT EXISTS sessions_search ON sessions"
     " (root, archived, updated_at DESC, mtime_ns DESC, id DESC, title, first_input, cwd)"
@@ -662,8 +663,8 @@ class SessionIndex:
 
     def matching(self, terms: Sequence[str], limit: int, *, wide: bool = False) -> list[Summary]:
         """The newest `limit` sessions (not archived) whose title or first line typed hold every term as a
-        sub-sequence, ASCII case aside: rows the picker's search may list, found with SQLite's LIKE while
-        every row is still on its way.
+        sub-sequence, ASCII case aside: rows the picker's search may list, found in the index while every
+        row is still on its way.
 
         `wide`: the whole text the picker searches in a row of every workspace instead, as a
         super-sequence of it (`WIDE_TEXT`), so that every row a query can list is among the answer (and
@@ -676,7 +677,7 @@ class SessionIndex:
 
     def matching_ids(self, terms: Sequence[str], limit: int, *, wide: bool = False) -> list[int]:
         """The row ids of `matching`, newest first: from the titles' own table (`title_search`), or where
-        it is missing (a read-only index made before it) and for `wide`, from `SEARCH_INDEX` alone."""
+        it is missing (a read-only index made before it) with a LIKE over `SEARCH_INDEX`."""
         try:
             return self._retrying(lambda conn: self._titles_matching(conn, terms, limit, wide))
         except sqlite3.Error as exc:

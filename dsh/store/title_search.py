@@ -29,14 +29,12 @@ def wide_text(prefix: str = "") -> str:
     return _WIDE.format(p=prefix)
 
 
-# The texts the picker's searches read (the first: as `index.matching` always did), lowered as SQLite
-# lowers them.
-_TEXT = "lower({row}.title || ' ' || coalesce({row}.first_input, ''))"
-_ROW = "{row}.path, {row}.rowid, {row}.root, {row}.updated_at, {row}.mtime_ns, {row}.id, " + _TEXT
-
-
 def _row(row: str) -> str:
-    return _ROW.format(row=row) + f", lower({wide_text(row + '.')})"
+    """The table's columns, made of the `sessions` row `row` names: its texts lowered as SQLite lowers them
+    (the first as `index.matching` always read it)."""
+    text = f"lower({row}.title || ' ' || coalesce({row}.first_input, ''))"
+    keys = f"{row}.path, {row}.rowid, {row}.root, {row}.updated_at, {row}.mtime_ns, {row}.id"
+    return f"{keys}, {text}, lower({wide_text(row + '.')})"
 
 
 def _insert(row: str) -> str:
