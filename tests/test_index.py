@@ -167,6 +167,11 @@ def test_corrupt_index_is_rebuilt(tmp_path: Path, root: Path) -> None:
     assert "rebuilding it from the logs" in warnings[0]
     assert len(idx.summaries()) == 1
     idx.close()
+    from dsh.home import dsh_home
+
+    # The file's removal is in the log too, with its cause (issue 27: never a silent rebuild).
+    logged = (dsh_home() / "log" / "dsh.log").read_text()
+    assert f"{db}: session index unreadable (file is not a database)" in logged and "(DatabaseError)" in logged
 
 
 def test_wrong_schema_index_is_rebuilt(tmp_path: Path, root: Path) -> None:
@@ -407,6 +412,10 @@ def test_a_mistaken_statement_keeps_the_index_and_a_damaged_file_is_rebuilt(tmp_
         return int(conn.execute("SELECT count(*) FROM sessions").fetchone()[0])
 
     assert idx.read(once) == 0  # thrown away and begun again; the next refresh fills it from the logs
+    from dsh.home import dsh_home
+
+    logged = (dsh_home() / "log" / "dsh.log").read_text()
+    assert "session index unreadable (database disk image is malformed); rebuilding it from the logs" in logged
     idx.refresh()
     assert len(idx.summaries()) == 1
     idx.close()

@@ -254,8 +254,7 @@ class SessionIndex:
             )
             conn = self._open(Path(":memory:"))
         except sqlite3.DatabaseError as exc:
-            self._pending.append(_unreadable(self.db_path, exc))
-            self._remove_db()
+            self._discard(exc)
             conn = self._open(self.db_path)
             self._file = _file_key(self.db_path)
         self._conn = conn
@@ -332,8 +331,16 @@ class SessionIndex:
 
     def _recover(self, exc: sqlite3.DatabaseError) -> None:
         """SQLite found the file damaged mid-use: drop it and start over from the logs."""
-        self._pending.append(_unreadable(self.db_path, exc))
         self.close()
+        self._discard(exc)
+
+    def _discard(self, exc: sqlite3.DatabaseError) -> None:
+        """The file is damaged: said (to the user, and with its cause in log/dsh.log), then removed."""
+        from dsh.ownlog import log_line  # only on this path, as `refresh`'s
+
+        said = _unreadable(self.db_path, exc)
+        self._pending.append(said)
+        log_line(f"{said} ({type(exc).__name__})")
         self._remove_db()
 
     def close(self) -> None:
